@@ -1,0 +1,64 @@
+// The `bot` command: parses arguments (commander) and runs a subcommand; errors become clear messages.
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { ConfigError } from "../config/errors.js";
+import { ApiError } from "../client/errors.js";
+import { processOutput, type Output } from "./output.js";
+import { runStart } from "./commands/start.js";
+import { runSandbox } from "./commands/sandbox.js";
+
+const parsePort = (value: string): number => {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidArgumentError("expected a port number 0-65535");
+  return port;
+};
+
+/** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
+export async function main(argv: string[], out: Output = processOutput): Promise<number> {
+  let exitCode = 0;
+  const program = new Command()
+    .name("bot")
+    .description("topicbot: run and develop chat bots for servers that speak the Zulip REST API")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => out.stdout(s.trimEnd()),
+      writeErr: (s) => out.stderr(s.trimEnd()),
+    });
+
+  program
+    .command("start")
+    .description(
+      "run the bot described by the config file (the embedded sandbox when no server is set)",
+    )
+    .option("-c, --config <file>", "configuration file", "bot.config.yaml")
+    .action(async (opts: { config: string }) => {
+      exitCode = await runStart(opts, out);
+    });
+
+  program
+    .command("sandbox")
+    .description("run the embedded sandbox server on its own")
+    .option("-p, --port <port>", "port to listen on (0 picks a free one)", parsePort, 0)
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--json", "print one JSON line with the URL and the seeded accounts", false)
+    .action(async (opts: { port: number; host: string; json: boolean }) => {
+      await runSandbox(opts, out);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof ConfigError) {
+      out.stderr(`error: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      out.stderr(`error: ${error.message}`);
+      return 1;
+    }
+    out.stderr(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

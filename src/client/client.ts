@@ -1,0 +1,200 @@
+// createClient: one typed method per endpoint of the wire table, with validation, errors and retries.
+import type { z } from "zod";
+import type { Dispatcher } from "undici";
+import { endpoints, type Endpoints } from "../api/index.js";
+import type { Endpoint } from "../api/endpoint.js";
+import { encodeRequest } from "./encode.js";
+import { ApiError, InvalidArgumentError, ResponseShapeError } from "./errors.js";
+import { sleep } from "./backoff.js";
+import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from "./retry.js";
+import { Transport } from "./transport.js";
+
+export interface ClientOptions {
+  /** Server root URL, e.g. `https://chat.example.com`. */
+  site: string;
+  /** The bot's (or user's) API email. */
+  email: string;
+  apiKey: string;
+  /** undici dispatcher used for every request (inject a MockAgent in unit tests). */
+  dispatcher?: Dispatcher;
+  /** Timeout of ordinary requests, in milliseconds. Default 30 s. */
+  timeoutMs?: number;
+  /** Long-poll timeout until a registration says otherwise, in seconds. Default 90. */
+  longPollTimeoutSeconds?: number;
+  retry?: Partial<RetryPolicy>;
+  userAgent?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Retry 5xx and network failures even for a request that is not safe to repeat (e.g. sending). */
+  retryUnsafe?: boolean;
+  /** Set false to get the first failure as it is. */
+  retry?: boolean;
+}
+
+/** Rate-limit state from the last response's `X-RateLimit-*` headers. */
+export interface RateLimitState {
+  limit?: number;
+  remaining?: number;
+  /** UNIX seconds when no limit applies any more. */
+  reset?: number;
+}
+
+type Success<R extends z.ZodType> = z.output<R> & {
+  result: "success";
+  msg: string;
+  ignored_parameters_unsupported?: string[];
+};
+
+type EndpointMethod<E> =
+  E extends Endpoint<infer P, infer R>
+    ? Record<never, never> extends z.input<P>
+      ? (params?: z.input<P>, options?: CallOptions) => Promise<Success<R>>
+      : (params: z.input<P>, options?: CallOptions) => Promise<Success<R>>
+    : never;
+
+export type NamespaceClient<N> = { readonly [K in keyof N]: EndpointMethod<N[K]> };
+export type EndpointClients = { readonly [K in keyof Endpoints]: NamespaceClient<Endpoints[K]> };
+
+export interface ApiClient extends EndpointClients {
+  readonly site: string;
+  readonly email: string;
+  /** Calls any endpoint declared with `endpoint(...)`. */
+  call<P extends z.ZodObject, R extends z.ZodType>(
+    endpoint: Endpoint<P, R>,
+    params: z.input<P>,
+    options?: CallOptions,
+  ): Promise<Success<R>>;
+  /** Sets the long-poll timeout (seconds); registration responses set it automatically. */
+  setLongPollTimeout(seconds: number): void;
+  readonly longPollTimeoutMs: number;
+  readonly rateLimit: Readonly<RateLimitState>;
+  close(): Promise<void>;
+}
+
+/** Where a validation issue points, as a parameter name such as `to` or `narrow[0].operand`. */
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (out, key) =>
+      typeof key === "number" ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key),
+    "",
+  );
+}
+
+function header(
+  headers: Record<string, string | string[] | undefined>,
+  name: string,
+): number | undefined {
+  const raw = headers[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * Creates a typed REST client.
+ *
+ * @example
+ * const client = createClient({ site: "https://chat.example.com", email: "bot@example.com", apiKey });
+ * const { id } = await client.messages.send({ type: "channel", to: "general", topic: "hi", content: "hello" });
+ */
+export function createClient(options: ClientOptions): ApiClient {
+  const transport = new Transport(options);
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  let longPollTimeoutMs = (options.longPollTimeoutSeconds ?? 90) * 1000;
+  const rateLimit: RateLimitState = {};
+
+  async function call<P extends z.ZodObject, R extends z.ZodType>(
+    ep: Endpoint<P, R>,
+    params: z.input<P> | undefined,
+    callOptions: CallOptions = {},
+  ): Promise<Success<R>> {
+    const name = `${ep.method} ${ep.path}`;
+    const input = (params ?? {}) as Record<string, unknown>;
+    const checked = ep.params.safeParse(input);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      throw new InvalidArgumentError(name, issuePath(issue.path) || "(params)", issue.message);
+    }
+    // Unknown parameters pass through unvalidated; the server lists them in ignored_parameters_unsupported.
+    const known = Object.keys(ep.params.shape);
+    const extra = Object.fromEntries(Object.entries(input).filter(([k]) => !known.includes(k)));
+    const { path, fields } = encodeRequest(ep.path, { ...(checked.data as object), ...extra });
+    const repeatable = (ep.idempotent ?? false) || callOptions.retryUnsafe === true;
+
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await transport.send({
+          method: ep.method,
+          path,
+          fields,
+          authenticate: ep.auth !== "none",
+          timeoutMs: callOptions.timeoutMs ?? (ep.longPoll ? longPollTimeoutMs : timeoutMs),
+          signal: callOptions.signal,
+          endpoint: name,
+        });
+        rateLimit.limit = header(res.headers, "x-ratelimit-limit") ?? rateLimit.limit;
+        rateLimit.remaining = header(res.headers, "x-ratelimit-remaining") ?? rateLimit.remaining;
+        rateLimit.reset = header(res.headers, "x-ratelimit-reset") ?? rateLimit.reset;
+        if (res.status >= 400 || res.body.result !== "success") {
+          const error = ApiError.fromBody(res.body, res.status, name);
+          if (
+            error.retryAfter === undefined &&
+            (res.status === 429 || error.code === "RATE_LIMIT_HIT")
+          ) {
+            const seconds = header(res.headers, "retry-after");
+            if (seconds !== undefined)
+              (error.extra as Record<string, unknown>)["retry-after"] = seconds;
+          }
+          throw error;
+        }
+        const parsed = ep.response.safeParse(res.body);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          throw new ResponseShapeError(name, `${issuePath(issue.path)}: ${issue.message}`);
+        }
+        const data = parsed.data as Success<R>;
+        if (ep.path === endpoints.events.register.path && ep.method === "POST") {
+          const seconds = (data as { event_queue_longpoll_timeout_seconds?: number })
+            .event_queue_longpoll_timeout_seconds;
+          if (seconds) longPollTimeoutMs = seconds * 1000;
+        }
+        return data;
+      } catch (error) {
+        if (callOptions.signal?.aborted || callOptions.retry === false) throw error;
+        const delay = retryDelay(error, attempt, repeatable, policy);
+        if (delay === undefined) throw error;
+        await sleep(delay, callOptions.signal);
+      }
+    }
+  }
+
+  const namespaces: Record<string, Record<string, unknown>> = {};
+  for (const [ns, group] of Object.entries(endpoints)) {
+    namespaces[ns] = Object.fromEntries(
+      Object.entries(group).map(([method, ep]) => [
+        method,
+        (params?: Record<string, unknown>, opts?: CallOptions) =>
+          call(ep as Endpoint, params, opts),
+      ]),
+    );
+  }
+
+  return {
+    ...(namespaces as unknown as EndpointClients),
+    site: options.site,
+    email: options.email,
+    call: (ep, params, opts) => call(ep, params, opts),
+    setLongPollTimeout(seconds: number) {
+      longPollTimeoutMs = seconds * 1000;
+    },
+    get longPollTimeoutMs() {
+      return longPollTimeoutMs;
+    },
+    rateLimit,
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,100 @@
+// Typed failures of API calls: the server said no (ApiError), the request failed (NetworkError), bad arguments.
+import { ENVELOPE_KEYS, type KnownErrorCode } from "../api/envelope.js";
+
+/** The server answered with an error body. Branch on `code`, never on `msg`. */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  /** Stable error code, e.g. `BAD_REQUEST`, `RATE_LIMIT_HIT`; `BAD_REQUEST` when the server sent none. */
+  readonly code: KnownErrorCode | (string & {});
+  /** HTTP status of the response. */
+  readonly status: number;
+  /** The server's human-readable (translated) message. */
+  readonly msg: string;
+  /** Extra keys of the error body, such as `var_name`, `stream`, `queue_id`, `retry-after`. */
+  readonly extra: Readonly<Record<string, unknown>>;
+  /** `METHOD /path` of the endpoint that failed. */
+  readonly endpoint: string;
+
+  constructor(init: {
+    code: string;
+    status: number;
+    msg: string;
+    extra: Record<string, unknown>;
+    endpoint: string;
+  }) {
+    super(`${init.endpoint} failed with HTTP ${init.status} ${init.code}: ${init.msg}`);
+    this.code = init.code;
+    this.status = init.status;
+    this.msg = init.msg;
+    this.extra = init.extra;
+    this.endpoint = init.endpoint;
+  }
+
+  /** Seconds the server asked us to wait (`retry-after`), if it did. */
+  get retryAfter(): number | undefined {
+    const value = this.extra["retry-after"];
+    return typeof value === "number" ? value : undefined;
+  }
+
+  /** Builds an ApiError from a parsed error body. */
+  static fromBody(body: Record<string, unknown>, status: number, endpoint: string): ApiError {
+    const extra: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(body)) {
+      if (!(ENVELOPE_KEYS as readonly string[]).includes(key)) extra[key] = value;
+    }
+    return new ApiError({
+      code: typeof body.code === "string" ? body.code : "BAD_REQUEST",
+      status,
+      msg: typeof body.msg === "string" ? body.msg : "",
+      extra,
+      endpoint,
+    });
+  }
+}
+
+/** The request never got a usable answer: connection refused or reset, timeout, non-JSON body. */
+export class NetworkError extends Error {
+  override readonly name = "NetworkError";
+  readonly endpoint: string;
+  /** HTTP status when a response arrived but could not be read as JSON. */
+  readonly status: number | undefined;
+
+  constructor(message: string, init: { endpoint: string; status?: number; cause?: unknown }) {
+    super(`${init.endpoint}: ${message}`, { cause: init.cause });
+    this.endpoint = init.endpoint;
+    this.status = init.status;
+  }
+}
+
+/** A call's arguments failed validation before anything was sent. */
+export class InvalidArgumentError extends TypeError {
+  override readonly name = "InvalidArgumentError";
+  readonly endpoint: string;
+  readonly parameter: string;
+
+  constructor(endpoint: string, parameter: string, problem: string) {
+    super(`${endpoint}: parameter "${parameter}" ${problem}`);
+    this.endpoint = endpoint;
+    this.parameter = parameter;
+  }
+}
+
+/** The server's success body did not have the shape the contract promises. */
+export class ResponseShapeError extends Error {
+  override readonly name = "ResponseShapeError";
+  constructor(endpoint: string, problem: string) {
+    super(`${endpoint}: unexpected response: ${problem}`);
+  }
+}
+
+/** Codes after which retrying cannot help: the credentials or the account are gone. */
+export const FATAL_CODES: ReadonlySet<string> = new Set([
+  "INVALID_API_KEY",
+  "USER_DEACTIVATED",
+  "REALM_DEACTIVATED",
+  "UNAUTHORIZED",
+]);
+
+export function isFatal(error: unknown): boolean {
+  return error instanceof ApiError && (FATAL_CODES.has(error.code) || error.status === 401);
+}

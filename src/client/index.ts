@@ -1,0 +1,15 @@
+// topicbot/client: the typed REST client and its errors.
+export { createClient } from "./client.js";
+export type { ApiClient, CallOptions, ClientOptions, RateLimitState } from "./client.js";
+export {
+  ApiError,
+  NetworkError,
+  InvalidArgumentError,
+  ResponseShapeError,
+  isFatal,
+  FATAL_CODES,
+} from "./errors.js";
+export { backoffDelay, sleep } from "./backoff.js";
+export type { BackoffOptions } from "./backoff.js";
+export { endpoints } from "../api/index.js";
+export * from "../api/index.js";

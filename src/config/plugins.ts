@@ -1,0 +1,121 @@
+// Resolving the plugins a config names: built-in by name, a relative path, or an npm package.
+import { existsSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Plugin, PluginInstance } from "../runtime/plugin.js";
+import type { BotConfig } from "./schema.js";
+import { ConfigError, keyPath } from "./errors.js";
+
+/** Folder of the built-in plugins: `plugins/` beside `src/`, in the source tree and in `dist/` alike. */
+const BUILTIN_DIR = fileURLToPath(new URL("../../plugins/", import.meta.url));
+const EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
+
+function findModule(base: string): string | undefined {
+  if (existsSync(base) && statSync(base).isFile()) return base;
+  for (const ext of EXTENSIONS) if (existsSync(base + ext)) return base + ext;
+  if (existsSync(base) && statSync(base).isDirectory()) {
+    for (const ext of EXTENSIONS)
+      if (existsSync(resolvePath(base, `index${ext}`))) return resolvePath(base, `index${ext}`);
+  }
+  return undefined;
+}
+
+/** Imports a module file; TypeScript goes through tsx when the running Node cannot load it itself. */
+export async function importFile(path: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(path).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
+    const { tsImport } = await import("tsx/esm/api");
+    // tsconfig paths are ignored so that "topicbot" resolves to the installed package, as at run time.
+    return (await tsImport(url, { parentURL: import.meta.url, tsconfig: false })) as Record<
+      string,
+      unknown
+    >;
+  }
+}
+
+const isPlugin = (value: unknown): value is Plugin =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as Plugin).name === "string" &&
+  typeof (value as Plugin).setup === "function";
+
+/** Where a plugin reference points, and how it was found. */
+export function locatePlugin(
+  ref: string,
+  baseDir: string,
+): { kind: "builtin" | "path" | "package"; target: string } | undefined {
+  if (ref.startsWith(".") || isAbsolute(ref)) {
+    const found = findModule(resolvePath(baseDir, ref));
+    return found ? { kind: "path", target: found } : undefined;
+  }
+  if (/^[a-z][a-z0-9-]*$/.test(ref)) {
+    const builtin = findModule(resolvePath(BUILTIN_DIR, ref));
+    if (builtin) return { kind: "builtin", target: builtin };
+  }
+  try {
+    return {
+      kind: "package",
+      target: createRequire(resolvePath(baseDir, "bot.config.yaml")).resolve(ref),
+    };
+  } catch {
+    return { kind: "package", target: ref };
+  }
+}
+
+/** Loads, in config order, every plugin the config names, with its settings validated. */
+export async function resolvePlugins(config: BotConfig, file: string): Promise<PluginInstance[]> {
+  const baseDir = dirname(resolvePath(file));
+  const instances: PluginInstance[] = [];
+  for (const [index, entry] of config.plugins.entries()) {
+    const [ref, settings] =
+      typeof entry === "string" ? [entry, undefined] : Object.entries(entry)[0]!;
+    const key = `plugins[${index}]`;
+    const location = locatePlugin(ref, baseDir);
+    if (!location)
+      throw new ConfigError(
+        file,
+        key,
+        `plugin "${ref}" not found (looked for ${resolvePath(baseDir, ref)})`,
+      );
+    let mod: Record<string, unknown>;
+    try {
+      mod =
+        location.kind === "package" && !isAbsolute(location.target)
+          ? ((await import(location.target)) as Record<string, unknown>)
+          : await importFile(location.target);
+    } catch (error) {
+      throw new ConfigError(
+        file,
+        key,
+        `plugin "${ref}" could not be loaded: ${(error as Error).message}`,
+      );
+    }
+    const plugin = [mod.default, mod.plugin].find(isPlugin);
+    if (!plugin)
+      throw new ConfigError(
+        file,
+        key,
+        `"${ref}" does not export a plugin (a default export made with definePlugin)`,
+      );
+    let validated = settings;
+    if (plugin.config) {
+      const result = plugin.config.safeParse(settings ?? {});
+      if (!result.success) {
+        const issue = result.error.issues[0]!;
+        const path = keyPath(issue.path);
+        throw new ConfigError(
+          file,
+          `${key}.${ref}${path ? `.${path}` : ""}`,
+          `plugin "${plugin.name}": ${issue.message}`,
+        );
+      }
+      validated = result.data;
+    }
+    instances.push({ plugin, settings: validated });
+  }
+  return instances;
+}

@@ -1,0 +1,79 @@
+// Message rendering: Markdown to HTML with marked, raw HTML escaped, the chat's mention syntax as spans.
+import { Marked, type TokenizerAndRendererExtension, type Tokens } from "marked";
+
+export interface MentionTarget {
+  userId: number;
+  fullName: string;
+}
+
+const MENTION = /^(@_?)\*\*([^*|]+)(?:\|(\d+))?\*\*/;
+
+const escapeHtml = (text: string): string =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+
+function resolve(
+  users: readonly MentionTarget[],
+  name: string,
+  id?: string,
+): MentionTarget | undefined {
+  return id
+    ? users.find((u) => u.userId === Number(id))
+    : users.find((u) => u.fullName.toLowerCase() === name.trim().toLowerCase());
+}
+
+/** The users a message mentions with `@**Name**` or `@**Name|id**` (silent `@_**…**` excluded). */
+export function findMentions(content: string, users: readonly MentionTarget[]): Set<number> {
+  const found = new Set<number>();
+  for (const match of content.matchAll(/(?<!_)@\*\*([^*|]+)(?:\|(\d+))?\*\*/g)) {
+    const user = resolve(users, match[1]!, match[2]);
+    if (user) found.add(user.userId);
+  }
+  return found;
+}
+
+// marked renders synchronously, so the users of the current render can live here for its duration.
+let currentUsers: readonly MentionTarget[] = [];
+
+interface MentionToken extends Tokens.Generic {
+  silent: boolean;
+  target: MentionTarget;
+}
+
+const mention: TokenizerAndRendererExtension = {
+  name: "mention",
+  level: "inline",
+  start: (src) => src.indexOf("@"),
+  tokenizer(src) {
+    const match = MENTION.exec(src);
+    if (!match) return undefined;
+    const target = resolve(currentUsers, match[2]!, match[3]);
+    if (!target) return undefined;
+    return { type: "mention", raw: match[0], silent: match[1] === "@_", target } as MentionToken;
+  },
+  renderer(token) {
+    const { silent, target } = token as MentionToken;
+    const cls = silent ? "user-mention silent" : "user-mention";
+    return `<span class="${cls}" data-user-id="${target.userId}">${silent ? "" : "@"}${escapeHtml(target.fullName)}</span>`;
+  },
+};
+
+const marked = new Marked({
+  gfm: true,
+  breaks: true,
+  async: false,
+  extensions: [mention],
+  renderer: { html: ({ text }) => escapeHtml(text) },
+});
+
+/** Renders message Markdown to HTML the way clients expect it: block HTML, mentions as spans. */
+export function renderMarkdown(content: string, users: readonly MentionTarget[] = []): string {
+  currentUsers = users;
+  try {
+    return (marked.parse(content) as string).trim();
+  } finally {
+    currentUsers = [];
+  }
+}

@@ -1,0 +1,80 @@
+// Sandbox routes for event queues: POST /register, GET /events, DELETE /events.
+import { endpoints } from "../../api/index.js";
+import { route, type Route } from "../route.js";
+import type { Realm, SandboxUser } from "../realm.js";
+import { ownUserView } from "./users.js";
+
+/** The parts of the initial state a bot needs, each present only when its type was fetched. */
+function initialState(
+  realm: Realm,
+  user: SandboxUser,
+  fetch: (type: string) => boolean,
+): Record<string, unknown> {
+  const s = realm.settings;
+  const state: Record<string, unknown> = {};
+  if (fetch("realm")) {
+    Object.assign(state, {
+      event_queue_longpoll_timeout_seconds: realm.queues.options.heartbeatSeconds + 30,
+      max_message_length: s.maxMessageLength,
+      max_topic_length: s.maxTopicLength,
+      max_stream_name_length: 60,
+      max_stream_description_length: 1024,
+      max_file_upload_size_mib: s.maxFileUploadSizeMib,
+      realm_empty_topic_display_name: s.emptyTopicDisplayName,
+      realm_url: `http://${s.host}`,
+      realm_name: s.name,
+    });
+  }
+  if (fetch("realm_user")) {
+    const own = ownUserView(realm, user);
+    Object.assign(state, {
+      user_id: own.user_id,
+      email: own.email,
+      delivery_email: own.delivery_email,
+      full_name: own.full_name,
+      is_admin: own.is_admin,
+      is_owner: own.is_owner,
+      is_guest: own.is_guest,
+    });
+  }
+  if (fetch("message")) state.max_message_id = realm.messages.at(-1)?.id ?? -1;
+  return state;
+}
+
+export const eventRoutes: Route[] = [
+  route(endpoints.events.register, ({ realm, user, params }) => {
+    const queue = realm.queues.create(user.userId, {
+      eventTypes: params.event_types,
+      allPublicStreams: params.all_public_streams ?? false,
+      applyMarkdown: params.apply_markdown ?? false,
+      allowEmptyTopicName: params.client_capabilities?.empty_topic_name ?? false,
+      narrow: params.narrow ?? [],
+    });
+    const fetchTypes = params.fetch_event_types ?? params.event_types;
+    const fetch = (type: string): boolean => !fetchTypes || fetchTypes.includes(type);
+    return {
+      queue_id: queue.id,
+      last_event_id: -1,
+      zulip_feature_level: realm.settings.featureLevel,
+      zulip_version: realm.settings.zulipVersion,
+      zulip_merge_base: realm.settings.zulipVersion,
+      ...initialState(realm, user, fetch),
+    };
+  }),
+
+  route(endpoints.events.get, async ({ realm, user, params, signal }) => {
+    const queue = realm.queues.get(params.queue_id, user.userId);
+    queue.lastAccess = realm.clock.now();
+    if (params.last_event_id !== undefined) queue.acknowledge(params.last_event_id);
+    if (!params.dont_block) await queue.wait(realm.queues.options.heartbeatSeconds * 1000, signal);
+    // The queue may have been deleted or expired while we waited.
+    realm.queues.get(params.queue_id, user.userId);
+    queue.lastAccess = realm.clock.now();
+    return { events: [...queue.events], queue_id: queue.id };
+  }),
+
+  route(endpoints.events.deleteQueue, ({ realm, user, params }) => {
+    realm.queues.delete(params.queue_id, user.userId);
+    return {};
+  }),
+];

@@ -1,0 +1,116 @@
+// startSandbox: the embedded chat server, a request handler mounted on a loopback port.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { systemClock, type Clock } from "./clock.js";
+import { createRequestHandler, type RequestHandler } from "./handler.js";
+import { QueueRegistry } from "./queues.js";
+import { DEFAULT_SETTINGS, Realm, type RealmSettings } from "./realm.js";
+import { routes } from "./routes/index.js";
+import { seedRealm } from "./seed.js";
+
+export interface SandboxOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** Interface to listen on; loopback by default. */
+  host?: string;
+  /** Seconds a long-poll waits before a heartbeat. Default 50 (real servers: about 60). */
+  heartbeatSeconds?: number;
+  /** Seconds of not polling after which a queue is collected. Default 600. */
+  queueIdleTimeoutSeconds?: number;
+  clock?: Clock;
+  settings?: Partial<RealmSettings>;
+}
+
+/** A seeded account, as printed by `bot sandbox --json`. */
+export interface SandboxAccount {
+  handle: string;
+  userId: number;
+  email: string;
+  apiKey: string;
+  password: string | null;
+  fullName: string;
+  role: number;
+  isBot: boolean;
+}
+
+export interface Sandbox {
+  /** Server root, e.g. `http://127.0.0.1:40123`; the API is under `/api/v1`. */
+  url: string;
+  realm: Realm;
+  /** Seeded accounts in seed order. */
+  users: SandboxAccount[];
+  /** The seeded account with this handle (`olivia`, `adam`, `max`, `mia`, `gus`, `bot`). */
+  user(handle: string): SandboxAccount;
+  /** The bot account the runtime logs in as. */
+  bot: SandboxAccount;
+  handler: RequestHandler;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the embedded sandbox server on loopback.
+ *
+ * @example
+ * const sandbox = await startSandbox();
+ * console.log(sandbox.url, sandbox.bot.apiKey);
+ * await sandbox.close();
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const clock = options.clock ?? systemClock;
+  const queues = new QueueRegistry(
+    {
+      heartbeatSeconds: options.heartbeatSeconds ?? 50,
+      idleTimeoutSeconds: options.queueIdleTimeoutSeconds ?? 600,
+    },
+    () => clock.now(),
+  );
+  const realm = new Realm({ ...DEFAULT_SETTINGS, ...options.settings }, clock, queues);
+  const seeded = seedRealm(realm);
+  const handler = createRequestHandler({
+    realm,
+    routes,
+    onError: (error) => console.error("sandbox: unexpected error", error),
+  });
+
+  const server: Server = createServer(handler);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  const users: SandboxAccount[] = [...seeded].map(([handle, u]) => ({
+    handle,
+    userId: u.userId,
+    email: u.email,
+    apiKey: u.apiKey,
+    password: u.password,
+    fullName: u.fullName,
+    role: u.role,
+    isBot: u.isBot,
+  }));
+  const user = (handle: string): SandboxAccount => {
+    const found = users.find((u) => u.handle === handle);
+    if (!found)
+      throw new Error(
+        `no seeded sandbox user "${handle}"; known: ${users.map((u) => u.handle).join(", ")}`,
+      );
+    return found;
+  };
+
+  return {
+    url: `http://${host}:${address.port}`,
+    realm,
+    users,
+    user,
+    bot: user("bot"),
+    handler,
+    async close() {
+      queues.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

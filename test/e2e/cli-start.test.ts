@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "topicbot/client";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
+
+/** Collects a stream's text and lets a test wait, with a deadline, for a pattern to appear. */
+function watch(stream: NodeJS.ReadableStream) {
+  let text = "";
+  const waiters = new Set<() => void>();
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    text += chunk;
+    for (const w of waiters) w();
+  });
+  return {
+    get text() {
+      return text;
+    },
+    async waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(text);
+        if (match) return match;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`timed out waiting for ${pattern}; output so far:\n${text}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          const wake = () => {
+            clearTimeout(timer);
+            waiters.delete(wake);
+            resolve();
+          };
+          waiters.add(wake);
+        });
+      }
+    },
+  };
+}
+
+describe("npx bot start on the shipped bot.config.yaml", () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    if (child && child.exitCode === null) child.kill("SIGKILL");
+  });
+
+  it("runs against the embedded sandbox, answers !ping, and stops cleanly on SIGTERM", async () => {
+    child = spawn(process.execPath, [bin, "start"], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stdout = watch(child.stdout!);
+    const stderr = watch(child.stderr!);
+
+    await stdout.waitFor(/"msg":"ready"/, 30_000);
+    const [, url] = await stderr.waitFor(/embedded sandbox at (http:\/\/127\.0\.0\.1:\d+)/, 5_000);
+    const [, email, apiKey] = await stderr.waitFor(/email (\S+)\s+API key (\w+)/, 5_000);
+
+    const human = createClient({ site: url!, email: email!, apiKey: apiKey! });
+    try {
+      const { queue_id } = await human.events.register({ event_types: ["message"] });
+      await human.messages.send({
+        type: "channel",
+        to: "general",
+        topic: "cli test",
+        content: "!ping",
+      });
+      let lastEventId = -1;
+      let answer: Record<string, unknown> | undefined;
+      for (let polls = 0; polls < 10 && !answer; polls++) {
+        const { events } = await human.events.get(
+          { queue_id: queue_id!, last_event_id: lastEventId },
+          { timeoutMs: 5_000 },
+        );
+        for (const event of events) {
+          lastEventId = Math.max(lastEventId, event.id);
+          const message = event.message as Record<string, unknown> | undefined;
+          if (message && message.sender_email !== email) answer = message;
+        }
+      }
+      expect(answer).toMatchObject({
+        content: "pong",
+        subject: "cli test",
+        display_recipient: "general",
+      });
+    } finally {
+      await human.close();
+    }
+
+    const queueId = /"queueId":"([^"]+)","featureLevel"/.exec(stdout.text)?.[1];
+    expect(queueId).toBeDefined();
+    child.kill("SIGTERM");
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(0);
+    expect(stdout.text).toContain(`"queueId":"${queueId}","msg":"event queue deleted"`);
+    expect(stdout.text).not.toContain(apiKey!);
+  }, 60_000);
+});
