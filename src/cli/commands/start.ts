@@ -31,7 +31,6 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
         `  email ${human.email}   API key ${human.apiKey}   password ${human.password}`,
         `  curl -u '${human.email}:${human.apiKey}' ${sandbox.url}/api/v1/messages \\`,
         `    -d type=channel -d to=general -d topic=hello --data-urlencode 'content=${config.prefix}ping'`,
-        `Or run \`npx bot dev\` for an interactive chat with it.`,
         "",
       ].join("\n"),
     );
