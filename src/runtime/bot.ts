@@ -11,6 +11,7 @@ import {
 } from "../api/events.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
+import type { KeyValueStore } from "../storage/store.js";
 import { compose, type Middleware } from "./compose.js";
 import { createMessageContext, type MessageContext } from "./context.js";
 import { address, type BotIdentity } from "./gate.js";
@@ -56,6 +57,8 @@ export interface BotOptions {
   register?: RegisterParams;
   /** Stop on SIGINT and SIGTERM. Default true. */
   handleSignals?: boolean;
+  /** The key-value store plugins get namespaces of (`createStore(config.storage)`); default: memory. */
+  storage?: KeyValueStore;
 }
 
 export interface Bot extends Omit<PluginApi, "name"> {
