@@ -181,7 +181,8 @@ export const list = endpoint({
     allow_empty_topic_name: z.boolean().optional(),
   }),
   response: z.looseObject({
-    anchor: z.number().int().optional(),
+    // For `newest` real servers answer 10^16, beyond the safe-integer range zod's int() allows.
+    anchor: z.number().optional(),
     found_newest: z.boolean().optional(),
     found_oldest: z.boolean().optional(),
     found_anchor: z.boolean().optional(),

@@ -260,11 +260,23 @@ export class Realm {
     });
   }
 
+  /** Takes an ID from the message sequence without posting (scheduled messages: never equal to the sent ID). */
+  reserveMessageId(): number {
+    return this.#nextMessageId++;
+  }
+
   message(id: number): StoredMessage | undefined {
-    // IDs are dense and increasing, so the message sits near index id - 1.
-    const guess = this.messages[id - 1];
-    if (guess?.id === id) return guess;
-    return this.messages.find((m) => m.id === id);
+    // IDs increase (with gaps where IDs were reserved): binary search.
+    let lo = 0;
+    let hi = this.messages.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const found = this.messages[mid]!;
+      if (found.id === id) return found;
+      if (found.id < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   userByEmail(email: string): SandboxUser | undefined {

@@ -25,7 +25,6 @@ export class Scheduler {
   readonly #realm: Realm;
   readonly #clock: Clock;
   readonly pending = new Map<number, ScheduledMessage>();
-  #nextId = 1;
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
 
@@ -36,7 +35,7 @@ export class Scheduler {
   }
 
   add(init: Omit<ScheduledMessage, "id">): ScheduledMessage {
-    const scheduled = { ...init, id: this.#nextId++ };
+    const scheduled = { ...init, id: this.#realm.reserveMessageId() };
     this.pending.set(scheduled.id, scheduled);
     this.#realm.pushEvent([init.senderId], {
       type: "scheduled_messages",
