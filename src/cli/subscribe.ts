@@ -1,34 +1,11 @@
 // Subscribing the bot to the channels its config names (a new bot is subscribed to none).
-// The endpoint is declared here until the client's channel API (`client.subscriptions.add`) lands.
-import { z } from "zod";
-import { endpoint } from "../api/endpoint.js";
 import type { ApiClient } from "../client/client.js";
-import { ApiError } from "../client/errors.js";
 import type { Logger } from "../log/logger.js";
-
-/** POST /users/me/subscriptions: subscribe (creating channels the bot may create). */
-export const subscribeEndpoint = endpoint({
-  method: "POST",
-  path: "/users/me/subscriptions",
-  params: z.object({
-    subscriptions: z.array(z.object({ name: z.string(), description: z.string().optional() })),
-    authorization_errors_fatal: z.boolean().optional(),
-  }),
-  response: z.looseObject({
-    subscribed: z.record(z.string(), z.array(z.string())),
-    already_subscribed: z.record(z.string(), z.array(z.string())),
-    unauthorized: z.array(z.string()).optional(),
-  }),
-  // Subscribing twice changes nothing: safe to retry.
-  idempotent: true,
-});
 
 export interface SubscribeResult {
   subscribed: string[];
   alreadySubscribed: string[];
   unauthorized: string[];
-  /** True when the server does not offer the endpoint (the embedded sandbox, for now). */
-  unsupported: boolean;
 }
 
 /**
@@ -47,11 +24,10 @@ export async function subscribeToChannels(
     subscribed: [],
     alreadySubscribed: [],
     unauthorized: [],
-    unsupported: false,
   };
   if (channels.length === 0) return result;
   try {
-    const res = await client.call(subscribeEndpoint, {
+    const res = await client.subscriptions.add({
       subscriptions: channels.map((name) => ({ name })),
       authorization_errors_fatal: false,
     });
@@ -59,13 +35,6 @@ export async function subscribeToChannels(
     result.alreadySubscribed = Object.values(res.already_subscribed).flat();
     result.unauthorized = res.unauthorized ?? [];
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
-      log.warn(
-        { channels },
-        "the server has no subscriptions endpoint; the bot hears only the channels it is already in",
-      );
-      return { ...result, unsupported: true };
-    }
     throw new Error(
       `could not subscribe to the configured channels (${channels.join(", ")}): ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },

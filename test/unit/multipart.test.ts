@@ -48,14 +48,12 @@ describe("uploads through the client", () => {
       client.uploads.upload({ file: Readable.from([Buffer.from("x")]), filename: "s.txt" }),
     ).rejects.toMatchObject({ code: "RATE_LIMIT_HIT" });
     pool.intercept({ path: "/api/v1/user_uploads", method: "POST" }).reply(429, limited);
-    pool
-      .intercept({ path: "/api/v1/user_uploads", method: "POST" })
-      .reply(200, {
-        result: "success",
-        msg: "",
-        url: "/user_uploads/1/a/s.txt",
-        filename: "s.txt",
-      });
+    pool.intercept({ path: "/api/v1/user_uploads", method: "POST" }).reply(200, {
+      result: "success",
+      msg: "",
+      url: "/user_uploads/1/a/s.txt",
+      filename: "s.txt",
+    });
     await expect(
       client.uploads.upload({ file: Buffer.from("x"), filename: "s.txt" }),
     ).resolves.toMatchObject({
