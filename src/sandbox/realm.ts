@@ -4,6 +4,7 @@ import type { Role } from "../api/common.js";
 import type { Clock } from "./clock.js";
 import { findMentions, renderMarkdown } from "./markdown.js";
 import type { QueueRegistry } from "./queues.js";
+import { DEFAULT_USER_SETTINGS, type UserSettings } from "./userSettings.js";
 
 export interface SandboxUser {
   userId: number;
@@ -19,6 +20,15 @@ export interface SandboxUser {
   isActive: boolean;
   timezone: string;
   dateJoined: number;
+  /** Personal settings; a new user starts from the realm's user settings defaults. */
+  settings: UserSettings;
+  /** Special permissions such as `can_create_users` and `can_change_user_emails`. */
+  permissions: Set<string>;
+  /** Whether the user uploaded an avatar; otherwise the external-provider avatar applies. */
+  avatarUploaded: boolean;
+  avatarVersion: number;
+  /** Custom profile field values by field ID. */
+  profileData: Map<number, string>;
 }
 
 export interface Channel {
@@ -57,6 +67,14 @@ export interface RealmSettings {
   maxFileUploadSizeMib: number;
   featureLevel: number;
   zulipVersion: string;
+  /** Public access: GET /users answers requests without credentials. */
+  enableSpectatorAccess: boolean;
+  /** How the simulated push bouncer answers: `ok`, or the error code it makes the server give. */
+  pushBouncer:
+    | "ok"
+    | "ADMIN_ACTION_REQUIRED"
+    | "FAILED_TO_CONNECT_BOUNCER"
+    | "INTERNAL_SERVER_ERROR_ON_BOUNCER";
 }
 
 export const DEFAULT_SETTINGS: RealmSettings = {
@@ -68,6 +86,8 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   maxFileUploadSizeMib: 25,
   featureLevel: 427,
   zulipVersion: "11.0-topicbot-sandbox",
+  enableSpectatorAccess: false,
+  pushBouncer: "ok",
 };
 
 /** A fresh 32-character API key or password. */
@@ -82,6 +102,8 @@ export class Realm {
   readonly queues: QueueRegistry;
   /** A deactivated realm refuses every request with `REALM_DEACTIVATED`. */
   deactivated = false;
+  /** The settings users joining from now on start with (PATCH /realm/user_settings_defaults). */
+  readonly userSettingsDefaults: UserSettings = { ...DEFAULT_USER_SETTINGS };
   #nextUserId = 1;
   #nextChannelId = 1;
   #nextMessageId = 1;
@@ -102,7 +124,19 @@ export class Realm {
   }
 
   addUser(
-    init: Omit<SandboxUser, "userId" | "apiKey" | "dateJoined" | "isActive" | "timezone"> &
+    init: Omit<
+      SandboxUser,
+      | "userId"
+      | "apiKey"
+      | "dateJoined"
+      | "isActive"
+      | "timezone"
+      | "settings"
+      | "permissions"
+      | "avatarUploaded"
+      | "avatarVersion"
+      | "profileData"
+    > &
       Partial<SandboxUser>,
   ): SandboxUser {
     const user: SandboxUser = {
@@ -110,6 +144,11 @@ export class Realm {
       isActive: true,
       timezone: "UTC",
       dateJoined: this.clock.now(),
+      settings: { ...this.userSettingsDefaults },
+      permissions: new Set(),
+      avatarUploaded: false,
+      avatarVersion: 1,
+      profileData: new Map(),
       ...init,
       userId: this.#nextUserId++,
     };
