@@ -8,6 +8,11 @@ import { subscriptionsEndpoints } from "./subscriptions.js";
 import { topicsEndpoints } from "./topics.js";
 import { uploadsEndpoints } from "./uploads.js";
 import { usersEndpoints } from "./users.js";
+import { realmEndpoints } from "./realm.js";
+import { subscriptionPropertiesEndpoints } from "./subscriptionProperties.js";
+import { navigationViewsEndpoints } from "./navigation.js";
+import { pushEndpoints } from "./push.js";
+import { authEndpoints } from "./auth.js";
 
 /** Every endpoint, by client namespace. `createClient` turns each into a typed method. */
 export const endpoints = {
@@ -17,9 +22,13 @@ export const endpoints = {
   scheduledMessages: scheduledMessagesEndpoints,
   topics: topicsEndpoints,
   uploads: uploadsEndpoints,
-  subscriptions: subscriptionsEndpoints,
+  subscriptions: { ...subscriptionsEndpoints, ...subscriptionPropertiesEndpoints },
   channels: channelsEndpoints,
   server: serverEndpoints,
+  realm: realmEndpoints,
+  navigationViews: navigationViewsEndpoints,
+  push: pushEndpoints,
+  auth: authEndpoints,
 } as const;
 export type Endpoints = typeof endpoints;
 
@@ -35,6 +44,11 @@ export * as uploadsApi from "./uploads.js";
 export * as subscriptionsApi from "./subscriptions.js";
 export * as channelsApi from "./channels.js";
 export * as serverApi from "./server.js";
+export * as realmApi from "./realm.js";
+export * as subscriptionPropertiesApi from "./subscriptionProperties.js";
+export * as navigationApi from "./navigation.js";
+export * as pushApi from "./push.js";
+export * as authApi from "./auth.js";
 export { eventSchemas, anyEvent, messageEvent, heartbeatEvent } from "./events.js";
 export type {
   ReactionEvent,
@@ -60,3 +74,6 @@ export type { UploadParams, UploadResult, UploadSource } from "./uploads.js";
 export type { Subscription } from "./subscriptions.js";
 export type { ServerSettings } from "./server.js";
 export type { User, OwnUser } from "./users.js";
+export type { UserSettingsDefaults } from "./realm.js";
+export type { SubscriptionPropertyChange, SubscriptionProperty } from "./subscriptionProperties.js";
+export type { NavigationView } from "./navigation.js";

@@ -1,7 +1,7 @@
-// Users on the wire: the user objects and the user endpoints.
+// Users on the wire: the user objects and the user endpoints (list, own profile, create, update, status).
 import { z } from "zod";
 import { endpoint } from "./endpoint.js";
-import { role } from "./common.js";
+import { emojiReactionType, role } from "./common.js";
 
 export const profileData = z.record(
   z.string(),
@@ -51,6 +51,7 @@ export const ownUser = z.looseObject({
 });
 export type OwnUser = z.infer<typeof ownUser>;
 
+/** GET /users/me: the requester's own profile. */
 export const me = endpoint({
   method: "GET",
   path: "/users/me",
@@ -58,6 +59,7 @@ export const me = endpoint({
   response: ownUser,
 });
 
+/** GET /users: every user the requester may see; without credentials only on public realms. */
 export const list = endpoint({
   method: "GET",
   path: "/users",
@@ -70,4 +72,70 @@ export const list = endpoint({
   auth: "optional",
 });
 
-export const usersEndpoints = { me, list } as const;
+/** POST /users: administrators holding `can_create_users` create an account. */
+export const create = endpoint({
+  method: "POST",
+  path: "/users",
+  params: z.object({ email: z.string(), password: z.string(), full_name: z.string() }),
+  response: z.looseObject({ user_id: z.number().int() }),
+  idempotent: false,
+});
+
+/** One item of `profile_data` in a user update: a custom profile field ID and its new value. */
+export const profileDataChange = z.object({ id: z.number().int(), value: z.string() });
+
+/**
+ * PATCH /users/{email}: administrators update another user, found by real email
+ * (when the requester may see it) or by the placeholder `user<id>@<realm_host>`.
+ */
+export const updateByEmail = endpoint({
+  method: "PATCH",
+  path: "/users/{email}",
+  params: z.object({
+    email: z.string().min(1),
+    full_name: z.string().optional(),
+    role: role.optional(),
+    profile_data: z.array(profileDataChange).optional(),
+    new_email: z.string().optional(),
+  }),
+  response: z.looseObject({}),
+  idempotent: true,
+});
+
+/** The user status fields, as set by POST /users/{user_id}/status. */
+export const statusChange = z.object({
+  status_text: z.string().optional(),
+  emoji_name: z.string().optional(),
+  emoji_code: z.string().optional(),
+  reaction_type: emojiReactionType.optional(),
+});
+
+/** POST /users/{user_id}/status: administrators set another user's status. */
+export const setStatus = endpoint({
+  method: "POST",
+  path: "/users/{user_id}/status",
+  params: statusChange.extend({ user_id: z.number().int() }),
+  response: z.looseObject({}),
+  idempotent: true,
+});
+
+/** `realm_user` event with `op: "add"`: a user joined; `person` is seen as the receiver sees it. */
+export const realmUserAddEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("realm_user"),
+  op: z.literal("add"),
+  person: user,
+});
+
+/** `user_status` event: only the fields that changed are present. */
+export const userStatusEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("user_status"),
+  user_id: z.number().int(),
+  status_text: z.string().optional(),
+  emoji_name: z.string().optional(),
+  emoji_code: z.string().optional(),
+  reaction_type: z.string().optional(),
+});
+
+export const usersEndpoints = { me, list, create, updateByEmail, setStatus } as const;

@@ -1,5 +1,7 @@
 // topicbot/client: the typed REST client and its errors.
 export { createClient } from "./client.js";
+export { loginWithPassword } from "./login.js";
+export type { PasswordLoginOptions } from "./login.js";
 export type { ApiClient, CallOptions, ClientOptions, RateLimitState } from "./client.js";
 export {
   ApiError,

@@ -1,7 +1,9 @@
-// Who is asking: HTTP Basic credentials checked against the realm, with the server's error codes.
+// Who is asking: HTTP Basic credentials or a password checked against the realm, with the server's error codes.
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Realm, SandboxUser } from "./realm.js";
 import { SandboxError } from "./errors.js";
+import { findUserByEmail } from "./emailVisibility.js";
 
 export interface Credentials {
   email: string;
@@ -24,18 +26,59 @@ export function parseBasicAuth(headers: IncomingHttpHeaders): Credentials | unde
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
 }
 
-/** The user the credentials belong to, or the error the server would give. */
+/** Compares secrets in constant time (hashing first evens out the lengths). */
+function sameSecret(a: string, b: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/** `REALM_DEACTIVATED` (HTTP 401). */
+export const realmDeactivated = (): SandboxError =>
+  new SandboxError("REALM_DEACTIVATED", "This organization has been deactivated", {
+    status: 401,
+  });
+
+/** `USER_DEACTIVATED` (HTTP 401). */
+export const userDeactivated = (): SandboxError =>
+  new SandboxError("USER_DEACTIVATED", "Account is deactivated", { status: 401 });
+
+/**
+ * The user the credentials belong to, or the error the server would give: `REALM_DEACTIVATED`,
+ * `INVALID_API_KEY` or `USER_DEACTIVATED`, all HTTP 401. The username may be the real email or
+ * the API email (the placeholder of a user whose real email is hidden).
+ */
 export function authenticate(realm: Realm, credentials: Credentials): SandboxUser {
-  if (realm.deactivated)
-    throw new SandboxError("REALM_DEACTIVATED", "This organization has been deactivated", {
-      status: 401,
-    });
-  const user = realm.userByEmail(credentials.email);
-  if (!user || user.apiKey !== credentials.apiKey) {
+  if (realm.deactivated) throw realmDeactivated();
+  const user =
+    findUserByEmail(realm, undefined, credentials.email) ?? realm.userByEmail(credentials.email);
+  if (!user || !sameSecret(user.apiKey, credentials.apiKey)) {
     throw new SandboxError("INVALID_API_KEY", "Invalid API key", { status: 401 });
   }
-  if (!user.isActive)
-    throw new SandboxError("USER_DEACTIVATED", "Account is deactivated", { status: 401 });
+  if (!user.isActive) throw userDeactivated();
+  return user;
+}
+
+/**
+ * Checks a username and password (POST /fetch_api_key). A wrong password, an unknown user, a
+ * deactivated user and a bot (which has no password) all get the same `AUTHENTICATION_FAILED`.
+ */
+export function authenticatePassword(
+  realm: Realm,
+  username: string,
+  password: string,
+): SandboxUser {
+  if (realm.deactivated) throw realmDeactivated();
+  const user =
+    realm.userByEmail(username.trim()) ?? findUserByEmail(realm, undefined, username.trim());
+  const ok =
+    user !== undefined &&
+    user.password !== null &&
+    sameSecret(user.password, password) &&
+    user.isActive;
+  if (!ok)
+    throw new SandboxError("AUTHENTICATION_FAILED", "Your username or password is incorrect", {
+      status: 401,
+    });
   return user;
 }
 

@@ -6,6 +6,7 @@ import { findMentions, renderMarkdown } from "./markdown.js";
 import type { QueueRegistry } from "./queues.js";
 import { Scheduler } from "./scheduled.js";
 import { UploadStore } from "./uploads.js";
+import { DEFAULT_USER_SETTINGS, type UserSettings } from "./userSettings.js";
 
 export interface SandboxUser {
   userId: number;
@@ -27,6 +28,15 @@ export interface SandboxUser {
   unmuteTopicsPolicy?: number;
   /** An internal bot (Notification Bot) that is not part of the seeded accounts. */
   isSystemBot?: boolean;
+  /** Personal settings; a new user starts from the realm's user settings defaults. */
+  settings: UserSettings;
+  /** Special permissions such as `can_create_users` and `can_change_user_emails`. */
+  permissions: Set<string>;
+  /** Whether the user uploaded an avatar; otherwise the external-provider avatar applies. */
+  avatarUploaded: boolean;
+  avatarVersion: number;
+  /** Custom profile field values by field ID. */
+  profileData: Map<number, string>;
 }
 
 export interface Channel {
@@ -112,6 +122,14 @@ export interface RealmSettings {
   wildcardMentionMinRole: number;
   /** Whether edit history is shown (`edit_history`, the history endpoint). */
   allowEditHistory: boolean;
+  /** Public access: GET /users answers requests without credentials. */
+  enableSpectatorAccess: boolean;
+  /** How the simulated push bouncer answers: `ok`, or the error code it makes the server give. */
+  pushBouncer:
+    | "ok"
+    | "ADMIN_ACTION_REQUIRED"
+    | "FAILED_TO_CONNECT_BOUNCER"
+    | "INTERNAL_SERVER_ERROR_ON_BOUNCER";
 }
 
 export const DEFAULT_SETTINGS: RealmSettings = {
@@ -127,6 +145,8 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   wildcardMentionThreshold: 15,
   wildcardMentionMinRole: 300,
   allowEditHistory: true,
+  enableSpectatorAccess: false,
+  pushBouncer: "ok",
 };
 
 const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#b0a5fd", "#e4523d", "#f5ce6e"];
@@ -143,6 +163,8 @@ export class Realm {
   readonly queues: QueueRegistry;
   /** A deactivated realm refuses every request with `REALM_DEACTIVATED`. */
   deactivated = false;
+  /** The settings users joining from now on start with (PATCH /realm/user_settings_defaults). */
+  readonly userSettingsDefaults: UserSettings = { ...DEFAULT_USER_SETTINGS };
   #nextUserId = 1;
   #nextChannelId = 1;
   #nextMessageId = 1;
@@ -172,7 +194,19 @@ export class Realm {
   }
 
   addUser(
-    init: Omit<SandboxUser, "userId" | "apiKey" | "dateJoined" | "isActive" | "timezone"> &
+    init: Omit<
+      SandboxUser,
+      | "userId"
+      | "apiKey"
+      | "dateJoined"
+      | "isActive"
+      | "timezone"
+      | "settings"
+      | "permissions"
+      | "avatarUploaded"
+      | "avatarVersion"
+      | "profileData"
+    > &
       Partial<SandboxUser>,
   ): SandboxUser {
     const user: SandboxUser = {
@@ -180,6 +214,11 @@ export class Realm {
       isActive: true,
       timezone: "UTC",
       dateJoined: this.clock.now(),
+      settings: { ...this.userSettingsDefaults },
+      permissions: new Set(),
+      avatarUploaded: false,
+      avatarVersion: 1,
+      profileData: new Map(),
       ...init,
       userId: this.#nextUserId++,
     };

@@ -1,6 +1,8 @@
 // The realm every sandbox starts with: one user of each role, a bot, two channels.
+// The one owner (olivia) holds both special permissions; the administrator (adam) holds neither.
 import type { Role } from "../api/common.js";
 import { newSecret, type Realm, type SandboxUser } from "./realm.js";
+import { SPECIAL_PERMISSIONS, type SpecialPermission } from "./permissions.js";
 
 export interface SeedUser {
   /** Short handle used by the test harness and `bot dev` (`olivia`, `bot`, ...). */
@@ -8,13 +10,29 @@ export interface SeedUser {
   fullName: string;
   role: Role;
   isBot?: boolean;
+  /** Special permissions: `can_create_users`, `can_change_user_emails`. */
+  permissions?: readonly SpecialPermission[];
+  /** Custom profile field values by field ID (see `SEED_PROFILE_FIELDS`). */
+  profile?: Readonly<Record<number, string>>;
+  avatarUploaded?: boolean;
 }
 
 export const SEED_USERS: readonly SeedUser[] = [
-  { handle: "olivia", fullName: "Olivia Owner", role: 100 },
-  { handle: "adam", fullName: "Adam Admin", role: 200 },
+  {
+    handle: "olivia",
+    fullName: "Olivia Owner",
+    role: 100,
+    permissions: SPECIAL_PERMISSIONS,
+    profile: { 1: "+1-555-0100", 2: "Runs **this** sandbox" },
+  },
+  { handle: "adam", fullName: "Adam Admin", role: 200, avatarUploaded: true },
   { handle: "max", fullName: "Max Moderator", role: 300 },
-  { handle: "mia", fullName: "Mia Member", role: 400 },
+  {
+    handle: "mia",
+    fullName: "Mia Member",
+    role: 400,
+    profile: { 3: "1990-04-01", 4: "https://mia.example" },
+  },
   { handle: "gus", fullName: "Gus Guest", role: 600 },
   { handle: "bot", fullName: "Topic Bot", role: 400, isBot: true },
 ];
@@ -39,6 +57,9 @@ export function seedRealm(realm: Realm): Map<string, SandboxUser> {
       isBot: seed.isBot ?? false,
       botType: seed.isBot ? 1 : null,
       botOwnerId: seed.isBot ? ownerId : null,
+      permissions: new Set(seed.permissions ?? []),
+      avatarUploaded: seed.avatarUploaded ?? false,
+      profileData: new Map(Object.entries(seed.profile ?? {}).map(([id, v]) => [Number(id), v])),
     });
     if (seed.role === 100) ownerId = user.userId;
     byHandle.set(seed.handle, user);

@@ -9,6 +9,11 @@ import { reportRoutes } from "./report.js";
 import { scheduledRoutes } from "./scheduled.js";
 import { serverRoutes } from "./server.js";
 import { uploadRoutes } from "./uploads.js";
+import { authRoutes } from "./auth.js";
+import { navigationRoutes } from "./navigation.js";
+import { pushRoutes } from "./push.js";
+import { realmRoutes } from "./realm.js";
+import { subscriptionPropertyRoutes } from "./subscription-properties.js";
 import { userRoutes } from "./users.js";
 
 export const routes: Route[] = [
@@ -22,4 +27,9 @@ export const routes: Route[] = [
   ...channelRoutes,
   ...serverRoutes,
   ...userRoutes,
+  ...realmRoutes,
+  ...subscriptionPropertyRoutes,
+  ...navigationRoutes,
+  ...pushRoutes,
+  ...authRoutes,
 ];

@@ -1,24 +1,40 @@
-// Sandbox routes for users: GET /users/me and GET /users.
-import { endpoints } from "../../api/index.js";
+// Sandbox routes for users: list, own profile, create, update by email, and another user's status.
+import { createHash } from "node:crypto";
+import { endpoints, ROLES } from "../../api/index.js";
 import { publicRoute, route, type Route } from "../route.js";
 import type { Realm, SandboxUser } from "../realm.js";
-import { notLoggedIn } from "../auth.js";
+import { notLoggedIn, realmDeactivated } from "../auth.js";
+import { badRequest } from "../errors.js";
+import { apiEmail, canSeeRealEmail, deliveryEmail, findUserByEmail } from "../emailVisibility.js";
+import {
+  activeOwners,
+  hasPermission,
+  isOwner,
+  requireAdmin,
+  requireOwner,
+  roleFlags,
+} from "../permissions.js";
+import { checkProfileValue, profileDataView, setProfileValue } from "../profileFields.js";
+import { activeUserIds, notifyUsers } from "../notify.js";
+import { updateStatus } from "../status.js";
 
-const roleFlags = (u: SandboxUser) => ({
-  is_owner: u.role === 100,
-  is_admin: u.role === 100 || u.role === 200,
-  is_guest: u.role === 600,
-});
+/** The uploaded avatar's URL, or the external provider's (computed from the real email). */
+function avatarUrl(realm: Realm, user: SandboxUser): string {
+  if (user.avatarUploaded)
+    return `http://${realm.settings.host}/user_avatars/${user.userId}/avatar.png?version=${user.avatarVersion}`;
+  const hash = createHash("md5").update(user.email.toLowerCase()).digest("hex");
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatarVersion}`;
+}
 
 /** GET /users/me as `user` sees themselves. */
 export function ownUserView(realm: Realm, user: SandboxUser) {
   return {
     user_id: user.userId,
-    email: user.email,
+    email: apiEmail(realm, user),
     delivery_email: user.email,
     full_name: user.fullName,
-    avatar_url: null,
-    avatar_version: 1,
+    avatar_url: avatarUrl(realm, user),
+    avatar_version: user.avatarVersion,
     ...roleFlags(user),
     is_bot: user.isBot,
     is_active: user.isActive,
@@ -26,37 +42,182 @@ export function ownUserView(realm: Realm, user: SandboxUser) {
     timezone: user.timezone,
     date_joined: new Date(user.dateJoined).toISOString(),
     max_message_id: realm.messages.at(-1)?.id ?? -1,
+    ...(user.isBot ? {} : { profile_data: profileDataView(realm, user) }),
   };
 }
 
-/** One element of GET /users `members`. */
-export function userView(user: SandboxUser) {
+export interface UserViewOptions {
+  /** `client_extavatar`: the client computes external-provider avatars itself (default true). */
+  clientExtavatar?: boolean;
+  includeCustomProfileFields?: boolean;
+}
+
+/** One element of GET /users `members`, as `viewer` (undefined: a visitor) sees `target`. */
+export function userView(
+  realm: Realm,
+  viewer: SandboxUser | undefined,
+  target: SandboxUser,
+  options: UserViewOptions = {},
+) {
+  const computesAvatar =
+    (options.clientExtavatar ?? true) && canSeeRealEmail(viewer, target) && !target.avatarUploaded;
   return {
-    user_id: user.userId,
-    delivery_email: user.email,
-    email: user.email,
-    full_name: user.fullName,
-    date_joined: new Date(user.dateJoined).toISOString(),
-    is_active: user.isActive,
-    ...roleFlags(user),
-    is_bot: user.isBot,
-    bot_type: user.botType,
-    bot_owner_id: user.botOwnerId,
-    role: user.role,
-    timezone: user.timezone,
-    avatar_url: null,
-    avatar_version: 1,
+    user_id: target.userId,
+    delivery_email: deliveryEmail(viewer, target),
+    email: apiEmail(realm, target),
+    full_name: target.fullName,
+    date_joined: new Date(target.dateJoined).toISOString(),
+    is_active: target.isActive,
+    ...roleFlags(target),
+    is_bot: target.isBot,
+    bot_type: target.botType,
+    ...(target.isBot ? { bot_owner_id: target.botOwnerId } : {}),
+    role: target.role,
+    timezone: target.timezone,
+    avatar_url: computesAvatar ? null : avatarUrl(realm, target),
+    avatar_version: target.avatarVersion,
+    ...(options.includeCustomProfileFields && !target.isBot
+      ? { profile_data: profileDataView(realm, target) }
+      : {}),
   };
+}
+
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
+
+function checkFullName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === "") throw badRequest("Name too short!");
+  if ([...trimmed].length > 100) throw badRequest("Name too long!");
+  return trimmed;
+}
+
+function checkNewEmail(realm: Realm, email: string, self?: SandboxUser): void {
+  if (!EMAIL_SHAPE.test(email)) throw badRequest(`Invalid email address '${email}'`);
+  const holder = realm.userByEmail(email);
+  if (holder && holder !== self) throw badRequest("Email is already in use.");
+}
+
+/** A `realm_user` update event about `target`, for everyone active. */
+function announceUpdate(realm: Realm, target: SandboxUser, person: Record<string, unknown>): void {
+  notifyUsers(realm, activeUserIds(realm), () => ({
+    type: "realm_user",
+    op: "update",
+    person: { user_id: target.userId, ...person },
+  }));
 }
 
 export const userRoutes: Route[] = [
   route(endpoints.users.me, ({ realm, user }) => ownUserView(realm, user)),
+
   publicRoute(endpoints.users.list, ({ realm, user, params }) => {
-    if (!user) throw notLoggedIn();
+    if (!user) {
+      if (realm.deactivated) throw realmDeactivated();
+      if (!realm.settings.enableSpectatorAccess) throw notLoggedIn();
+    }
     const wanted = params.user_ids ? new Set(params.user_ids) : undefined;
+    const options = {
+      clientExtavatar: params.client_extavatar,
+      includeCustomProfileFields: params.include_custom_profile_fields,
+    };
     const members = [...realm.users.values()]
       .filter((u) => !wanted || wanted.has(u.userId))
-      .map(userView);
+      .map((u) => userView(realm, user, u, options));
     return { members };
+  }),
+
+  route(endpoints.users.create, ({ realm, user, params }) => {
+    requireAdmin(user);
+    if (!hasPermission(user, "can_create_users"))
+      throw badRequest("User not authorized to create users");
+    const email = params.email.trim();
+    checkNewEmail(realm, email);
+    const fullName = checkFullName(params.full_name);
+    const created = realm.addUser({
+      email,
+      fullName,
+      password: params.password,
+      role: ROLES.member,
+      isBot: false,
+      botType: null,
+      botOwnerId: null,
+    });
+    notifyUsers(realm, activeUserIds(realm), (receiver) => ({
+      type: "realm_user",
+      op: "add",
+      person: userView(realm, receiver, created, { includeCustomProfileFields: true }),
+    }));
+    return { user_id: created.userId };
+  }),
+
+  route(endpoints.users.updateByEmail, ({ realm, user, params }) => {
+    requireAdmin(user);
+    const target = findUserByEmail(realm, user, params.email);
+    if (!target) throw badRequest("No such user");
+    if (isOwner(target) && !isOwner(user)) throw badRequest("Must be an organization owner");
+
+    // Check everything first so a refused request changes nothing.
+    const fullName = params.full_name === undefined ? undefined : checkFullName(params.full_name);
+    const role = params.role;
+    if (role !== undefined && role !== target.role) {
+      if (role === ROLES.owner || isOwner(target)) requireOwner(user);
+      if (isOwner(target) && activeOwners(realm).length === 1)
+        throw badRequest(
+          "The owner permission cannot be removed from the only organization owner.",
+        );
+      if (target.role === ROLES.guest && role <= ROLES.administrator)
+        throw badRequest("Guests cannot be organization administrators");
+    }
+    if (params.profile_data !== undefined) {
+      if (target.isBot) throw badRequest("Custom profile fields are not available for bots");
+      for (const item of params.profile_data) checkProfileValue(realm, item.id, item.value);
+    }
+    const newEmail = params.new_email?.trim();
+    if (newEmail !== undefined) {
+      requireOwner(user);
+      if (!hasPermission(user, "can_change_user_emails"))
+        throw badRequest("User not authorized to change user emails");
+      checkNewEmail(realm, newEmail, target);
+    }
+
+    if (fullName !== undefined && fullName !== target.fullName) {
+      target.fullName = fullName;
+      announceUpdate(realm, target, { full_name: fullName });
+    }
+    if (role !== undefined && role !== target.role) {
+      target.role = role;
+      announceUpdate(realm, target, { role });
+    }
+    for (const item of params.profile_data ?? []) {
+      setProfileValue(target, item.id, item.value);
+      announceUpdate(realm, target, { custom_profile_field: { id: item.id, value: item.value } });
+    }
+    if (newEmail !== undefined && newEmail !== target.email) {
+      target.email = newEmail;
+      notifyUsers(realm, activeUserIds(realm), (receiver) =>
+        canSeeRealEmail(receiver, target)
+          ? {
+              type: "realm_user",
+              op: "update",
+              person: { user_id: target.userId, delivery_email: newEmail },
+            }
+          : undefined,
+      );
+      announceUpdate(realm, target, { new_email: apiEmail(realm, target) });
+    }
+    return {};
+  }),
+
+  route(endpoints.users.setStatus, ({ realm, user, params }) => {
+    requireAdmin(user);
+    const target = realm.users.get(params.user_id);
+    if (!target) throw badRequest("No such user");
+    const { user_id: _id, ...update } = params;
+    const changed = updateStatus(realm, target.userId, update);
+    notifyUsers(realm, activeUserIds(realm), () => ({
+      type: "user_status",
+      user_id: target.userId,
+      ...changed,
+    }));
+    return {};
   }),
 ];

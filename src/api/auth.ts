@@ -1,0 +1,22 @@
+// Authentication on the wire: trading a username and password for an API key.
+import { z } from "zod";
+import { endpoint } from "./endpoint.js";
+
+/**
+ * POST /fetch_api_key: no credentials needed; answers the account's API key, API email and ID.
+ * Useful only where the organization allows email/password or LDAP login.
+ */
+export const fetchApiKey = endpoint({
+  method: "POST",
+  path: "/fetch_api_key",
+  params: z.object({ username: z.string(), password: z.string() }),
+  response: z.looseObject({
+    api_key: z.string(),
+    email: z.string(),
+    user_id: z.number().int(),
+  }),
+  auth: "none",
+  idempotent: true,
+});
+
+export const authEndpoints = { fetchApiKey } as const;
