@@ -1,0 +1,110 @@
+// The dispatcher: one ordered lane per conversation, bounded concurrency across lanes, backpressure.
+
+export interface DispatcherOptions {
+  /** Lanes (conversations) handled at the same time. */
+  concurrency: number;
+  /** Messages waiting across all lanes before `whenReady()` holds polling back. */
+  maxQueued: number;
+  /** Called with any error a task throws (tasks should handle their own; this is the last resort). */
+  onError?: (error: unknown, key: string) => void;
+}
+
+interface Lane {
+  tasks: (() => Promise<void>)[];
+  running: boolean;
+}
+
+/**
+ * Runs tasks so that tasks with the same key run one at a time in arrival order, while tasks of
+ * different keys run concurrently up to `concurrency`. `whenReady()` resolves only when fewer than
+ * `maxQueued` tasks wait, which is how the event loop stops polling instead of growing memory.
+ *
+ * @example
+ * const d = new Dispatcher({ concurrency: 8, maxQueued: 100 });
+ * d.push("channel:1:deploys", () => handle(message));
+ * await d.whenReady();
+ */
+export class Dispatcher {
+  readonly #options: DispatcherOptions;
+  readonly #lanes = new Map<string, Lane>();
+  /** Keys of lanes with work and no runner, oldest first. */
+  readonly #ready: string[] = [];
+  #running = 0;
+  #queued = 0;
+  #roomWaiters: (() => void)[] = [];
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(options: DispatcherOptions) {
+    if (options.concurrency < 1) throw new RangeError("concurrency must be at least 1");
+    this.#options = options;
+  }
+
+  /** Tasks waiting or running. */
+  get pending(): number {
+    return this.#queued + this.#running;
+  }
+
+  /** Lanes currently running a task. */
+  get active(): number {
+    return this.#running;
+  }
+
+  push(key: string, task: () => Promise<void>): void {
+    let lane = this.#lanes.get(key);
+    if (!lane) {
+      lane = { tasks: [], running: false };
+      this.#lanes.set(key, lane);
+    }
+    lane.tasks.push(task);
+    this.#queued++;
+    if (!lane.running && lane.tasks.length === 1) this.#ready.push(key);
+    this.#pump();
+  }
+
+  /** Resolves when there is room for more tasks (fewer than `maxQueued` waiting). */
+  whenReady(): Promise<void> {
+    if (this.#queued < this.#options.maxQueued) return Promise.resolve();
+    return new Promise((resolve) => this.#roomWaiters.push(resolve));
+  }
+
+  /** Resolves when every task pushed so far has finished. */
+  whenIdle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #pump(): void {
+    while (this.#running < this.#options.concurrency && this.#ready.length > 0) {
+      const key = this.#ready.shift()!;
+      const lane = this.#lanes.get(key)!;
+      const task = lane.tasks.shift()!;
+      this.#queued--;
+      lane.running = true;
+      this.#running++;
+      void this.#run(key, lane, task);
+    }
+    if (this.#queued < this.#options.maxQueued && this.#roomWaiters.length > 0) {
+      const waiters = this.#roomWaiters;
+      this.#roomWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  async #run(key: string, lane: Lane, task: () => Promise<void>): Promise<void> {
+    try {
+      await task();
+    } catch (error) {
+      this.#options.onError?.(error, key);
+    }
+    lane.running = false;
+    this.#running--;
+    if (lane.tasks.length > 0) this.#ready.push(key);
+    else this.#lanes.delete(key);
+    this.#pump();
+    if (this.pending === 0) {
+      const waiters = this.#idleWaiters;
+      this.#idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+}

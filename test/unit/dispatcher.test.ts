@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { Dispatcher } from "../../src/runtime/dispatcher.js";
+import { RecentIds } from "../../src/runtime/recent.js";
+
+/** A promise with its resolve function, to finish tasks when a test says so. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+describe("Dispatcher", () => {
+  it("runs one lane's tasks in order, one at a time", async () => {
+    const d = new Dispatcher({ concurrency: 4, maxQueued: 100 });
+    const log: string[] = [];
+    const first = gate();
+    d.push("a", async () => {
+      log.push("a1 start");
+      await first.opened;
+      log.push("a1 end");
+    });
+    d.push("a", async () => void log.push("a2"));
+    await Promise.resolve();
+    expect(log).toEqual(["a1 start"]);
+    first.open();
+    await d.whenIdle();
+    expect(log).toEqual(["a1 start", "a1 end", "a2"]);
+  });
+
+  it("lets other lanes proceed while one is slow", async () => {
+    const d = new Dispatcher({ concurrency: 2, maxQueued: 100 });
+    const slow = gate();
+    const log: string[] = [];
+    d.push("slow", async () => {
+      await slow.opened;
+      log.push("slow");
+    });
+    for (let i = 0; i < 3; i++) d.push("fast", async () => void log.push(`fast${i}`));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(log).toEqual(["fast0", "fast1", "fast2"]);
+    slow.open();
+    await d.whenIdle();
+    expect(log.at(-1)).toBe("slow");
+  });
+
+  it("never runs more lanes than the concurrency limit", async () => {
+    const d = new Dispatcher({ concurrency: 3, maxQueued: 1000 });
+    let running = 0;
+    let peak = 0;
+    for (let i = 0; i < 50; i++) {
+      d.push(`lane${i % 10}`, async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 0));
+        running--;
+      });
+    }
+    await d.whenIdle();
+    expect(peak).toBe(3);
+  });
+
+  it("holds back whenReady() while too many tasks wait, and releases it as they finish", async () => {
+    const d = new Dispatcher({ concurrency: 1, maxQueued: 2 });
+    const block = gate();
+    d.push("x", () => block.opened);
+    d.push("x", async () => undefined);
+    d.push("y", async () => undefined);
+    let ready = false;
+    const waiting = d.whenReady().then(() => (ready = true));
+    await Promise.resolve();
+    expect(ready).toBe(false);
+    block.open();
+    await waiting;
+    expect(ready).toBe(true);
+    await d.whenIdle();
+    expect(d.pending).toBe(0);
+  });
+
+  it("reports a task's error and goes on with the lane", async () => {
+    const errors: string[] = [];
+    const d = new Dispatcher({
+      concurrency: 1,
+      maxQueued: 10,
+      onError: (e, key) => errors.push(`${key}:${(e as Error).message}`),
+    });
+    const log: string[] = [];
+    d.push("k", async () => {
+      throw new Error("boom");
+    });
+    d.push("k", async () => void log.push("after"));
+    await d.whenIdle();
+    expect(errors).toEqual(["k:boom"]);
+    expect(log).toEqual(["after"]);
+  });
+});
+
+describe("RecentIds", () => {
+  it("reports duplicates and forgets the oldest past capacity", () => {
+    const ids = new RecentIds(3);
+    expect(ids.add(1)).toBe(true);
+    expect(ids.add(1)).toBe(false);
+    ids.add(2);
+    ids.add(3);
+    ids.add(4);
+    expect(ids.has(1)).toBe(false);
+    expect(ids.has(4)).toBe(true);
+    expect(ids.size).toBe(3);
+  });
+});
