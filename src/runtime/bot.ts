@@ -266,6 +266,8 @@ export function createBot(options: BotOptions): Bot {
           server,
           sessions: storage.namespace("topicbot:sessions"),
           dialogs,
+          now,
+          timeZone,
         };
         const about = new Map<string, string | undefined>();
         for (const entry of options.plugins ?? []) {

@@ -4,6 +4,7 @@ import type { Message } from "../api/messages.js";
 import type { Logger } from "../log/logger.js";
 import type { KeyValueStore } from "../storage/store.js";
 import { messageActions, type ActionEnv, type MessageActions } from "./actions.js";
+import { chatActions, type ChatActions } from "./chat-actions.js";
 import type { CommandInvocation } from "./commands/command.js";
 import { conversationKey, conversationOf, type Conversation } from "./conversation.js";
 import type { Addressing, BotIdentity } from "./gate.js";
@@ -22,10 +23,10 @@ export interface AskOptions {
   timeoutMs?: number;
 }
 
-export interface MessageContext extends MessageActions {
+export interface MessageContext extends MessageActions, ChatActions {
   message: Message;
-  /** The event's flags for the bot (`mentioned`, `read`, ...). */
-  flags: string[];
+  /** The event's personal flags for the bot (`mentioned`, `read`, ...); `flags()` changes flags. */
+  messageFlags: string[];
   sender: Sender;
   conversation: Conversation;
   isDirect: boolean;
@@ -69,8 +70,9 @@ export interface ContextServices extends ActionEnv {
   /** Where sessions live; one namespace per plugin. */
   sessions: KeyValueStore;
   dialogs: Dialogs<MessageContext>;
-  /** Extra actions (react, schedule, ...) for a message context. */
-  extraActions?(ctx: MessageContext): object;
+  now(): number;
+  /** The configured time zone, for human times in `schedule`. */
+  timeZone: string;
 }
 
 export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
@@ -96,7 +98,7 @@ export function createMessageContext(init: {
     );
   const ctx: MessageContext = {
     message,
-    flags: init.flags,
+    messageFlags: init.flags,
     sender: {
       userId: message.sender_id,
       email: message.sender_email,
@@ -130,7 +132,7 @@ export function createMessageContext(init: {
       return answer;
     },
     ...messageActions(services, conversation),
+    ...chatActions(services, message, conversation),
   };
-  if (services.extraActions) Object.assign(ctx, services.extraActions(ctx));
   return ctx;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import { createTestBot, type TestBot } from "topicbot/testing";
-import { createLogger, definePlugin } from "topicbot";
+import { createLogger, definePlugin, type CapabilityError } from "topicbot";
 import planner from "../../examples/planner/index.js";
 
 // Saturday 1 March 2025, 12:00 UTC.
@@ -298,6 +298,33 @@ describe("rate limits, setup failures and old servers", () => {
     await expect(createTestBot({ plugins: [clash] })).rejects.toThrow(
       'plugin "clash" failed in setup: command "ping" of plugin "clash" is already defined by plugin "clash"',
     );
+  });
+
+  it("fails an action the server's feature level cannot do with an error naming the level", async () => {
+    const reporter = definePlugin({
+      name: "reporter",
+      setup(bot) {
+        bot.command("flag", { description: "Report this message" }, async (ctx) => {
+          try {
+            await ctx.report("spam");
+          } catch (error) {
+            await ctx.reply(`${(error as CapabilityError).code}: ${(error as Error).message}`);
+          }
+        });
+      },
+    });
+    const t = await createTestBot({
+      plugins: [reporter],
+      sandbox: { settings: { featureLevel: 300 } },
+    });
+    try {
+      await t.send("!flag");
+      expect((await t.reply()).content).toBe(
+        "UNSUPPORTED_BY_SERVER: report needs server feature level 382 or later (POST /messages/{message_id}/report); this server is at level 300",
+      );
+    } finally {
+      await t.close();
+    }
   });
 
   it("replies in direct messages with type private on servers before feature level 174", async () => {

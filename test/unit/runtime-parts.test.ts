@@ -9,6 +9,7 @@ import {
 import { createMemoryStore } from "../../src/storage/store.js";
 import { Dialogs, openSession, sessionKey } from "../../src/runtime/session.js";
 import { sendParams } from "../../src/runtime/actions.js";
+import { scheduleSeconds } from "../../src/runtime/chat-actions.js";
 
 describe("splitMessage", () => {
   it("leaves short content alone", () => {
@@ -124,5 +125,20 @@ describe("send targets", () => {
     expect(sendParams({ to: [{ userId: 4 }, 7] }, 400)).toEqual({ type: "direct", to: [4, 7] });
     expect(sendParams({ to: ["a@x.test"] }, 100)).toEqual({ type: "private", to: ["a@x.test"] });
     expect(() => sendParams({ to: "general" } as never, 400)).toThrow("needs a `topic`");
+  });
+});
+
+describe("schedule times", () => {
+  const options = { now: Date.parse("2025-03-01T12:00:00Z"), zone: "Europe/Paris" };
+  it("takes a Date, UNIX seconds, or a human time in the configured zone", () => {
+    expect(scheduleSeconds(new Date("2025-03-01T12:30:00Z"), options)).toBe(1740832200);
+    expect(scheduleSeconds(1740832200.7, options)).toBe(1740832200);
+    expect(scheduleSeconds("in 10 minutes", options)).toBe(1740830400 + 600);
+    expect(scheduleSeconds("tomorrow 9:00", options)).toBe(
+      Date.parse("2025-03-02T08:00:00Z") / 1000,
+    );
+    expect(() => scheduleSeconds("whenever", options)).toThrow(
+      'schedule: "whenever" is not a time',
+    );
   });
 });
