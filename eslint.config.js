@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["bin/**/*.js"],
+    files: ["bin/**/*.js", "test/fixtures/**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },
 );

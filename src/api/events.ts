@@ -18,6 +18,7 @@ export const register = endpoint({
     fetch_event_types: z.array(z.string()).optional(),
     narrow: z.array(z.tuple([z.string(), z.string()])).optional(),
   }),
+  // Registering twice only leaves an extra queue for the idle collector.
   response: z.looseObject({
     queue_id: z.string().nullable(),
     last_event_id: z.number().int(),
@@ -34,6 +35,7 @@ export const register = endpoint({
     email: z.string().optional(),
     full_name: z.string().optional(),
   }),
+  idempotent: true,
 });
 export type RegisterParams = z.input<typeof register.params>;
 export type Registration = z.output<typeof register.response>;
@@ -74,10 +76,85 @@ export const messageEvent = z.looseObject({
 });
 export type MessageEvent = z.infer<typeof messageEvent>;
 
+export const reactionEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("reaction"),
+  op: z.enum(["add", "remove"]),
+  message_id: z.number().int(),
+  emoji_name: z.string(),
+  emoji_code: z.string(),
+  reaction_type: z.string(),
+  user_id: z.number().int(),
+});
+export type ReactionEvent = z.infer<typeof reactionEvent>;
+
+export const updateMessageEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("update_message"),
+  user_id: z.number().int().nullable(),
+  message_id: z.number().int(),
+  message_ids: z.array(z.number().int()),
+  flags: z.array(z.string()),
+  edit_timestamp: z.number().int(),
+  rendering_only: z.boolean(),
+  stream_id: z.number().int().optional(),
+  new_stream_id: z.number().int().optional(),
+  orig_subject: z.string().optional(),
+  subject: z.string().optional(),
+  propagate_mode: z.string().optional(),
+  orig_content: z.string().optional(),
+  orig_rendered_content: z.string().optional(),
+  content: z.string().optional(),
+  rendered_content: z.string().optional(),
+  is_me_message: z.boolean().optional(),
+});
+export type UpdateMessageEvent = z.infer<typeof updateMessageEvent>;
+
+export const updateMessageFlagsEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("update_message_flags"),
+  op: z.enum(["add", "remove"]),
+  flag: z.string(),
+  messages: z.array(z.number().int()),
+  all: z.boolean().optional(),
+});
+export type UpdateMessageFlagsEvent = z.infer<typeof updateMessageFlagsEvent>;
+
+/** Visibility policy of a topic for one user: 0 none, 1 muted, 2 unmuted, 3 followed. */
+export const userTopicEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("user_topic"),
+  stream_id: z.number().int(),
+  topic_name: z.string(),
+  last_updated: z.number().int(),
+  visibility_policy: z.number().int(),
+});
+export type UserTopicEvent = z.infer<typeof userTopicEvent>;
+
+export const subscriptionEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("subscription"),
+  op: z.string(),
+});
+export type SubscriptionEvent = z.infer<typeof subscriptionEvent>;
+
+export const scheduledMessagesEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("scheduled_messages"),
+  op: z.enum(["add", "update", "remove"]),
+});
+export type ScheduledMessagesEvent = z.infer<typeof scheduledMessagesEvent>;
+
 /** Schemas of the event types this library knows; others arrive as `AnyEvent`. */
 export const eventSchemas = {
   heartbeat: heartbeatEvent,
   message: messageEvent,
+  reaction: reactionEvent,
+  update_message: updateMessageEvent,
+  update_message_flags: updateMessageFlagsEvent,
+  user_topic: userTopicEvent,
+  subscription: subscriptionEvent,
+  scheduled_messages: scheduledMessagesEvent,
 } as const;
 export type KnownEventType = keyof typeof eventSchemas;
 export type EventOf<T extends string> = T extends KnownEventType

@@ -1,6 +1,12 @@
 // The wire, in one place: every endpoint grouped by client namespace, plus the shared schemas.
+import { channelsEndpoints } from "./channels.js";
 import { eventsEndpoints } from "./events.js";
 import { messagesEndpoints } from "./messages.js";
+import { scheduledMessagesEndpoints } from "./scheduled.js";
+import { serverEndpoints } from "./server.js";
+import { subscriptionsEndpoints } from "./subscriptions.js";
+import { topicsEndpoints } from "./topics.js";
+import { uploadsEndpoints } from "./uploads.js";
 import { usersEndpoints } from "./users.js";
 
 /** Every endpoint, by client namespace. `createClient` turns each into a typed method. */
@@ -8,6 +14,12 @@ export const endpoints = {
   events: eventsEndpoints,
   messages: messagesEndpoints,
   users: usersEndpoints,
+  scheduledMessages: scheduledMessagesEndpoints,
+  topics: topicsEndpoints,
+  uploads: uploadsEndpoints,
+  subscriptions: subscriptionsEndpoints,
+  channels: channelsEndpoints,
+  server: serverEndpoints,
 } as const;
 export type Endpoints = typeof endpoints;
 
@@ -17,7 +29,21 @@ export * from "./envelope.js";
 export * as eventsApi from "./events.js";
 export * as messagesApi from "./messages.js";
 export * as usersApi from "./users.js";
+export * as scheduledMessagesApi from "./scheduled.js";
+export * as topicsApi from "./topics.js";
+export * as uploadsApi from "./uploads.js";
+export * as subscriptionsApi from "./subscriptions.js";
+export * as channelsApi from "./channels.js";
+export * as serverApi from "./server.js";
 export { eventSchemas, anyEvent, messageEvent, heartbeatEvent } from "./events.js";
+export type {
+  ReactionEvent,
+  UpdateMessageEvent,
+  UpdateMessageFlagsEvent,
+  UserTopicEvent,
+  SubscriptionEvent,
+  ScheduledMessagesEvent,
+} from "./events.js";
 export type {
   AnyEvent,
   EventOf,
@@ -28,5 +54,9 @@ export type {
   RegisterParams,
 } from "./events.js";
 export { message } from "./messages.js";
-export type { Message, Reaction, Recipient, SendParams } from "./messages.js";
+export type { Message, Reaction, Recipient, SendParams, EditSnapshot } from "./messages.js";
+export type { ScheduleParams } from "./scheduled.js";
+export type { UploadParams, UploadResult, UploadSource } from "./uploads.js";
+export type { Subscription } from "./subscriptions.js";
+export type { ServerSettings } from "./server.js";
 export type { User, OwnUser } from "./users.js";

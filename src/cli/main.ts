@@ -5,6 +5,9 @@ import { ApiError } from "../client/errors.js";
 import { processOutput, type Output } from "./output.js";
 import { runStart } from "./commands/start.js";
 import { runSandbox } from "./commands/sandbox.js";
+import { runCheck } from "./commands/check.js";
+import { runInit } from "./commands/init.js";
+import { runSchema } from "./commands/schema.js";
 
 const parsePort = (value: string): number => {
   const port = Number(value);
@@ -43,6 +46,32 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     .option("--json", "print one JSON line with the URL and the seeded accounts", false)
     .action(async (opts: { port: number; host: string; json: boolean }) => {
       await runSandbox(opts, out);
+    });
+
+  program
+    .command("check")
+    .description(
+      "validate the config and plugin settings, connect, and show who the bot is and what it will listen to",
+    )
+    .option("-c, --config <file>", "configuration file", "bot.config.yaml")
+    .action(async (opts: { config: string }) => {
+      exitCode = await runCheck(opts, out);
+    });
+
+  program
+    .command("init")
+    .description("create a new bot project: config, a plugin with its test, README")
+    .argument("[dir]", "folder to create it in", ".")
+    .option("-f, --force", "overwrite files that already exist", false)
+    .action(async (dir: string, opts: { force: boolean }) => {
+      exitCode = await runInit({ dir, force: opts.force }, out);
+    });
+
+  program
+    .command("schema")
+    .description("print the JSON Schema of bot.config.yaml (for editors and tools)")
+    .action(() => {
+      exitCode = runSchema(out);
     });
 
   try {

@@ -4,6 +4,7 @@ import type { Dispatcher } from "undici";
 import { endpoints, type Endpoints } from "../api/index.js";
 import type { Endpoint } from "../api/endpoint.js";
 import { encodeRequest } from "./encode.js";
+import { encodeMultipart, isReplayable, type FilePart } from "./multipart.js";
 import { ApiError, InvalidArgumentError, ResponseShapeError } from "./errors.js";
 import { sleep } from "./backoff.js";
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from "./retry.js";
@@ -122,7 +123,21 @@ export function createClient(options: ClientOptions): ApiClient {
     // Unknown parameters pass through unvalidated; the server lists them in ignored_parameters_unsupported.
     const known = Object.keys(ep.params.shape);
     const extra = Object.fromEntries(Object.entries(input).filter(([k]) => !known.includes(k)));
-    const { path, fields } = encodeRequest(ep.path, { ...(checked.data as object), ...extra });
+    const values: Record<string, unknown> = { ...(checked.data as object), ...extra };
+    // A multipart endpoint sends `file` (with `filename`, `content_type`) as the file part.
+    let filePart: FilePart | undefined;
+    if (ep.multipart) {
+      const { file, filename, content_type } = values as {
+        file: FilePart["file"];
+        filename?: string;
+        content_type?: string;
+      };
+      filePart = { file, filename, contentType: content_type };
+      delete values.file;
+      delete values.filename;
+      delete values.content_type;
+    }
+    const { path, fields } = encodeRequest(ep.path, values);
     const repeatable = (ep.idempotent ?? false) || callOptions.retryUnsafe === true;
 
     for (let attempt = 0; ; attempt++) {
@@ -131,6 +146,7 @@ export function createClient(options: ClientOptions): ApiClient {
           method: ep.method,
           path,
           fields,
+          body: filePart ? await encodeMultipart({ ...filePart, fields }) : undefined,
           authenticate: ep.auth !== "none",
           timeoutMs: callOptions.timeoutMs ?? (ep.longPoll ? longPollTimeoutMs : timeoutMs),
           signal: callOptions.signal,
@@ -165,6 +181,8 @@ export function createClient(options: ClientOptions): ApiClient {
         return data;
       } catch (error) {
         if (callOptions.signal?.aborted || callOptions.retry === false) throw error;
+        // A stream is consumed by the first attempt and cannot be sent again.
+        if (filePart && !isReplayable(filePart)) throw error;
         const delay = retryDelay(error, attempt, repeatable, policy);
         if (delay === undefined) throw error;
         await sleep(delay, callOptions.signal);

@@ -1,6 +1,8 @@
 // The one place that speaks HTTP to the server: undici with keep-alive, Basic auth, timeouts, JSON bodies.
-import { Agent, request, type Dispatcher, type FormData } from "undici";
+import type { Readable } from "node:stream";
+import { Agent, request, type Dispatcher } from "undici";
 import { NetworkError } from "./errors.js";
+import type { MultipartBody } from "./multipart.js";
 
 export interface TransportOptions {
   /** Server root, e.g. `https://chat.example.com`; a trailing `/api/v1` is accepted too. */
@@ -18,8 +20,8 @@ export interface HttpRequest {
   /** Path under `/api/v1`, already filled in. */
   path: string;
   fields?: URLSearchParams;
-  /** A ready body (multipart); when set, `fields` go to the query string. */
-  body?: FormData;
+  /** A ready multipart body (which carries the fields itself); replaces the form body. */
+  body?: MultipartBody;
   authenticate: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -64,16 +66,17 @@ export class Transport {
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
-    const query = req.method === "GET" || req.body ? req.fields?.toString() : undefined;
+    const query = req.method === "GET" ? req.fields?.toString() : undefined;
     const url = `${this.root}${req.path}${query ? `?${query}` : ""}`;
     const headers: Record<string, string> = {
       "user-agent": this.#userAgent,
       accept: "application/json",
     };
     if (req.authenticate && this.#authorization) headers.authorization = this.#authorization;
-    let body: string | FormData | undefined;
+    let body: string | Readable | undefined;
     if (req.body) {
-      body = req.body;
+      body = req.body.stream;
+      headers["content-type"] = req.body.contentType;
     } else if (req.method !== "GET" && req.fields) {
       body = req.fields.toString();
       headers["content-type"] = "application/x-www-form-urlencoded";

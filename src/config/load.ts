@@ -1,10 +1,110 @@
 // Loading bot.config.yaml: parse YAML, interpolate ${VAR} and ${VAR:-default}, validate, name the culprit.
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, resolve } from "node:path";
 import { parseDocument } from "yaml";
-import { botConfig, type BotConfig } from "./schema.js";
+import type { z } from "zod";
+import { botConfig, serverConfig, type BotConfig, type ServerConfig } from "./schema.js";
 import { ConfigError, keyPath } from "./errors.js";
+import { parseZuliprc } from "./zuliprc.js";
 
 type Env = Record<string, string | undefined>;
+
+export interface LoadOptions {
+  /** Reads a zuliprc file (default: the file system). Tests pass their own. */
+  readFile?: (path: string) => string;
+}
+
+/** Keys whose values are never echoed in errors. */
+const SECRET_KEY = /key|secret|token|password/i;
+
+/** The value at a zod issue's path in the input, when that is safe and short to show. */
+function gotValue(input: unknown, path: readonly PropertyKey[]): string | undefined {
+  if (path.some((k) => typeof k === "string" && SECRET_KEY.test(k))) return undefined;
+  let value: unknown = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  if (value === undefined) return undefined;
+  const shown = JSON.stringify(value);
+  return shown === undefined || shown.length > 60 ? typeof value : shown;
+}
+
+/** The first issue of a failed parse as a ConfigError naming file and key, and what was found. */
+export function issueError(
+  error: z.ZodError,
+  input: unknown,
+  file: string,
+  prefix: readonly PropertyKey[] = [],
+): ConfigError {
+  const issue = error.issues[0]!;
+  const key = keyPath([...prefix, ...issue.path]);
+  if (issue.code === "unrecognized_keys")
+    return new ConfigError(
+      file,
+      key,
+      `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`,
+    );
+  const got = issue.code === "custom" ? undefined : gotValue(input, issue.path);
+  return new ConfigError(file, key, `${issue.message}${got === undefined ? "" : ` (got ${got})`}`);
+}
+
+const ENV_KEYS = { site: "ZULIP_SITE", email: "ZULIP_EMAIL", apiKey: "ZULIP_API_KEY" } as const;
+
+/** The server settings: the file's section (completed by a zuliprc), else the ZULIP_* variables. */
+function resolveServer(
+  section: z.output<typeof botConfig>["server"],
+  env: Env,
+  file: string,
+  readText: (path: string) => string,
+): { server?: ServerConfig; serverSource?: string } {
+  if (section) {
+    const { zuliprc, ...given } = section;
+    if (zuliprc === undefined) return { server: given as ServerConfig, serverSource: file };
+    const path = resolve(dirname(resolve(file)), zuliprc.replace(/^~(?=$|\/)/, homedir()));
+    let text: string;
+    try {
+      text = readText(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ConfigError(
+        file,
+        "server.zuliprc",
+        code === "ENOENT" ? `zuliprc file ${path} not found` : `cannot read ${path}: ${code}`,
+      );
+    }
+    const fromRc = parseZuliprc(text, path);
+    const merged = Object.fromEntries(
+      Object.entries({ ...fromRc, ...given }).filter(([, v]) => v !== undefined),
+    );
+    const checked = serverConfig.safeParse(merged);
+    if (!checked.success) throw issueError(checked.error, merged, path, []);
+    return { server: checked.data, serverSource: path };
+  }
+  const found = Object.entries(ENV_KEYS).filter(([, name]) => env[name]);
+  if (found.length === 0) return {};
+  if (found.length < 3) {
+    const missing = Object.values(ENV_KEYS).filter((name) => !env[name]);
+    throw new ConfigError(
+      file,
+      "server",
+      `no server section, and the environment sets ${found.map(([, n]) => n).join(", ")} but not ${missing.join(", ")}`,
+    );
+  }
+  const fromEnv = { site: env.ZULIP_SITE, email: env.ZULIP_EMAIL, apiKey: env.ZULIP_API_KEY };
+  const checked = serverConfig.safeParse(fromEnv);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const name = ENV_KEYS[issue.path[0] as keyof typeof ENV_KEYS];
+    throw new ConfigError(file, `server.${String(issue.path[0])}`, `${name}: ${issue.message}`);
+  }
+  return {
+    server: checked.data,
+    serverSource: "environment (ZULIP_SITE, ZULIP_EMAIL, ZULIP_API_KEY)",
+  };
+}
 
 /** Replaces `${VAR}` and `${VAR:-default}` in every string of the tree; `$${` escapes a literal `${`. */
 export function interpolate(
@@ -40,7 +140,7 @@ export function interpolate(
 }
 
 /**
- * Parses and validates configuration text. Pure: the environment is an argument.
+ * Parses and validates configuration text. Pure: the environment (and the zuliprc reader) are arguments.
  *
  * @example
  * const config = loadConfig("prefix: '?'\nplugins: [ping]", {}, "bot.config.yaml");
@@ -49,6 +149,7 @@ export function loadConfig(
   text: string,
   env: Env = process.env,
   file = "bot.config.yaml",
+  options: LoadOptions = {},
 ): BotConfig {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
@@ -62,24 +163,28 @@ export function loadConfig(
       `invalid YAML${line ? ` at line ${line}, column ${col}` : ""}: ${error.message.split("\n")[0]}`,
     );
   }
-  const raw = doc.toJS() ?? {};
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (error) {
+    throw new ConfigError(file, "", `invalid YAML: ${(error as Error).message}`);
+  }
   if (typeof raw !== "object" || Array.isArray(raw))
     throw new ConfigError(file, "", "the top level must be a map of settings");
-  const result = botConfig.safeParse(interpolate(raw, env, file));
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const key = keyPath(issue.path);
-    const problem =
-      issue.code === "unrecognized_keys"
-        ? `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`
-        : issue.message;
-    throw new ConfigError(file, key, problem);
-  }
-  return result.data;
+  const input = interpolate(raw, env, file);
+  const result = botConfig.safeParse(input);
+  if (!result.success) throw issueError(result.error, input, file);
+  const { server: section, ...rest } = result.data;
+  const readText = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
+  return { ...rest, ...resolveServer(section, env, file, readText) };
 }
 
 /** Reads and loads a config file; a missing file is a ConfigError too. */
-export async function loadConfigFile(file: string, env: Env = process.env): Promise<BotConfig> {
+export async function loadConfigFile(
+  file: string,
+  env: Env = process.env,
+  options: LoadOptions = {},
+): Promise<BotConfig> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -91,5 +196,5 @@ export async function loadConfigFile(file: string, env: Env = process.env): Prom
       code === "ENOENT" ? "file not found" : `cannot read: ${(error as Error).message}`,
     );
   }
-  return loadConfig(text, env, file);
+  return loadConfig(text, env, file, options);
 }

@@ -5,7 +5,10 @@ import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Plugin, PluginInstance } from "../runtime/plugin.js";
 import type { BotConfig } from "./schema.js";
-import { ConfigError, keyPath } from "./errors.js";
+import { ConfigError } from "./errors.js";
+import { issueError } from "./load.js";
+
+const keyPathOf = (index: number): PropertyKey[] => ["plugins", index];
 
 /** Folder of the built-in plugins: `plugins/` beside `src/`, in the source tree and in `dist/` alike. */
 const BUILTIN_DIR = fileURLToPath(new URL("../../plugins/", import.meta.url));
@@ -105,13 +108,10 @@ export async function resolvePlugins(config: BotConfig, file: string): Promise<P
     if (plugin.config) {
       const result = plugin.config.safeParse(settings ?? {});
       if (!result.success) {
-        const issue = result.error.issues[0]!;
-        const path = keyPath(issue.path);
-        throw new ConfigError(
-          file,
-          `${key}.${ref}${path ? `.${path}` : ""}`,
-          `plugin "${plugin.name}": ${issue.message}`,
-        );
+        const error = issueError(result.error, settings ?? {}, file, [...keyPathOf(index), ref]);
+        throw new ConfigError(file, error.key, `plugin "${plugin.name}": ${error.problem}`, {
+          plugin: plugin.name,
+        });
       }
       validated = result.data;
     }

@@ -1,43 +1,205 @@
-// The schema of bot.config.yaml: one zod description, from which types and validation come.
+// The schema of bot.config.yaml: one zod description, from which types, validation, the JSON Schema and docs come.
 import { z } from "zod";
 
+/** True when `name` is a time zone the runtime's Intl knows (IANA names such as `Europe/Paris`, and `UTC`). */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const site = z
+  .url({ protocol: /^https?$/, error: "expected an http(s) URL such as https://chat.example.com" })
+  .describe("Server root URL, e.g. `https://chat.example.com`.");
+
+/** Resolved connection settings, as the client takes them. */
 export const serverConfig = z.strictObject({
-  /** Server root URL, e.g. https://chat.example.com. */
-  site: z.url({ protocol: /^https?$/ }),
-  /** The bot's API email. */
-  email: z.string().min(1),
-  /** The bot's API key. */
-  apiKey: z.string().min(1),
+  site,
+  email: z.string().min(1).describe("The bot's API email."),
+  apiKey: z.string().min(1).describe("The bot's API key."),
 });
+
+/** The `server` section as written: the three settings, or a zuliprc file that supplies them. */
+export const serverSection = z
+  .strictObject({
+    site: site.optional(),
+    email: z.string().min(1).describe("The bot's API email.").optional(),
+    apiKey: z
+      .string()
+      .min(1)
+      .describe("The bot's API key. Prefer `${ZULIP_API_KEY}` to writing it in the file.")
+      .optional(),
+    zuliprc: z
+      .string()
+      .min(1)
+      .describe(
+        "Path of a zuliprc file (INI, `[api]` section with `email`, `key`, `site`), relative to this file. Keys given here override it.",
+      )
+      .optional(),
+  })
+  .superRefine((server, ctx) => {
+    if (server.zuliprc !== undefined) return;
+    for (const key of ["site", "email", "apiKey"] as const) {
+      if (server[key] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: "missing (give site, email and apiKey, or zuliprc: path/to/zuliprc)",
+        });
+    }
+  })
+  .describe(
+    "Where the bot connects. Omitted: the `ZULIP_EMAIL`, `ZULIP_API_KEY` and `ZULIP_SITE` environment variables if set, else `bot start` runs the embedded sandbox.",
+  );
 
 /** One entry of `plugins`: a name, or a one-key map from the name to the plugin's settings. */
 export const pluginEntry = z.union([
-  z.string().min(1),
-  z.record(z.string().min(1), z.unknown()).refine((m) => Object.keys(m).length === 1, {
-    message: "a plugin entry with settings is a map with exactly one key, the plugin's name",
-  }),
+  z.string().min(1).describe("A built-in plugin's name, a relative path, or an npm package name."),
+  z
+    .record(z.string().min(1), z.unknown())
+    .refine((m) => Object.keys(m).length === 1, {
+      message: "a plugin entry with settings is a map with exactly one key, the plugin's name",
+    })
+    .describe("`{ <plugin>: { ...settings } }`: the plugin and its settings."),
 ]);
 
-export const botConfig = z.strictObject({
-  /** Where the bot connects; omitted, `bot start` runs the embedded sandbox. */
-  server: serverConfig.optional(),
-  /** Settings of the embedded sandbox, used when `server` is absent. */
-  sandbox: z
-    .strictObject({ port: z.number().int().min(0).max(65_535).default(0) })
-    .default({ port: 0 }),
-  /** Command prefix in channels. */
-  prefix: z.string().max(8).default("!"),
-  /** Which messages reach plugins: `addressed` (DMs, mentions, prefix) or `all`. */
-  respondTo: z.enum(["addressed", "all"]).default("addressed"),
-  logging: z
-    .strictObject({
-      level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-      format: z.enum(["pretty", "json"]).optional(),
-    })
-    .default({ level: "info" }),
-  /** Plugins in load order. */
-  plugins: z.array(pluginEntry).default([]),
-});
+export const storageConfig = z
+  .discriminatedUnion("type", [
+    z.strictObject({
+      type: z.literal("memory").describe("`memory`: in process memory, gone when the bot stops."),
+    }),
+    z.strictObject({
+      type: z
+        .literal("file")
+        .describe("`file`: one JSON file at `path`, replaced atomically on every write."),
+      path: z.string().min(1).describe("The store file, relative to this file."),
+      flushDelayMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(60_000)
+        .optional()
+        .describe("Writes within this many milliseconds are batched into one (default 100)."),
+    }),
+  ])
+  .describe("Where plugins' key-value stores live.");
 
-export type BotConfig = z.output<typeof botConfig>;
+export const rateLimitConfig = z
+  .union([
+    z.strictObject({
+      commands: z.number().int().min(1).describe("Commands one user may run..."),
+      perSeconds: z.number().positive().describe("...within this many seconds."),
+    }),
+    z.literal(false),
+  ])
+  .describe("Per-user command rate limit, or `false` for none.");
+
+export const loggingConfig = z
+  .strictObject({
+    level: z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+      .optional()
+      .describe("Lowest level written; default: the `LOG_LEVEL` variable, else `info`."),
+    format: z
+      .enum(["pretty", "json"])
+      .optional()
+      .describe("`json` lines for machines, `pretty` for humans; default: pretty on a terminal."),
+  })
+  .describe("Logging: pino JSON lines, API keys redacted.");
+
+export const botConfig = z
+  .strictObject({
+    server: serverSection.optional(),
+    sandbox: z
+      .strictObject({
+        port: z
+          .number()
+          .int()
+          .min(0)
+          .max(65_535)
+          .default(0)
+          .describe("Port of the embedded sandbox; 0 picks a free one."),
+      })
+      .default({ port: 0 })
+      .describe("The embedded sandbox `bot start` runs when no server is configured."),
+    prefix: z.string().min(1).max(8).default("!").describe("Command prefix in channels."),
+    respondTo: z
+      .enum(["addressed", "all"])
+      .default("addressed")
+      .describe(
+        "Which messages reach plugins: `addressed` (direct messages, @-mentions of the bot, the prefix) or `all` (every message the bot receives; commands still need the prefix or a mention).",
+      ),
+    channels: z
+      .array(z.string().min(1).max(60))
+      .default([])
+      .describe("Channels the bot subscribes itself to on start (a new bot is in none)."),
+    allPublicChannels: z
+      .boolean()
+      .default(false)
+      .describe("Receive messages of every public channel, subscribed or not."),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe(
+        "Conversations handled at the same time (messages within one conversation are always handled in order).",
+      ),
+    timezone: z
+      .string()
+      .refine(isTimeZone, {
+        error: (issue) =>
+          `unknown time zone ${JSON.stringify(issue.input)} (expected an IANA name such as Europe/Paris or UTC)`,
+      })
+      .optional()
+      .describe(
+        "IANA time zone for times in commands and `schedule` (`tomorrow 9:00`); default: the sender's.",
+      ),
+    rateLimit: rateLimitConfig.default({ commands: 5, perSeconds: 10 }),
+    errorReply: z
+      .union([z.string().min(1), z.literal(false)])
+      .optional()
+      .describe(
+        "Reply sent when a plugin's handler throws, or `false` for none; default: a short apology.",
+      ),
+    logging: loggingConfig.default({}),
+    storage: storageConfig.default({ type: "memory" }),
+    plugins: z
+      .array(pluginEntry)
+      .default([])
+      .describe("Plugins, in load order, each a name or a one-key map to its settings."),
+  })
+  .describe("topicbot's bot.config.yaml");
+
+/** Connection settings after resolving zuliprc and environment variables. */
 export type ServerConfig = z.output<typeof serverConfig>;
+export type StorageSettings = z.output<typeof storageConfig>;
+export type RateLimitSettings = z.output<typeof rateLimitConfig>;
+
+/** A loaded configuration: defaults applied, `server` resolved (from the file, a zuliprc or the environment). */
+export type BotConfig = Omit<z.output<typeof botConfig>, "server"> & {
+  server?: ServerConfig;
+  /** Where `server` came from, for `bot check`: the config file, a zuliprc path, or `environment`. */
+  serverSource?: string;
+};
+
+/** The JSON Schema of bot.config.yaml (draft-07, which editors' YAML support reads), from the zod schema. */
+export function configJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(botConfig, {
+    io: "input",
+    target: "draft-7",
+    // The refinement "site, email and apiKey, or zuliprc", in terms editors understand.
+    override: (ctx) => {
+      if (ctx.zodSchema === serverSection)
+        ctx.jsonSchema.anyOf = [
+          { required: ["zuliprc"] },
+          { required: ["site", "email", "apiKey"] },
+        ];
+    },
+  }) as Record<string, unknown>;
+  return { ...schema, title: "topicbot bot.config.yaml" };
+}

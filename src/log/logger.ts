@@ -1,5 +1,6 @@
 // Logging: pino JSON (pretty on a terminal), with secrets redacted wherever they appear.
 import { pino, type Logger, type LoggerOptions } from "pino";
+import PinoPretty from "pino-pretty";
 
 export type { Logger };
 
@@ -29,9 +30,28 @@ export interface LogOptions {
   format?: "pretty" | "json";
   /** Destination stream (tests pass their own). Default: standard output. */
   destination?: NodeJS.WritableStream;
+  /**
+   * Secrets scrubbed from every line, wherever they appear (messages, errors, nested objects):
+   * give the API key, and `basicAuthSecret(email, apiKey)` for the Authorization header's form.
+   */
+  secrets?: readonly (string | undefined)[];
 }
 
-/** Creates the root logger. Every API key the process knows is also scrubbed from messages. */
+/** The base64 credentials of an `Authorization: Basic` header, which are as secret as the key. */
+export const basicAuthSecret = (email: string, apiKey: string): string =>
+  Buffer.from(`${email}:${apiKey}`).toString("base64");
+
+/** The secrets of a server configuration, in every form they can take on the wire. */
+export const serverSecrets = (server: { email: string; apiKey: string } | undefined): string[] =>
+  server ? [server.apiKey, basicAuthSecret(server.email, server.apiKey)] : [];
+
+/**
+ * Creates the root logger: pino JSON lines (pretty on a terminal), well-known secret keys blanked
+ * by path, and every secret in `secrets` scrubbed from the finished line.
+ *
+ * @example
+ * const log = createLogger({ level: "debug", secrets: serverSecrets(config.server) });
+ */
 export function createLogger(options: LogOptions = {}): Logger {
   const base: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? "info",
@@ -39,16 +59,14 @@ export function createLogger(options: LogOptions = {}): Logger {
     base: undefined,
   };
   const destination = options.destination ?? process.stdout;
-  const pretty =
-    options.format === "pretty" ||
-    (options.format === undefined && (destination as { isTTY?: boolean }).isTTY);
-  if (pretty && destination === process.stdout) {
-    return pino({
-      ...base,
-      transport: { target: "pino-pretty", options: { colorize: true, ignore: "pid,hostname" } },
-    });
-  }
-  return pino(base, destination as pino.DestinationStream);
+  const isTTY = (destination as { isTTY?: boolean }).isTTY === true;
+  const pretty = options.format === "pretty" || (options.format === undefined && isTTY);
+  const sink: { write(line: string): unknown } = pretty
+    ? PinoPretty({ colorize: isTTY, ignore: "pid,hostname", destination, sync: true })
+    : destination;
+  const secrets = (options.secrets ?? []).filter((s): s is string => !!s && s.length >= 4);
+  if (secrets.length === 0) return pino(base, sink as pino.DestinationStream);
+  return pino(base, { write: (line: string) => sink.write(redactSecrets(line, secrets)) });
 }
 
 /** A logger that drops everything (library default when none is given). */

@@ -50,7 +50,7 @@ export interface BotOptions {
   register?: RegisterParams;
   /** Stop on SIGINT and SIGTERM. Default true. */
   handleSignals?: boolean;
-  /** Where plugins' storage and sessions live. Default: a memory store. */
+  /** The key-value store plugins get namespaces of (`createStore(config.storage)`), sessions too; default: memory. */
   storage?: KeyValueStore;
   /** IANA time zone for human times (`tomorrow 9:00`) when the sender's profile has none. Default: the system's. */
   timeZone?: string;

@@ -1,17 +1,13 @@
 // The other message actions on `ctx`: react, schedule, markTopicRead, upload, report, flags, gated by capability.
-//
-// They call client methods of the messaging API (issue 3): messages.addReaction, messages.report,
-// messages.updateFlagsForNarrow, scheduledMessages.create, topics.markAsRead, uploads.upload.
-// Until those are merged, `MessagingMethods` states what is expected of them and `method()` fails
-// clearly when one is missing; after the merge, replace `method()` by the typed client calls.
 import type { Narrow } from "../api/common.js";
+import type { ReportType } from "../api/messages.js";
+import type { UploadSource } from "../api/uploads.js";
 import { requireCapability } from "./capabilities.js";
 import type { ActionEnv } from "./actions.js";
 import type { Conversation } from "./conversation.js";
 import { parseTime } from "./time.js";
 
-/** The report reasons the server knows. */
-export type ReportType = "spam" | "harassment" | "inappropriate" | "norms" | "other";
+export type { ReportType } from "../api/messages.js";
 
 /** What `ctx.flags(...)` changed (the server's counts). */
 export interface FlagsResult {
@@ -43,19 +39,6 @@ export interface Upload {
   markdown: string;
 }
 
-type Call = (params: Record<string, unknown>) => Promise<Record<string, unknown>>;
-
-/** A messaging-API client method by namespace and name; a clear error when this client lacks it. */
-function method(env: ActionEnv, namespace: string, name: string): Call {
-  const ns = (env.api as unknown as Record<string, Record<string, unknown> | undefined>)[namespace];
-  const fn = ns?.[name];
-  if (typeof fn !== "function")
-    throw new TypeError(
-      `this client has no ${namespace}.${name}(); it comes with the messaging API`,
-    );
-  return fn as Call;
-}
-
 export interface ChatActions {
   /** Adds an emoji reaction (by name, e.g. `thumbs_up`) to the message being handled. */
   react(emoji: string): Promise<void>;
@@ -72,7 +55,7 @@ export interface ChatActions {
   /** Marks this channel topic as read for the bot. */
   markTopicRead(): Promise<void>;
   /** Uploads a file and returns its URL and a Markdown link `[name](url)`. */
-  upload(file: Blob | Uint8Array | string, name: string): Promise<Upload>;
+  upload(file: UploadSource, name: string): Promise<Upload>;
   /** Reports the message being handled to the moderators. */
   report(type: ReportType, description?: string): Promise<void>;
   /** Adds or removes a personal flag (`read`, `starred`, ...) over the messages of a narrow. */
@@ -102,11 +85,7 @@ export function chatActions(
   return {
     async react(emoji) {
       requireCapability("react", level());
-      await method(
-        env,
-        "messages",
-        "addReaction",
-      )({
+      await env.api.messages.addReaction({
         message_id: message.id,
         emoji_name: emoji.replace(/^:|:$/g, ""),
       });
@@ -118,11 +97,7 @@ export function chatActions(
         (conversation.type === "channel"
           ? { to: conversation.streamId, topic: conversation.topic }
           : { to: conversation.userIds.filter((id) => id !== env.me.userId) });
-      const result = await method(
-        env,
-        "scheduledMessages",
-        "create",
-      )({
+      const result = await env.api.scheduledMessages.create({
         type: Array.isArray(where.to) ? "direct" : "stream",
         to: where.to,
         ...(where.topic !== undefined && { topic: where.topic }),
@@ -132,43 +107,29 @@ export function chatActions(
           zone: env.timeZone,
         }),
       });
-      return { scheduledMessageId: result.scheduled_message_id as number };
+      return { scheduledMessageId: result.scheduled_message_id };
     },
     async markTopicRead() {
       requireCapability("markTopicRead", level());
       if (conversation.type !== "channel")
         throw new TypeError("markTopicRead: this message is not in a channel topic");
-      await method(
-        env,
-        "topics",
-        "markAsRead",
-      )({
+      await env.api.topics.markAsRead({
         stream_id: conversation.streamId,
         topic_name: conversation.topic,
       });
     },
     async upload(file, name) {
       requireCapability("upload", level());
-      const blob =
-        typeof file === "string"
-          ? new Blob([await (await import("node:fs/promises")).readFile(file)])
-          : file instanceof Uint8Array
-            ? new Blob([file])
-            : file;
-      const result = await method(env, "uploads", "upload")({ file: blob, filename: name });
-      const url = (result.url ?? result.uri) as string;
-      const filename = (result.filename as string | undefined) ?? name;
+      const result = await env.api.uploads.upload({ file, filename: name });
+      const filename = result.filename ?? name;
+      const url = result.url;
       return { url, filename, markdown: `[${filename.replace(/[[\]]/g, "")}](${url})` };
     },
     async report(type, description) {
       requireCapability("report", level());
       if (type === "other" && !description?.trim())
         throw new TypeError('report: a description is required with type "other"');
-      await method(
-        env,
-        "messages",
-        "report",
-      )({
+      await env.api.messages.report({
         message_id: message.id,
         report_type: type,
         ...(description !== undefined && { description }),
@@ -176,19 +137,14 @@ export function chatActions(
     },
     async flags(request) {
       requireCapability("flags", level());
-      const result = await method(
-        env,
-        "messages",
-        "updateFlagsForNarrow",
-      )({
-        anchor: String(request.anchor ?? "newest"),
+      return env.api.messages.updateFlagsForNarrow({
+        anchor: request.anchor ?? "newest",
         num_before: request.numBefore ?? 1000,
         num_after: request.numAfter ?? 0,
         narrow: request.narrow,
         op: request.op,
         flag: request.flag,
       });
-      return result as unknown as FlagsResult;
     },
   };
 }

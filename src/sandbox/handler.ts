@@ -5,7 +5,8 @@ import { authenticate, notLoggedIn, parseBasicAuth } from "./auth.js";
 import { readBody } from "./body.js";
 import { SandboxError } from "./errors.js";
 import { decodeParams } from "./params.js";
-import type { Realm } from "./realm.js";
+import type { RateLimiter } from "./ratelimit.js";
+import type { Realm, SandboxUser } from "./realm.js";
 import { RawResponse, type Route } from "./route.js";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -57,16 +58,52 @@ export interface HandlerOptions {
     res: ServerResponse,
     endpoint: string,
   ) => boolean | Promise<boolean>;
+  /** Per-user rate limits; every authenticated API request counts. */
+  rateLimiter?: RateLimiter;
   onError?: (error: unknown) => void;
+}
+
+/** GET of an uploaded file (`/user_uploads/...`, also under `/api/v1`), for its uploader or readers of a linking message. */
+function serveUpload(realm: Realm, user: SandboxUser | undefined, path: string): RawResponse {
+  if (!user)
+    throw new SandboxError(
+      "UNAUTHORIZED",
+      "Not logged in: API authentication or user session required",
+      {
+        status: 401,
+      },
+    );
+  const upload = realm.uploads.get(path);
+  if (!upload || !realm.uploads.canRead(realm, upload, user))
+    throw new SandboxError("BAD_REQUEST", "File not found", { status: 404 });
+  return new RawResponse(
+    200,
+    {
+      "content-type": upload.mimeType,
+      "content-length": String(upload.data.length),
+      "content-disposition": `attachment; filename="${upload.filename}"`,
+    },
+    upload.data,
+  );
+}
+
+function writeRaw(res: ServerResponse, result: RawResponse): void {
+  res.writeHead(result.status, result.headers);
+  res.end(result.body);
 }
 
 export function createRequestHandler(options: HandlerOptions): RequestHandler {
   const compiled = compile(options.routes);
   const { realm } = options;
-  const bodyLimit = (realm.settings.maxFileUploadSizeMib + 1) * 1024 * 1024;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://sandbox.invalid");
+    const uploadPath = url.pathname.replace(/^\/api\/v1(?=\/user_uploads\/)/, "");
+    if (req.method === "GET" && uploadPath.startsWith("/user_uploads/")) {
+      const credentials = parseBasicAuth(req.headers);
+      const user = credentials ? authenticate(realm, credentials) : undefined;
+      return writeRaw(res, serveUpload(realm, user, uploadPath));
+    }
     if (!url.pathname.startsWith("/api/v1/")) {
       if (options.extra && (await options.extra(req, res, url))) return;
       return sendJson(res, 404, { result: "error", msg: "Not found", code: "BAD_REQUEST" });
@@ -107,7 +144,12 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     const credentials = parseBasicAuth(req.headers);
     const user = credentials ? authenticate(realm, credentials) : undefined;
     if (!user && route.endpoint.auth === "required") throw notLoggedIn();
+    if (user && options.rateLimiter) {
+      const { headers } = options.rateLimiter.check(user.userId);
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    }
 
+    const bodyLimit = (realm.settings.maxFileUploadSizeMib + 1) * 1024 * 1024;
     const body = await readBody(req, bodyLimit);
     const raw: Record<string, string> = { ...Object.fromEntries(url.searchParams), ...body.fields };
     names.forEach((name, i) => (raw[name] = decodeURIComponent(match.values[i + 1]!)));
@@ -122,11 +164,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       files: body.files,
       signal: closed.signal,
     });
-    if (result instanceof RawResponse) {
-      res.writeHead(result.status, result.headers);
-      res.end(result.body);
-      return;
-    }
+    if (result instanceof RawResponse) return writeRaw(res, result);
     const payload: Record<string, unknown> = { result: "success", msg: "", ...result };
     if (ignored.length > 0) payload.ignored_parameters_unsupported = ignored;
     sendJson(res, 200, payload);

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { Realm, StoredMessage } from "./realm.js";
 import { SandboxError } from "./errors.js";
+import { compileNarrow } from "./narrow.js";
 
 export interface QueueOptions {
   /** Seconds a long-poll waits before answering with a heartbeat. */
@@ -173,7 +174,8 @@ export class QueueRegistry {
         message.recipients.includes(user.userId) ||
         message.senderId === user.userId ||
         (queue.filter.allPublicStreams && channel !== undefined && !channel.inviteOnly);
-      if (!receives || !matchesQueueNarrow(queue.filter.narrow, message, realm)) continue;
+      if (!receives || !matchesQueueNarrow(queue.filter.narrow, message, realm, user.userId))
+        continue;
       const view = realm.messageView(message, user, queue.filter);
       const flags = view.flags;
       delete view.flags;
@@ -194,26 +196,17 @@ export class QueueRegistry {
   }
 }
 
-/** The registration narrow: pairs such as `["channel", "general"]`, `["is", "dm"]`, `["topic", "x"]`. */
+/** The registration narrow, through the same evaluator as GET /messages; a narrow that no longer resolves matches nothing. */
 function matchesQueueNarrow(
   narrow: [string, string][],
   message: StoredMessage,
   realm: Realm,
+  userId: number,
 ): boolean {
-  return narrow.every(([operator, operand]) => {
-    switch (operator) {
-      case "channel":
-      case "stream":
-        return (
-          message.kind === "stream" &&
-          realm.channels.get(message.streamId!)?.name.toLowerCase() === operand.toLowerCase()
-        );
-      case "topic":
-        return message.kind === "stream" && message.topic.toLowerCase() === operand.toLowerCase();
-      case "is":
-        return operand === "dm" || operand === "private" ? message.kind === "private" : true;
-      default:
-        return true;
-    }
-  });
+  if (narrow.length === 0) return true;
+  try {
+    return compileNarrow(realm, realm.users.get(userId)!, narrow).matches(message);
+  } catch {
+    return false;
+  }
 }

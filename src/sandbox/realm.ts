@@ -4,6 +4,8 @@ import type { Role } from "../api/common.js";
 import type { Clock } from "./clock.js";
 import { findMentions, renderMarkdown } from "./markdown.js";
 import type { QueueRegistry } from "./queues.js";
+import { Scheduler } from "./scheduled.js";
+import { UploadStore } from "./uploads.js";
 
 export interface SandboxUser {
   userId: number;
@@ -19,6 +21,12 @@ export interface SandboxUser {
   isActive: boolean;
   timezone: string;
   dateJoined: number;
+  /** `automatically_follow_topics_policy`: 1 participates, 2 sends, 3 starts (default), 4 never. */
+  followTopicsPolicy?: number;
+  /** `automatically_unmute_topics_in_muted_streams_policy`; same values, default 2. */
+  unmuteTopicsPolicy?: number;
+  /** An internal bot (Notification Bot) that is not part of the seeded accounts. */
+  isSystemBot?: boolean;
 }
 
 export interface Channel {
@@ -27,6 +35,40 @@ export interface Channel {
   description: string;
   inviteOnly: boolean;
   subscribers: Set<number>;
+  /** UNIX seconds. */
+  dateCreated?: number;
+}
+
+/** A user's personal settings for one subscribed channel. */
+export interface SubscriptionSettings {
+  color: string;
+  isMuted: boolean;
+  pinToTop: boolean;
+  desktopNotifications: boolean | null;
+  audibleNotifications: boolean | null;
+  pushNotifications: boolean | null;
+  emailNotifications: boolean | null;
+  wildcardMentionsNotify: boolean | null;
+}
+
+export interface StoredReaction {
+  emojiName: string;
+  emojiCode: string;
+  reactionType: string;
+  userId: number;
+}
+
+/** One edit of a message: who, when, and what it was before (the state after is the next one's "before"). */
+export interface StoredEdit {
+  userId: number;
+  timestamp: number;
+  prevContent?: string;
+  prevRenderedContent?: string;
+  prevTopic?: string;
+  prevStreamId?: number;
+  /** Set with prevTopic / prevStreamId: the values after the edit. */
+  topic?: string;
+  streamId?: number;
 }
 
 export interface StoredMessage {
@@ -42,8 +84,13 @@ export interface StoredMessage {
   recipientId: number;
   timestamp: number;
   client: string;
-  /** Personal flags per user ID. */
+  /** Personal flags per user ID; a user with an entry "has" the message (UserMessage row). */
   flags: Map<number, Set<string>>;
+  reactions: StoredReaction[];
+  /** Edits, oldest first. */
+  edits: StoredEdit[];
+  lastEditTimestamp?: number;
+  lastMovedTimestamp?: number;
 }
 
 export interface RealmSettings {
@@ -57,6 +104,14 @@ export interface RealmSettings {
   maxFileUploadSizeMib: number;
   featureLevel: number;
   zulipVersion: string;
+  /** Name of the channel that receives message reports; null: none configured (reports fail). */
+  moderationRequestChannel: string | null;
+  /** Channels with more subscribers (topics with more participants) refuse wildcard mentions from users below `wildcardMentionMinRole`. */
+  wildcardMentionThreshold: number;
+  /** Highest role number (100 owner … 600 guest) allowed to mention many users. Default 300. */
+  wildcardMentionMinRole: number;
+  /** Whether edit history is shown (`edit_history`, the history endpoint). */
+  allowEditHistory: boolean;
 }
 
 export const DEFAULT_SETTINGS: RealmSettings = {
@@ -68,7 +123,13 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   maxFileUploadSizeMib: 25,
   featureLevel: 427,
   zulipVersion: "11.0-topicbot-sandbox",
+  moderationRequestChannel: null,
+  wildcardMentionThreshold: 15,
+  wildcardMentionMinRole: 300,
+  allowEditHistory: true,
 };
+
+const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#b0a5fd", "#e4523d", "#f5ce6e"];
 
 /** A fresh 32-character API key or password. */
 export const newSecret = (): string => randomBytes(16).toString("hex");
@@ -89,11 +150,20 @@ export class Realm {
   readonly #dmRecipientIds = new Map<string, number>();
   #nextRecipientId = 1;
   readonly #messageListeners = new Set<(message: StoredMessage) => void>();
+  /** Personal subscription settings, keyed `userId:streamId`. */
+  readonly subscriptionSettings = new Map<string, SubscriptionSettings>();
+  /** Topic visibility policies (1 muted, 2 unmuted, 3 followed), keyed `userId:streamId:topic` (topic lowercased). */
+  readonly userTopics = new Map<string, number>();
+  /** Custom (realm) emoji: ID to name. */
+  readonly customEmoji = new Map<string, string>([["1", "sandbox_logo"]]);
+  readonly uploads = new UploadStore();
+  readonly scheduler: Scheduler;
 
   constructor(settings: RealmSettings, clock: Clock, queues: QueueRegistry) {
     this.settings = settings;
     this.clock = clock;
     this.queues = queues;
+    this.scheduler = new Scheduler(this, clock);
   }
 
   /** Seconds since the epoch on the realm's clock. */
@@ -124,11 +194,89 @@ export class Realm {
       description,
       inviteOnly,
       subscribers: new Set(),
+      dateCreated: this.nowSeconds(),
     };
     // Channel recipient IDs share the recipient counter with DM groups.
     this.#dmRecipientIds.set(`channel:${channel.streamId}`, this.#nextRecipientId++);
     this.channels.set(channel.streamId, channel);
     return channel;
+  }
+
+  /** Subscribes `userId` (idempotent); returns false when already subscribed. */
+  subscribe(channel: Channel, userId: number): boolean {
+    if (channel.subscribers.has(userId)) return false;
+    channel.subscribers.add(userId);
+    this.subscriptionSettingsOf(userId, channel.streamId);
+    return true;
+  }
+
+  /** The user's settings for a channel, created with defaults on first use. */
+  subscriptionSettingsOf(userId: number, streamId: number): SubscriptionSettings {
+    const key = `${userId}:${streamId}`;
+    let settings = this.subscriptionSettings.get(key);
+    if (!settings) {
+      settings = {
+        color: COLORS[streamId % COLORS.length]!,
+        isMuted: false,
+        pinToTop: false,
+        desktopNotifications: null,
+        audibleNotifications: null,
+        pushNotifications: null,
+        emailNotifications: null,
+        wildcardMentionsNotify: null,
+      };
+      this.subscriptionSettings.set(key, settings);
+    }
+    return settings;
+  }
+
+  /** Topic visibility policy of a user (0 none, 1 muted, 2 unmuted, 3 followed). */
+  topicPolicy(userId: number, streamId: number, topic: string): number {
+    return this.userTopics.get(`${userId}:${streamId}:${topic.toLowerCase()}`) ?? 0;
+  }
+
+  setTopicPolicy(userId: number, streamId: number, topic: string, policy: number): void {
+    this.userTopics.set(`${userId}:${streamId}:${topic.toLowerCase()}`, policy);
+  }
+
+  /** Delivers an event to every queue of the given users. */
+  pushEvent(userIds: Iterable<number>, event: Record<string, unknown> & { type: string }): void {
+    const wanted = new Set(userIds);
+    for (const queue of this.queues.all()) if (wanted.has(queue.userId)) queue.push(event);
+  }
+
+  /** The internal Notification Bot, created on first use; it posts reports and other notices. */
+  systemBot(): SandboxUser {
+    for (const user of this.users.values()) if (user.isSystemBot) return user;
+    return this.addUser({
+      email: `notification-bot@${this.settings.host}`,
+      fullName: "Notification Bot",
+      password: null,
+      role: 400,
+      isBot: true,
+      botType: 1,
+      botOwnerId: null,
+      isSystemBot: true,
+    });
+  }
+
+  /** Takes an ID from the message sequence without posting (scheduled messages: never equal to the sent ID). */
+  reserveMessageId(): number {
+    return this.#nextMessageId++;
+  }
+
+  message(id: number): StoredMessage | undefined {
+    // IDs increase (with gaps where IDs were reserved): binary search.
+    let lo = 0;
+    let hi = this.messages.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const found = this.messages[mid]!;
+      if (found.id === id) return found;
+      if (found.id < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   userByEmail(email: string): SandboxUser | undefined {
@@ -170,6 +318,10 @@ export class Realm {
     client?: string;
     readBySender?: boolean;
     localEcho?: { queueId: string; localId: string };
+    /** Further flags per recipient, such as wildcard mentions. */
+    extraFlags?: (userId: number) => Iterable<string>;
+    /** Runs after the message is stored and before events go out (visibility policies). */
+    beforeDelivery?: (message: StoredMessage) => void;
   }): StoredMessage {
     const targets = this.mentionTargets();
     const recipients =
@@ -194,6 +346,8 @@ export class Realm {
       timestamp: this.nowSeconds(),
       client: init.client ?? "topicbot",
       flags: new Map(),
+      reactions: [],
+      edits: [],
     };
     const readBySender = init.readBySender ?? true;
     const everyone = new Set([...recipients, init.sender.userId]);
@@ -201,9 +355,11 @@ export class Realm {
       const flags = new Set<string>();
       if (userId === init.sender.userId && readBySender) flags.add("read");
       if (mentioned.has(userId)) flags.add("mentioned");
+      for (const flag of init.extraFlags?.(userId) ?? []) flags.add(flag);
       message.flags.set(userId, flags);
     }
     this.messages.push(message);
+    init.beforeDelivery?.(message);
     this.queues.deliverMessage(this, message, init.localEcho);
     for (const listener of this.#messageListeners) listener(message);
     return message;
@@ -221,6 +377,48 @@ export class Realm {
     const channel = this.channels.get(message.streamId!);
     if (!channel) return false;
     return channel.subscribers.has(user.userId) || (!channel.inviteOnly && user.role !== 600);
+  }
+
+  /** The viewer's flags; `historical` (plus `read`) when they never received the message. */
+  flagsFor(message: StoredMessage, viewer: SandboxUser): string[] {
+    const own = message.flags.get(viewer.userId);
+    if (!own) return ["read", "historical"];
+    const flags = [...own];
+    if (own.has("stream_wildcard_mentioned") || own.has("topic_wildcard_mentioned"))
+      flags.push("wildcard_mentioned");
+    return flags;
+  }
+
+  /** The topic as a client sees it: the empty topic shown by name unless it accepts "". */
+  displayTopic(topic: string, allowEmptyTopicName: boolean): string {
+    return topic === "" && !allowEmptyTopicName ? this.settings.emptyTopicDisplayName : topic;
+  }
+
+  #editFields(message: StoredMessage, allowEmpty: boolean): Record<string, unknown> {
+    const fields: Record<string, unknown> = {};
+    if (message.lastEditTimestamp !== undefined)
+      fields.last_edit_timestamp = message.lastEditTimestamp;
+    if (message.lastMovedTimestamp !== undefined)
+      fields.last_moved_timestamp = message.lastMovedTimestamp;
+    if (message.edits.length > 0 && this.settings.allowEditHistory) {
+      fields.edit_history = [...message.edits].reverse().map((e) => {
+        const entry: Record<string, unknown> = { user_id: e.userId, timestamp: e.timestamp };
+        if (e.prevContent !== undefined) {
+          entry.prev_content = e.prevContent;
+          entry.prev_rendered_content = e.prevRenderedContent;
+        }
+        if (e.prevTopic !== undefined) {
+          entry.prev_topic = this.displayTopic(e.prevTopic, allowEmpty);
+          entry.topic = this.displayTopic(e.topic!, allowEmpty);
+        }
+        if (e.prevStreamId !== undefined) {
+          entry.prev_stream = e.prevStreamId;
+          entry.stream = e.streamId;
+        }
+        return entry;
+      });
+    }
+    return fields;
   }
 
   /** The message object as `viewer` receives it. */
@@ -243,17 +441,20 @@ export class Realm {
       timestamp: message.timestamp,
       recipient_id: message.recipientId,
       is_me_message: message.content.startsWith("/me "),
-      reactions: [],
+      reactions: message.reactions.map((r) => ({
+        emoji_name: r.emojiName,
+        emoji_code: r.emojiCode,
+        reaction_type: r.reactionType,
+        user_id: r.userId,
+      })),
       submessages: [],
       topic_links: [],
-      flags: [...(message.flags.get(viewer.userId) ?? [])],
+      flags: this.flagsFor(message, viewer),
+      ...this.#editFields(message, options.allowEmptyTopicName),
     };
     if (message.kind === "stream") {
       const channel = this.channels.get(message.streamId!)!;
-      const topic =
-        message.topic === "" && !options.allowEmptyTopicName
-          ? this.settings.emptyTopicDisplayName
-          : message.topic;
+      const topic = this.displayTopic(message.topic, options.allowEmptyTopicName);
       return {
         ...base,
         type: "stream",

@@ -45,7 +45,7 @@ export function seedRealm(realm: Realm): Map<string, SandboxUser> {
   }
   for (const { name, description } of SEED_CHANNELS) {
     const channel = realm.addChannel(name, description);
-    for (const user of byHandle.values()) channel.subscribers.add(user.userId);
+    for (const user of byHandle.values()) realm.subscribe(channel, user.userId);
   }
   return byHandle;
 }

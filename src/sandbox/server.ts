@@ -1,8 +1,11 @@
 // startSandbox: the embedded chat server, a request handler mounted on a loopback port.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { systemClock, type Clock } from "./clock.js";
+import { ManualClock, systemClock, type Clock } from "./clock.js";
+import { handleControl } from "./control.js";
+import { FaultInjector } from "./faults.js";
 import { createRequestHandler, type RequestHandler } from "./handler.js";
+import { RateLimiter, type RateLimitOptions } from "./ratelimit.js";
 import { QueueRegistry } from "./queues.js";
 import { DEFAULT_SETTINGS, Realm, type RealmSettings } from "./realm.js";
 import { routes } from "./routes/index.js";
@@ -17,8 +20,11 @@ export interface SandboxOptions {
   heartbeatSeconds?: number;
   /** Seconds of not polling after which a queue is collected. Default 600. */
   queueIdleTimeoutSeconds?: number;
+  /** The realm's time; pass a `ManualClock` to move time (scheduled messages, queue expiry) in tests. */
   clock?: Clock;
   settings?: Partial<RealmSettings>;
+  /** Per-user rate limits; off unless given (real servers: 200 requests per 60 s). */
+  rateLimit?: RateLimitOptions;
 }
 
 /** A seeded account, as printed by `bot sandbox --json`. */
@@ -44,6 +50,13 @@ export interface Sandbox {
   /** The bot account the runtime logs in as. */
   bot: SandboxAccount;
   handler: RequestHandler;
+  /** Fault injection: `sandbox.faults.add({ route: "GET /events", status: 502 })`. Also at `/sandbox/faults`. */
+  faults: FaultInjector;
+  clock: Clock;
+  /** Present when `rateLimit` was given. */
+  rateLimiter?: RateLimiter;
+  /** Makes queues vanish as if collected (by ID, by owner, or all); their next poll gets `BAD_EVENT_QUEUE_ID`. */
+  expireQueues(filter?: { queueId?: string; userId?: number }): string[];
   close(): Promise<void>;
 }
 
@@ -66,9 +79,29 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   );
   const realm = new Realm({ ...DEFAULT_SETTINGS, ...options.settings }, clock, queues);
   const seeded = seedRealm(realm);
+  // With a manual clock, moving time collects idle queues at once.
+  const stopSweeping =
+    clock instanceof ManualClock ? clock.onChange(() => queues.sweep()) : undefined;
+  const faults = new FaultInjector();
+  const rateLimiter = options.rateLimit
+    ? new RateLimiter(options.rateLimit, () => clock.now())
+    : undefined;
+  const expireQueues = (filter: { queueId?: string; userId?: number } = {}): string[] =>
+    queues
+      .all()
+      .filter(
+        (q) =>
+          (filter.queueId === undefined || q.id === filter.queueId) &&
+          (filter.userId === undefined || q.userId === filter.userId),
+      )
+      .map((q) => q.id)
+      .filter((id) => queues.expire(id));
   const handler = createRequestHandler({
     realm,
     routes,
+    rateLimiter,
+    intercept: (req, res, endpoint) => faults.apply(req, res, endpoint),
+    extra: (req, res, url) => handleControl({ faults, queues, clock, expireQueues }, req, res, url),
     onError: (error) => console.error("sandbox: unexpected error", error),
   });
 
@@ -107,8 +140,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     user,
     bot: user("bot"),
     handler,
+    faults,
+    clock,
+    rateLimiter,
+    expireQueues,
     async close() {
       queues.close();
+      realm.scheduler.close();
+      stopSweeping?.();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -1,11 +1,18 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "topicbot/client";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
+
+/** The environment without ZULIP_* variables, so no test ever connects to a real server. */
+const cleanEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("ZULIP_")));
 
 /** Collects a stream's text and lets a test wait, with a deadline, for a pattern to appear. */
 function watch(stream: NodeJS.ReadableStream) {
@@ -50,7 +57,7 @@ describe("npx bot start on the shipped bot.config.yaml", () => {
   it("runs against the embedded sandbox, answers !ping, and stops cleanly on SIGTERM", async () => {
     child = spawn(process.execPath, [bin, "start"], {
       cwd: root,
-      env: { ...process.env, LOG_LEVEL: "info" },
+      env: { ...cleanEnv(), LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const stdout = watch(child.stdout!);
@@ -98,5 +105,45 @@ describe("npx bot start on the shipped bot.config.yaml", () => {
     expect(code).toBe(0);
     expect(stdout.text).toContain(`"queueId":"${queueId}","msg":"event queue deleted"`);
     expect(stdout.text).not.toContain(apiKey!);
+  }, 60_000);
+
+  it("wires the config's storage, channels and allPublicChannels into the running bot", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "topicbot-start-"));
+    try {
+      const config = join(dir, "bot.config.yaml");
+      await writeFile(
+        config,
+        [
+          "channels: [general, standups]",
+          "allPublicChannels: true",
+          "storage: { type: file, path: data/store.json }",
+          "logging: { level: info, format: json }",
+          "plugins: [ping]",
+          "",
+        ].join("\n"),
+      );
+      child = spawn(process.execPath, [bin, "start", "-c", config], {
+        cwd: dir,
+        env: cleanEnv(),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const stdout = watch(child.stdout!);
+      watch(child.stderr!);
+      const [ready] = await stdout.waitFor(/\{[^\n]*"msg":"ready"\}/, 30_000);
+      expect(JSON.parse(ready!)).toMatchObject({
+        channels: ["general", "standups"],
+        allPublicChannels: true,
+        storage: "file",
+        plugins: ["ping"],
+      });
+      // The sandbox does not serve the subscriptions endpoint yet: the bot says so and goes on.
+      expect(stdout.text).toContain("the server has no subscriptions endpoint");
+      expect(await readdir(dir)).toContain("data");
+      child.kill("SIGTERM");
+      const [code] = (await once(child, "exit")) as [number | null];
+      expect(code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

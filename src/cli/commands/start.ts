@@ -1,10 +1,14 @@
-// `bot start`: load bot.config.yaml, connect (or start the embedded sandbox), run until stopped.
+// `bot start`: load bot.config.yaml, connect (or start the embedded sandbox), subscribe, run until stopped.
+import { dirname, resolve } from "node:path";
+import { createClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
-import { createLogger } from "../../log/logger.js";
+import { createLogger, serverSecrets } from "../../log/logger.js";
 import { createBot } from "../../runtime/bot.js";
 import { startSandbox, type Sandbox } from "../../sandbox/server.js";
+import { createStore } from "../../storage/create.js";
 import type { Output } from "../output.js";
+import { subscribeToChannels } from "../subscribe.js";
 
 export interface StartOptions {
   config: string;
@@ -13,7 +17,6 @@ export interface StartOptions {
 /** Runs the bot; resolves with the process exit code once it has stopped. */
 export async function runStart(options: StartOptions, out: Output): Promise<number> {
   const config = await loadConfigFile(options.config);
-  const log = createLogger(config.logging);
   const plugins = await resolvePlugins(config, options.config);
 
   let sandbox: Sandbox | undefined;
@@ -21,6 +24,9 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   if (!server) {
     sandbox = await startSandbox({ port: config.sandbox.port });
     server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
+  }
+  const log = createLogger({ ...config.logging, secrets: serverSecrets(server) });
+  if (sandbox) {
     const human = sandbox.user("mia");
     log.info({ url: sandbox.url }, "no server configured: running the embedded sandbox");
     out.stderr(
@@ -34,25 +40,45 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
         "",
       ].join("\n"),
     );
+  } else {
+    log.info({ site: server.site, from: config.serverSource }, "connecting");
   }
 
+  const storage = await createStore(config.storage, {
+    baseDir: dirname(resolve(options.config)),
+    onError: (error) => log.error({ err: error }, "storage: a write failed; it will be retried"),
+  });
+  const client = createClient(server);
+  const cleanUp = async (): Promise<void> => {
+    await storage.close().catch((error: unknown) => log.error({ err: error }, "storage close"));
+    await client.close();
+    await sandbox?.close();
+  };
+
   const bot = createBot({
-    server,
+    client,
     plugins,
     prefix: config.prefix,
     respondTo: config.respondTo,
+    errorReply: config.errorReply,
+    storage,
     logger: log,
+    register: config.allPublicChannels ? { all_public_streams: true } : undefined,
   });
   try {
+    await subscribeToChannels(client, config.channels, log);
     await bot.start();
   } catch (error) {
-    await sandbox?.close();
+    await cleanUp();
     throw error;
   }
   log.info(
     {
       site: server.site,
       bot: bot.me.email,
+      channels: config.channels,
+      allPublicChannels: config.allPublicChannels,
+      storage: config.storage.type,
       plugins: plugins.map((p) => p.plugin.name),
       commands: bot.commands().map((c) => c.name),
     },
@@ -65,7 +91,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     out.stderr(`error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   } finally {
-    await sandbox?.close();
+    await cleanUp();
     log.flush?.();
   }
 }

@@ -3,6 +3,7 @@ import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser } from "../realm.js";
 import { ownUserView } from "./users.js";
+import { compileNarrow } from "../narrow.js";
 
 /** The parts of the initial state a bot needs, each present only when its type was fetched. */
 function initialState(
@@ -38,11 +39,18 @@ function initialState(
     });
   }
   if (fetch("message")) state.max_message_id = realm.messages.at(-1)?.id ?? -1;
+  if (fetch("subscription")) {
+    state.subscriptions = [...realm.channels.values()]
+      .filter((c) => c.subscribers.has(user.userId))
+      .map((c) => ({ stream_id: c.streamId, name: c.name, invite_only: c.inviteOnly }));
+  }
   return state;
 }
 
 export const eventRoutes: Route[] = [
   route(endpoints.events.register, ({ realm, user, params }) => {
+    // A narrow that does not resolve (unknown operator, channel or user) is refused up front.
+    compileNarrow(realm, user, params.narrow);
     const queue = realm.queues.create(user.userId, {
       eventTypes: params.event_types,
       allPublicStreams: params.all_public_streams ?? false,

@@ -1,7 +1,25 @@
 // Every sandbox route, in one list the request handler matches against.
 import type { Route } from "../route.js";
+import { channelRoutes } from "./channels.js";
 import { eventRoutes } from "./events.js";
 import { messageRoutes } from "./messages.js";
+import { narrowRoutes } from "./narrow.js";
+import { reactionRoutes } from "./reactions.js";
+import { reportRoutes } from "./report.js";
+import { scheduledRoutes } from "./scheduled.js";
+import { serverRoutes } from "./server.js";
+import { uploadRoutes } from "./uploads.js";
 import { userRoutes } from "./users.js";
 
-export const routes: Route[] = [...eventRoutes, ...messageRoutes, ...userRoutes];
+export const routes: Route[] = [
+  ...eventRoutes,
+  ...messageRoutes,
+  ...narrowRoutes,
+  ...reactionRoutes,
+  ...reportRoutes,
+  ...scheduledRoutes,
+  ...uploadRoutes,
+  ...channelRoutes,
+  ...serverRoutes,
+  ...userRoutes,
+];

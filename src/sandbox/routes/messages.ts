@@ -1,32 +1,28 @@
-// Sandbox routes for messages: POST /messages.
-import { endpoints, isDirectType, NO_TOPIC } from "../../api/index.js";
+// Sandbox routes for single messages: send, fetch, edit history and edits.
+import { endpoints, isDirectType } from "../../api/index.js";
 import { route, type Route } from "../route.js";
-import type { Realm, SandboxUser } from "../realm.js";
+import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
 import { badRequest, missing, SandboxError } from "../errors.js";
+import { checkEditPermission, editMessage, historySnapshots } from "../edits.js";
+import {
+  checkedTopic,
+  normalizeTopic,
+  resolveRecipients,
+  sendDirect,
+  sendToChannel,
+} from "../send.js";
 
-/** The topic rule: `(no topic)` and the realm's empty-topic display name mean the empty string. */
-export function normalizeTopic(realm: Realm, topic: string): string {
-  const trimmed = topic.trim();
-  return trimmed === NO_TOPIC || trimmed === realm.settings.emptyTopicDisplayName ? "" : trimmed;
-}
+export { normalizeTopic };
 
-/** DM recipients given as IDs or emails, resolved to users. */
-function resolveRecipients(realm: Realm, to: unknown): SandboxUser[] {
-  const list = Array.isArray(to) ? to : [to];
-  return list.map((item) => {
-    const user = typeof item === "number" ? realm.users.get(item) : realm.userByEmail(String(item));
-    if (!user || !user.isActive) throw badRequest(`Invalid user ID ${String(item)}`);
-    return user;
-  });
+/** The message if it exists and `user` may see it; `BAD_REQUEST` "Invalid message(s)" otherwise. */
+export function visibleMessage(realm: Realm, user: SandboxUser, id: number): StoredMessage {
+  const message = realm.message(id);
+  if (!message || !realm.canSee(user, message)) throw badRequest("Invalid message(s)");
+  return message;
 }
 
 export const messageRoutes: Route[] = [
   route(endpoints.messages.send, ({ realm, user, params }) => {
-    const { settings } = realm;
-    if ([...params.content].length > settings.maxMessageLength) {
-      throw badRequest(`Message must not be longer than ${settings.maxMessageLength} characters`);
-    }
-    if (params.content.trim() === "") throw badRequest("Message must not be empty");
     if (params.queue_id !== undefined && params.local_id === undefined) throw missing("local_id");
     const localEcho =
       params.queue_id !== undefined
@@ -34,11 +30,11 @@ export const messageRoutes: Route[] = [
         : undefined;
 
     if (isDirectType(params.type)) {
-      const recipients = resolveRecipients(realm, params.to);
-      const message = realm.postMessage({
+      const to = Array.isArray(params.to) ? params.to : [params.to];
+      const recipients = resolveRecipients(realm, to);
+      const message = sendDirect(realm, {
         sender: user,
-        kind: "private",
-        recipients: recipients.map((r) => r.userId),
+        recipients,
         content: params.content,
         readBySender: params.read_by_sender,
         localEcho,
@@ -46,36 +42,92 @@ export const messageRoutes: Route[] = [
       return { id: message.id };
     }
 
-    if (Array.isArray(params.to))
-      throw badRequest("Invalid channel: expected one channel name or ID");
+    if (Array.isArray(params.to)) {
+      if (params.to.length !== 1)
+        throw badRequest("Invalid channel: expected one channel name or ID");
+    }
+    const target = Array.isArray(params.to) ? params.to[0]! : params.to;
     const channel =
-      typeof params.to === "number"
-        ? realm.channels.get(params.to)
-        : realm.channelByName(params.to);
+      typeof target === "number" ? realm.channels.get(target) : realm.channelByName(target);
     if (!channel) {
       throw new SandboxError(
         "STREAM_DOES_NOT_EXIST",
-        `Channel '${String(params.to)}' does not exist`,
+        `Channel '${String(target)}' does not exist`,
         {
-          extra: { stream: String(params.to) },
+          extra: { stream: String(target) },
         },
       );
     }
     if (params.topic === undefined) throw missing("topic");
-    const topic = normalizeTopic(realm, params.topic);
-    if (topic === "") throw badRequest("Topic can't be empty");
-    if ([...topic].length > settings.maxTopicLength) {
-      throw badRequest(`Topic must not be longer than ${settings.maxTopicLength} characters`);
-    }
-    const message = realm.postMessage({
+    const topic = checkedTopic(realm, params.topic);
+    const { message, automaticPolicy } = sendToChannel(realm, {
       sender: user,
-      kind: "stream",
       channel,
       topic,
       content: params.content,
       readBySender: params.read_by_sender,
       localEcho,
     });
-    return { id: message.id };
+    return automaticPolicy === undefined
+      ? { id: message.id }
+      : { id: message.id, automatic_new_visibility_policy: automaticPolicy };
+  }),
+
+  route(endpoints.messages.get, ({ realm, user, params }) => {
+    const message = visibleMessage(realm, user, params.message_id);
+    const applyMarkdown = params.apply_markdown ?? true;
+    const view = realm.messageView(message, user, {
+      applyMarkdown,
+      allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+    });
+    return { raw_content: message.content, message: view };
+  }),
+
+  route(endpoints.messages.history, ({ realm, user, params }) => {
+    if (!realm.settings.allowEditHistory)
+      throw badRequest("Message edit history is disabled in this organization");
+    const message = visibleMessage(realm, user, params.message_id);
+    return {
+      message_history: historySnapshots(realm, message, params.allow_empty_topic_name ?? false),
+    };
+  }),
+
+  route(endpoints.messages.update, ({ realm, user, params }) => {
+    const message = visibleMessage(realm, user, params.message_id);
+    if (
+      params.content === undefined &&
+      params.topic === undefined &&
+      params.stream_id === undefined
+    ) {
+      throw badRequest("Nothing to change");
+    }
+    checkEditPermission(user, message, {
+      content: params.content !== undefined,
+      move: params.topic !== undefined || params.stream_id !== undefined,
+    });
+    if (params.content !== undefined) {
+      const max = realm.settings.maxMessageLength;
+      if ([...params.content].length > max)
+        throw badRequest(`Message must not be longer than ${max} characters`);
+    }
+    const topic = params.topic === undefined ? undefined : checkedTopic(realm, params.topic);
+    const channel =
+      params.stream_id === undefined ? undefined : realm.channels.get(params.stream_id);
+    if (params.stream_id !== undefined && !channel) throw badRequest("Invalid channel ID");
+    editMessage(realm, {
+      editor: user,
+      message,
+      // An empty edit deletes the content on real servers; keep a visible marker like they do.
+      content:
+        params.content === undefined
+          ? undefined
+          : params.content.trim() === ""
+            ? "(deleted)"
+            : params.content,
+      topic,
+      channel,
+      propagateMode: params.propagate_mode ?? "change_one",
+    });
+    return {};
   }),
 ];

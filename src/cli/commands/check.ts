@@ -1,0 +1,141 @@
+// `bot check`: validate the config and plugin settings, connect, and say who the bot is and what it will hear.
+import { ApiError } from "../../client/errors.js";
+import { createClient, type ApiClient } from "../../client/client.js";
+import { loadConfigFile } from "../../config/load.js";
+import { resolvePlugins } from "../../config/plugins.js";
+import type { BotConfig } from "../../config/schema.js";
+import type { Registration } from "../../api/events.js";
+import type { EventSource } from "../../events/queue.js";
+import { redactSecrets, serverSecrets, silentLogger } from "../../log/logger.js";
+import { createBot } from "../../runtime/bot.js";
+import { startSandbox, type Sandbox } from "../../sandbox/server.js";
+import { maskSecret, type Output } from "../output.js";
+
+export interface CheckOptions {
+  config: string;
+}
+
+const ROLE_NAMES: Record<number, string> = {
+  100: "owner",
+  200: "administrator",
+  300: "moderator",
+  400: "member",
+  600: "guest",
+};
+
+function storageLine(config: BotConfig): string {
+  return config.storage.type === "file"
+    ? `file ${config.storage.path} (relative to the config file)`
+    : "memory (forgotten when the bot stops)";
+}
+
+/** Registers a throwaway queue to learn the server's version and feature level, then deletes it. */
+async function probeServer(client: ApiClient): Promise<Registration> {
+  const registration = await client.events.register({
+    event_types: ["heartbeat"],
+    fetch_event_types: ["realm"],
+  });
+  if (registration.queue_id)
+    await client.events.deleteQueue({ queue_id: registration.queue_id }).catch(() => undefined);
+  return registration;
+}
+
+/**
+ * Runs the checks and prints a report; resolves with the exit code (0 all good, 1 the server
+ * refused). Config errors are thrown as ConfigError (exit code 2 in `main`). The API key is only
+ * ever shown masked, and every line is scrubbed of it.
+ */
+export async function runCheck(options: CheckOptions, rawOut: Output): Promise<number> {
+  const config = await loadConfigFile(options.config);
+  const plugins = await resolvePlugins(config, options.config);
+
+  let sandbox: Sandbox | undefined;
+  let server = config.server;
+  if (!server) {
+    sandbox = await startSandbox();
+    server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
+  }
+  const secrets = serverSecrets(server);
+  const out: Output = {
+    stdout: (line) => rawOut.stdout(redactSecrets(line, secrets)),
+    stderr: (line) => rawOut.stderr(redactSecrets(line, secrets)),
+  };
+  const row = (label: string, value: string): void => out.stdout(`${label.padEnd(12)}${value}`);
+
+  out.stdout(`Config      ${options.config}: valid (${plugins.length} plugin(s), settings valid)`);
+  row(
+    "Server",
+    sandbox
+      ? `${server.site} (no server configured: the embedded sandbox \`bot start\` would run)`
+      : `${server.site} (from ${config.serverSource})`,
+  );
+  row("Bot email", server.email);
+  row("API key", maskSecret(server.apiKey));
+
+  const client = createClient({ ...server, retry: { maxAttempts: 2 } });
+  let registration: Registration;
+  const noEvents: EventSource = { start: async () => registration, stop: async () => undefined };
+  const bot = createBot({
+    client,
+    plugins,
+    prefix: config.prefix,
+    respondTo: config.respondTo,
+    errorReply: config.errorReply,
+    logger: silentLogger(),
+    events: noEvents,
+    handleSignals: false,
+  });
+  try {
+    const me = await client.users.me();
+    registration = await probeServer(client);
+    row(
+      "Bot",
+      `${me.full_name} <${me.email}>, user ${me.user_id}, ${ROLE_NAMES[me.role as number] ?? `role ${me.role}`}${me.is_bot ? ", a bot account" : ", NOT a bot account"}`,
+    );
+    row(
+      "Version",
+      `${registration.zulip_version ?? "unknown version"}, feature level ${registration.zulip_feature_level}`,
+    );
+    await bot.start();
+  } catch (error) {
+    await client.close();
+    await sandbox?.close();
+    if (error instanceof ApiError && (error.code === "INVALID_API_KEY" || error.status === 401)) {
+      out.stderr(
+        `error: ${server.site} refused the credentials (${error.code}); check server.email and server.apiKey`,
+      );
+      return 1;
+    }
+    out.stderr(
+      `error: could not connect to ${server.site}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return 1;
+  }
+
+  const channels =
+    config.channels.length > 0 ? `${config.channels.join(", ")} (subscribed on start)` : "none";
+  row("Channels", channels);
+  row("", `all public channels: ${config.allPublicChannels ? "yes" : "no"}`);
+  row("", "direct messages: yes");
+  row(
+    "Answers",
+    config.respondTo === "all"
+      ? `every message it receives; commands with the prefix "${config.prefix}", an @-mention or in a DM`
+      : `direct messages, @-mentions, and messages starting with "${config.prefix}"`,
+  );
+  row("Storage", storageLine(config));
+  const commands = bot.commands();
+  if (plugins.length === 0) row("Plugins", "none");
+  for (const [i, { plugin }] of plugins.entries()) {
+    const own = commands.filter((c) => c.plugin === plugin.name).map((c) => config.prefix + c.name);
+    row(
+      i === 0 ? "Plugins" : "",
+      `${plugin.name}: ${own.length > 0 ? own.join(", ") : "(no commands)"}`,
+    );
+  }
+  await bot.stop();
+  await client.close();
+  await sandbox?.close();
+  out.stdout("All good.");
+  return 0;
+}

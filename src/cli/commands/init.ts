@@ -1,0 +1,65 @@
+// `bot init [dir]`: scaffold a bot project (config, a plugin, its test, README), never overwriting a file.
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { projectFiles } from "../templates.js";
+import type { Output } from "../output.js";
+
+export interface InitOptions {
+  dir: string;
+  force: boolean;
+}
+
+/** topicbot's own version (from its package.json, found upward from this module), for the dependency range. */
+function ownVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const path = join(dir, "package.json");
+    if (existsSync(path)) {
+      const pkg = JSON.parse(readFileSync(path, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "topicbot" && pkg.version) return pkg.version;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("bot init: cannot find topicbot's package.json");
+    dir = parent;
+  }
+}
+
+/** A valid npm package name made from a folder name. */
+export function packageName(dir: string): string {
+  const name = basename(resolve(dir))
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[._-]+|-+$/g, "");
+  return name || "my-bot";
+}
+
+export async function runInit(options: InitOptions, out: Output): Promise<number> {
+  const root = resolve(options.dir);
+  const files = projectFiles({ name: packageName(root), topicbotVersion: `^${ownVersion()}` });
+  const clashes = Object.keys(files).filter((path) => existsSync(join(root, path)));
+  if (clashes.length > 0 && !options.force) {
+    out.stderr(
+      `error: ${root} already has ${clashes.join(", ")}; nothing was written (use --force to overwrite)`,
+    );
+    return 1;
+  }
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  const rel = relative(process.cwd(), root) || ".";
+  const shown = rel.startsWith("..") ? root : rel;
+  out.stdout(`Created a topicbot project in ${shown}:`);
+  for (const path of Object.keys(files)) out.stdout(`  ${path}`);
+  out.stdout("");
+  out.stdout("Next:");
+  if (shown !== ".") out.stdout(`  cd ${/^[\w./-]+$/.test(shown) ? shown : JSON.stringify(shown)}`);
+  out.stdout("  npm install");
+  out.stdout("  npm test      # the hello plugin's test, against the embedded server");
+  out.stdout(
+    "  npm start     # the bot, against the embedded sandbox until you configure a server",
+  );
+  return 0;
+}

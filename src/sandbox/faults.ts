@@ -1,0 +1,100 @@
+// Fault injection: delays, error answers and dropped connections for chosen routes, for reliability tests.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+
+/** One fault. Without `status`/`code` or `drop`, a rule only delays the request. */
+export const faultRule = z.object({
+  /** `METHOD /path` as the endpoint declares it (`GET /events`, `POST /messages`); omit for every route. */
+  route: z.string().optional(),
+  /** Waits this long before answering (or before the fault below). */
+  delayMs: z.number().int().min(0).optional(),
+  /** Answers with this HTTP status and an error body instead of running the route. */
+  status: z.number().int().min(400).max(599).optional(),
+  /** Error `code` of that body; default `BAD_REQUEST`. */
+  code: z.string().optional(),
+  msg: z.string().optional(),
+  /** Extra keys of the error body, e.g. `{ "retry-after": 1 }`. */
+  extra: z.record(z.string(), z.unknown()).optional(),
+  /** Closes the connection without any answer. */
+  drop: z.boolean().optional(),
+  /** How many matching requests the rule applies to; unlimited when absent. */
+  times: z.number().int().min(1).optional(),
+});
+export type FaultRule = z.input<typeof faultRule>;
+
+interface ActiveRule {
+  id: number;
+  rule: z.output<typeof faultRule>;
+  remaining: number;
+}
+
+export class FaultInjector {
+  #rules: ActiveRule[] = [];
+  #nextId = 1;
+  /** Requests each rule has hit, by rule ID (for assertions). */
+  readonly hits = new Map<number, number>();
+
+  /** Adds a fault; returns its ID for `remove`. */
+  add(rule: FaultRule): number {
+    const parsed = faultRule.parse(rule);
+    const id = this.#nextId++;
+    this.#rules.push({ id, rule: parsed, remaining: parsed.times ?? Infinity });
+    this.hits.set(id, 0);
+    return id;
+  }
+
+  remove(id: number): boolean {
+    const before = this.#rules.length;
+    this.#rules = this.#rules.filter((r) => r.id !== id);
+    return this.#rules.length < before;
+  }
+
+  clear(): void {
+    this.#rules = [];
+  }
+
+  list(): (FaultRule & { id: number; remaining: number | null })[] {
+    return this.#rules.map((r) => ({
+      ...r.rule,
+      id: r.id,
+      remaining: Number.isFinite(r.remaining) ? r.remaining : null,
+    }));
+  }
+
+  /** Applies the first matching rule; true when the request was answered (or dropped) here. */
+  async apply(_req: IncomingMessage, res: ServerResponse, endpoint: string): Promise<boolean> {
+    const active = this.#rules.find(
+      (r) => r.remaining > 0 && (r.rule.route === undefined || r.rule.route === endpoint),
+    );
+    if (!active) return false;
+    active.remaining--;
+    this.hits.set(active.id, (this.hits.get(active.id) ?? 0) + 1);
+    if (active.remaining <= 0) this.remove(active.id);
+    const { rule } = active;
+    if (rule.delayMs) await new Promise((resolve) => setTimeout(resolve, rule.delayMs));
+    if (rule.drop) {
+      res.socket?.destroy();
+      return true;
+    }
+    if (rule.status !== undefined || rule.code !== undefined) {
+      const status = rule.status ?? 400;
+      const code = rule.code ?? "BAD_REQUEST";
+      const body = JSON.stringify({
+        result: "error",
+        msg: rule.msg ?? `Injected fault: ${code}`,
+        code,
+        ...rule.extra,
+      });
+      const headers: Record<string, string | number> = {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+      };
+      const retryAfter = rule.extra?.["retry-after"];
+      if (typeof retryAfter === "number") headers["retry-after"] = Math.ceil(retryAfter);
+      res.writeHead(status, headers);
+      res.end(body);
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,295 @@
+// The one narrow evaluator: GET /messages, matches_narrow, flag updates and queue narrows all filter here.
+import type { Narrow } from "../api/common.js";
+import { badRequest } from "./errors.js";
+import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
+
+export interface NarrowTerm {
+  operator: string;
+  operand: string | number | number[];
+  negated: boolean;
+}
+
+const OPERATORS = new Set([
+  "channel",
+  "stream",
+  "channels",
+  "streams",
+  "topic",
+  "subject",
+  "sender",
+  "dm",
+  "pm-with",
+  "dm-including",
+  "group-pm-with",
+  "is",
+  "has",
+  "search",
+  "id",
+  "near",
+  "with",
+]);
+const IS_OPERANDS = new Set([
+  "dm",
+  "private",
+  "starred",
+  "mentioned",
+  "alerted",
+  "unread",
+  "read",
+  "resolved",
+  "followed",
+  "muted",
+]);
+const HAS_OPERANDS = new Set(["link", "image", "attachment", "reaction"]);
+const ALIASES: Record<string, string> = {
+  stream: "channel",
+  streams: "channels",
+  subject: "topic",
+  "pm-with": "dm",
+  "group-pm-with": "dm-including",
+};
+
+/** Normalises narrow terms (objects or pairs, legacy names) and refuses unknown operators. */
+export function parseNarrow(narrow: Narrow | undefined): NarrowTerm[] {
+  return (narrow ?? []).map((raw) => {
+    const term = Array.isArray(raw)
+      ? { operator: raw[0], operand: raw[1], negated: false }
+      : { operator: raw.operator, operand: raw.operand, negated: raw.negated ?? false };
+    if (!OPERATORS.has(term.operator))
+      throw badRequest(`Invalid narrow operator: unknown operator '${term.operator}'`);
+    const operator = ALIASES[term.operator] ?? term.operator;
+    if (operator === "is" && !IS_OPERANDS.has(String(term.operand)))
+      throw badRequest(`Invalid narrow operator: unknown 'is' operand '${String(term.operand)}'`);
+    if (operator === "has" && !HAS_OPERANDS.has(String(term.operand)))
+      throw badRequest(`Invalid narrow operator: unknown 'has' operand '${String(term.operand)}'`);
+    if (operator === "channels" && !["public", "web-public"].includes(String(term.operand)))
+      throw badRequest(`Invalid narrow operator: unknown 'channels' operand`);
+    return { ...term, operator };
+  });
+}
+
+/** Quoted phrases and words of a search operand, lowercased. */
+export function searchWords(operand: string): string[] {
+  const words: string[] = [];
+  for (const match of operand.matchAll(/"([^"]+)"|(\S+)/g))
+    words.push((match[1] ?? match[2]!).toLowerCase());
+  return words;
+}
+
+/** Text of rendered HTML, tags removed and the common entities decoded. */
+function plainText(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&");
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeHtml = (text: string): string =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+
+/** Wraps each search word found in the text parts of `html` in `<span class="highlight">`. */
+export function highlightHtml(html: string, words: readonly string[]): string {
+  if (words.length === 0) return html;
+  const pattern = new RegExp(words.map((w) => escapeRegExp(escapeHtml(w))).join("|"), "gi");
+  return html
+    .split(/(<[^>]*>)/)
+    .map((part) =>
+      part.startsWith("<") ? part : part.replace(pattern, '<span class="highlight">$&</span>'),
+    )
+    .join("");
+}
+
+/** The topic, HTML-escaped, with search words highlighted. */
+export function highlightTopic(topic: string, words: readonly string[]): string {
+  return highlightHtml(escapeHtml(topic), words);
+}
+
+/** A narrow bound to a realm and a viewer: a predicate over stored messages. */
+export class CompiledNarrow {
+  readonly terms: NarrowTerm[];
+  readonly searchWords: string[];
+  readonly #realm: Realm;
+  readonly #viewer: SandboxUser;
+  readonly #tests: ((m: StoredMessage) => boolean)[];
+
+  constructor(realm: Realm, viewer: SandboxUser, terms: NarrowTerm[]) {
+    this.terms = terms;
+    this.#realm = realm;
+    this.#viewer = viewer;
+    this.searchWords = terms
+      .filter((t) => t.operator === "search" && !t.negated)
+      .flatMap((t) => searchWords(String(t.operand)));
+    this.#tests = terms.map((term) => {
+      const test = this.#compile(term);
+      return term.negated ? (m: StoredMessage) => !test(m) : test;
+    });
+  }
+
+  matches(message: StoredMessage): boolean {
+    return this.#tests.every((test) => test(message));
+  }
+
+  /** Channel IDs whose whole history the narrow may read (a channel term or `channels:public`). */
+  historicalChannels(): Set<number> | "public" | undefined {
+    for (const term of this.terms) {
+      if (term.negated) continue;
+      if (term.operator === "channels") return "public";
+      if (term.operator === "channel") {
+        const channel = this.#channel(term.operand);
+        return new Set([channel.streamId]);
+      }
+    }
+    return undefined;
+  }
+
+  #channel(operand: NarrowTerm["operand"]) {
+    const channel =
+      typeof operand === "number" || /^\d+$/.test(String(operand))
+        ? this.#realm.channels.get(Number(operand))
+        : this.#realm.channelByName(String(operand));
+    if (!channel) throw badRequest("Invalid narrow operator: unknown channel");
+    return channel;
+  }
+
+  #user(operand: string | number): number {
+    if (operand === "me") return this.#viewer.userId;
+    const user =
+      typeof operand === "number" || /^\d+$/.test(operand)
+        ? this.#realm.users.get(Number(operand))
+        : this.#realm.userByEmail(operand);
+    if (!user) throw badRequest("Invalid narrow operator: unknown user");
+    return user.userId;
+  }
+
+  #users(operand: NarrowTerm["operand"]): number[] {
+    const list = Array.isArray(operand)
+      ? operand
+      : typeof operand === "number"
+        ? [operand]
+        : operand.split(",").map((s) => s.trim());
+    return list.map((item) => this.#user(item));
+  }
+
+  #flags(m: StoredMessage): Set<string> {
+    return new Set(this.#realm.flagsFor(m, this.#viewer));
+  }
+
+  #compile(term: NarrowTerm): (m: StoredMessage) => boolean {
+    const realm = this.#realm;
+    const { operand } = term;
+    switch (term.operator) {
+      case "channel": {
+        const id = this.#channel(operand).streamId;
+        return (m) => m.kind === "stream" && m.streamId === id;
+      }
+      case "channels":
+        return (m) => m.kind === "stream" && !realm.channels.get(m.streamId!)?.inviteOnly;
+      case "topic": {
+        const topic = String(operand).trim().toLowerCase();
+        const wanted = topic === realm.settings.emptyTopicDisplayName.toLowerCase() ? "" : topic;
+        return (m) => m.kind === "stream" && m.topic.toLowerCase() === wanted;
+      }
+      case "sender": {
+        const id = this.#user(operand as string | number);
+        return (m) => m.senderId === id;
+      }
+      case "dm": {
+        const ids = new Set([...this.#users(operand), this.#viewer.userId]);
+        const key = [...ids].sort((a, b) => a - b).join(",");
+        return (m) => m.kind === "private" && m.recipients.join(",") === key;
+      }
+      case "dm-including": {
+        const ids = this.#users(operand);
+        return (m) => m.kind === "private" && ids.every((id) => m.recipients.includes(id));
+      }
+      case "is":
+        return this.#is(String(operand));
+      case "has":
+        return this.#has(String(operand));
+      case "search": {
+        const words = searchWords(String(operand));
+        return (m) => {
+          const text = `${plainText(m.renderedContent)} ${m.topic}`.toLowerCase();
+          return words.every((w) => text.includes(w));
+        };
+      }
+      case "id":
+        return (m) => m.id === Number(operand);
+      case "with": {
+        const target = realm.message(Number(operand));
+        if (!target) throw badRequest("Invalid narrow operator: unknown message");
+        return (m) =>
+          m.kind === target.kind &&
+          (m.kind === "private"
+            ? m.recipientId === target.recipientId
+            : m.streamId === target.streamId &&
+              m.topic.toLowerCase() === target.topic.toLowerCase());
+      }
+      default: // `near` only moves the anchor.
+        return () => true;
+    }
+  }
+
+  #is(operand: string): (m: StoredMessage) => boolean {
+    const realm = this.#realm;
+    const viewer = this.#viewer.userId;
+    switch (operand) {
+      case "dm":
+      case "private":
+        return (m) => m.kind === "private";
+      case "unread":
+        return (m) => !this.#flags(m).has("read");
+      case "read":
+        return (m) => this.#flags(m).has("read");
+      case "mentioned":
+        return (m) => {
+          const flags = this.#flags(m);
+          return ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned"].some((f) =>
+            flags.has(f),
+          );
+        };
+      case "alerted":
+        return (m) => this.#flags(m).has("has_alert_word");
+      case "resolved":
+        return (m) => m.kind === "stream" && m.topic.startsWith("✔ ");
+      case "followed":
+        return (m) => m.kind === "stream" && realm.topicPolicy(viewer, m.streamId!, m.topic) === 3;
+      case "muted":
+        return (m) =>
+          m.kind === "stream" &&
+          (realm.topicPolicy(viewer, m.streamId!, m.topic) === 1 ||
+            realm.subscriptionSettings.get(`${viewer}:${m.streamId}`)?.isMuted === true);
+      default: // starred and other flags
+        return (m) => this.#flags(m).has(operand);
+    }
+  }
+
+  #has(operand: string): (m: StoredMessage) => boolean {
+    switch (operand) {
+      case "link":
+        return (m) => /<a\s[^>]*href=/i.test(m.renderedContent);
+      case "image":
+        return (m) => /<img\s/i.test(m.renderedContent);
+      case "attachment":
+        return (m) => /\/user_uploads\//.test(m.content);
+      default:
+        return (m) => m.reactions.length > 0;
+    }
+  }
+}
+
+/** Parses and binds a narrow in one step. */
+export function compileNarrow(
+  realm: Realm,
+  viewer: SandboxUser,
+  narrow: Narrow | undefined,
+): CompiledNarrow {
+  return new CompiledNarrow(realm, viewer, parseNarrow(narrow));
+}

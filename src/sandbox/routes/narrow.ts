@@ -1,0 +1,181 @@
+// Sandbox routes over narrows: GET /messages, matches_narrow, flags over a narrow, mark a topic read.
+import { endpoints } from "../../api/index.js";
+import { route, type Route } from "../route.js";
+import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
+import { badRequest } from "../errors.js";
+import { compileNarrow, highlightHtml, highlightTopic } from "../narrow.js";
+import { candidates, resolveAnchor, window } from "../range.js";
+import { normalizeTopic } from "../send.js";
+
+const MAX_FETCH = 5000;
+
+/** Flags a user may not set or clear through the API. */
+const READ_ONLY_FLAGS = new Set([
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "wildcard_mentioned",
+  "has_alert_word",
+  "historical",
+]);
+const KNOWN_FLAGS = new Set(["read", "starred", "collapsed", ...READ_ONLY_FLAGS]);
+
+/** Adds or removes one flag on messages and tells the user's queues; returns the changed IDs. */
+export function updateFlags(
+  realm: Realm,
+  user: SandboxUser,
+  messages: readonly StoredMessage[],
+  op: "add" | "remove",
+  flag: string,
+): number[] {
+  const changed: number[] = [];
+  for (const m of messages) {
+    const flags = m.flags.get(user.userId);
+    if (!flags) continue;
+    if (op === "add" ? flags.has(flag) : !flags.has(flag)) continue;
+    if (op === "add") flags.add(flag);
+    else flags.delete(flag);
+    changed.push(m.id);
+  }
+  if (changed.length > 0) {
+    realm.pushEvent([user.userId], {
+      type: "update_message_flags",
+      op,
+      operation: op,
+      flag,
+      messages: changed,
+      all: false,
+    });
+  }
+  return changed;
+}
+
+function checkFlag(flag: string): void {
+  if (!KNOWN_FLAGS.has(flag)) throw badRequest(`Invalid flag: '${flag}'`);
+  if (READ_ONLY_FLAGS.has(flag)) throw badRequest(`Flag not editable: '${flag}'`);
+}
+
+export const narrowRoutes: Route[] = [
+  route(endpoints.messages.list, ({ realm, user, params }) => {
+    const narrow = compileNarrow(realm, user, params.narrow);
+    const view = (m: StoredMessage): Record<string, unknown> => {
+      const shown = realm.messageView(m, user, {
+        applyMarkdown: params.apply_markdown ?? true,
+        allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+      });
+      if (narrow.searchWords.length > 0) {
+        shown.match_content = highlightHtml(m.renderedContent, narrow.searchWords);
+        shown.match_subject = highlightTopic(
+          realm.displayTopic(m.topic, params.allow_empty_topic_name ?? false),
+          narrow.searchWords,
+        );
+      }
+      return shown;
+    };
+    const matching = candidates(realm, user, narrow);
+    if (params.message_ids !== undefined) {
+      if (
+        params.anchor !== undefined ||
+        params.num_before !== undefined ||
+        params.num_after !== undefined
+      )
+        throw badRequest("Unsupported parameter combination: message_ids, anchor", {
+          parameters: "message_ids, anchor, num_before, num_after",
+        });
+      const wanted = new Set(params.message_ids);
+      return {
+        messages: matching.filter((m) => wanted.has(m.id)).map(view),
+        history_limited: false,
+      };
+    }
+    if (params.num_before === undefined) throw badRequest("Missing 'num_before' argument");
+    if (params.num_after === undefined) throw badRequest("Missing 'num_after' argument");
+    if (params.num_before + params.num_after > MAX_FETCH)
+      throw badRequest(`Too many messages requested (maximum ${MAX_FETCH}).`);
+    const anchor = params.anchor ?? (params.use_first_unread_anchor ? "first_unread" : undefined);
+    if (anchor === undefined) throw badRequest("Missing 'anchor' argument");
+    const anchorId = resolveAnchor(
+      anchor,
+      matching,
+      (m) => !realm.flagsFor(m, user).includes("read"),
+    );
+    const result = window(matching, anchorId, {
+      numBefore: params.num_before,
+      numAfter: params.num_after,
+      includeAnchor: params.include_anchor ?? true,
+    });
+    return {
+      anchor: result.anchorId,
+      found_anchor: result.foundAnchor,
+      found_oldest: result.foundOldest,
+      found_newest: result.foundNewest,
+      history_limited: false,
+      messages: result.messages.map(view),
+    };
+  }),
+
+  route(endpoints.messages.matchesNarrow, ({ realm, user, params }) => {
+    const narrow = compileNarrow(realm, user, params.narrow);
+    const messages: Record<string, { match_content: string; match_subject: string }> = {};
+    for (const id of params.msg_ids) {
+      const m = realm.message(id);
+      if (!m || !realm.canSee(user, m) || !narrow.matches(m)) continue;
+      messages[String(id)] = {
+        match_content: highlightHtml(m.renderedContent, narrow.searchWords),
+        match_subject: highlightTopic(realm.displayTopic(m.topic, false), narrow.searchWords),
+      };
+    }
+    return { messages };
+  }),
+
+  route(endpoints.messages.updateFlagsForNarrow, ({ realm, user, params }) => {
+    checkFlag(params.flag);
+    const narrow = compileNarrow(realm, user, params.narrow);
+    const matching = candidates(realm, user, narrow, true);
+    const anchorId = resolveAnchor(
+      params.anchor,
+      matching,
+      (m) => !m.flags.get(user.userId)?.has("read"),
+    );
+    const range = window(matching, anchorId, {
+      numBefore: params.num_before,
+      numAfter: params.num_after,
+      includeAnchor: params.include_anchor ?? true,
+    });
+    let targets = range.messages;
+    const ignored = new Set<number>();
+    const markingUnread = params.flag === "read" && params.op === "remove";
+    if (markingUnread) {
+      targets = targets.filter((m) => {
+        if (m.kind !== "stream" || realm.channels.get(m.streamId!)?.subscribers.has(user.userId))
+          return true;
+        ignored.add(m.streamId!);
+        return false;
+      });
+    }
+    const changed = updateFlags(realm, user, targets, params.op, params.flag);
+    return {
+      processed_count: range.messages.length,
+      updated_count: changed.length,
+      first_processed_id: range.messages[0]?.id ?? null,
+      last_processed_id: range.messages.at(-1)?.id ?? null,
+      found_oldest: range.foundOldest,
+      found_newest: range.foundNewest,
+      ...(markingUnread
+        ? { ignored_because_not_subscribed_channels: [...ignored].sort((a, b) => a - b) }
+        : {}),
+    };
+  }),
+
+  route(endpoints.topics.markAsRead, ({ realm, user, params }) => {
+    const channel = realm.channels.get(params.stream_id);
+    if (!channel || (channel.inviteOnly && !channel.subscribers.has(user.userId)))
+      throw badRequest("Invalid channel ID");
+    const topic = normalizeTopic(realm, params.topic_name).toLowerCase();
+    const inTopic = realm.messages.filter(
+      (m) => m.streamId === channel.streamId && m.topic.toLowerCase() === topic,
+    );
+    updateFlags(realm, user, inTopic, "add", "read");
+    return {};
+  }),
+];

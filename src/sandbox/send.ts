@@ -1,0 +1,179 @@
+// Sending a message as the server does: limits, the topic rule, wildcard mentions, topic visibility policies.
+import { NO_TOPIC } from "../api/common.js";
+import { badRequest, SandboxError } from "./errors.js";
+import type { Channel, Realm, SandboxUser, StoredMessage } from "./realm.js";
+
+/** The topic rule: `(no topic)` and the realm's empty-topic display name mean the empty string. */
+export function normalizeTopic(realm: Realm, topic: string): string {
+  const trimmed = topic.trim();
+  return trimmed === NO_TOPIC || trimmed === realm.settings.emptyTopicDisplayName ? "" : trimmed;
+}
+
+/** A channel message's topic, checked: required, not empty after the topic rule, not too long. */
+export function checkedTopic(realm: Realm, topic: string): string {
+  const normalized = normalizeTopic(realm, topic);
+  if (normalized === "") throw badRequest("Topic can't be empty!");
+  const max = realm.settings.maxTopicLength;
+  if ([...normalized].length > max)
+    throw badRequest(`Topic must not be longer than ${max} characters`);
+  return normalized;
+}
+
+export function checkContent(realm: Realm, content: string): void {
+  const max = realm.settings.maxMessageLength;
+  if ([...content].length > max)
+    throw badRequest(`Message must not be longer than ${max} characters`);
+  if (content.trim() === "") throw badRequest("Message must not be empty");
+}
+
+const CHANNEL_WILDCARD = /(?<![\w_])@\*\*(all|everyone|channel|stream)\*\*/i;
+const TOPIC_WILDCARD = /(?<![\w_])@\*\*topic\*\*/i;
+
+/** Distinct senders of a topic so far. */
+function topicParticipants(realm: Realm, channel: Channel, topic: string): Set<number> {
+  const ids = new Set<number>();
+  const lower = topic.toLowerCase();
+  for (const m of realm.messages)
+    if (m.streamId === channel.streamId && m.topic.toLowerCase() === lower) ids.add(m.senderId);
+  return ids;
+}
+
+/** Which wildcard mentions the content makes, refused when the sender may not mention that many. */
+function wildcards(
+  realm: Realm,
+  sender: SandboxUser,
+  channel: Channel,
+  topic: string,
+  content: string,
+): { channel: boolean; topic: boolean } {
+  const { wildcardMentionThreshold: threshold, wildcardMentionMinRole: minRole } = realm.settings;
+  const allowed = sender.role <= minRole;
+  const found = { channel: CHANNEL_WILDCARD.test(content), topic: TOPIC_WILDCARD.test(content) };
+  if (found.channel && !allowed && channel.subscribers.size > threshold) {
+    throw new SandboxError(
+      "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+      "You do not have permission to use channel wildcard mentions in this channel.",
+    );
+  }
+  if (found.topic && !allowed && topicParticipants(realm, channel, topic).size > threshold) {
+    throw new SandboxError(
+      "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+      "You do not have permission to use topic wildcard mentions in this topic.",
+    );
+  }
+  return found;
+}
+
+const FOLLOWED = 3;
+const UNMUTED = 2;
+
+/**
+ * The sender's topic policy after sending, per `automatically_follow_topics_policy` (3: topics
+ * they start, 2: topics they send to) and the unmute policy for muted channels; undefined if unchanged.
+ */
+function newVisibilityPolicy(
+  realm: Realm,
+  sender: SandboxUser,
+  channel: Channel,
+  topic: string,
+  startsTopic: boolean,
+): number | undefined {
+  const current = realm.topicPolicy(sender.userId, channel.streamId, topic);
+  const applies = (policy: number): boolean =>
+    policy === 1 || policy === 2 || (policy === 3 && startsTopic);
+  if (applies(sender.followTopicsPolicy ?? 3) && current !== FOLLOWED) return FOLLOWED;
+  const muted = realm.subscriptionSettingsOf(sender.userId, channel.streamId).isMuted;
+  if (
+    muted &&
+    applies(sender.unmuteTopicsPolicy ?? 2) &&
+    current !== UNMUTED &&
+    current !== FOLLOWED
+  )
+    return UNMUTED;
+  return undefined;
+}
+
+export interface ChannelSend {
+  sender: SandboxUser;
+  channel: Channel;
+  topic: string;
+  content: string;
+  readBySender?: boolean;
+  localEcho?: { queueId: string; localId: string };
+}
+
+/** Posts a channel message (topic already checked); returns it with any automatic policy change. */
+export function sendToChannel(
+  realm: Realm,
+  init: ChannelSend,
+): { message: StoredMessage; automaticPolicy?: number } {
+  const { sender, channel, topic } = init;
+  if (!channel.subscribers.has(sender.userId) && (channel.inviteOnly || sender.role === 600))
+    throw badRequest(`Not authorized to send to channel '${channel.name}'`);
+  checkContent(realm, init.content);
+  const found = wildcards(realm, sender, channel, topic, init.content);
+  const participants = topicParticipants(realm, channel, topic);
+  const startsTopic = participants.size === 0;
+  const policy = newVisibilityPolicy(realm, sender, channel, topic, startsTopic);
+  const message = realm.postMessage({
+    sender,
+    kind: "stream",
+    channel,
+    topic,
+    content: init.content,
+    readBySender: init.readBySender,
+    localEcho: init.localEcho,
+    extraFlags: (userId) => [
+      ...(found.channel ? ["stream_wildcard_mentioned"] : []),
+      ...(found.topic && (participants.has(userId) || userId === sender.userId)
+        ? ["topic_wildcard_mentioned"]
+        : []),
+    ],
+    beforeDelivery: () => {
+      if (policy === undefined) return;
+      realm.setTopicPolicy(sender.userId, channel.streamId, topic, policy);
+      realm.pushEvent([sender.userId], {
+        type: "user_topic",
+        stream_id: channel.streamId,
+        topic_name: topic,
+        last_updated: realm.nowSeconds(),
+        visibility_policy: policy,
+      });
+    },
+  });
+  return { message, automaticPolicy: policy };
+}
+
+/** DM recipients given as IDs or emails, resolved to active users. */
+export function resolveRecipients(realm: Realm, to: readonly (string | number)[]): SandboxUser[] {
+  return to.map((item) => {
+    const user = typeof item === "number" ? realm.users.get(item) : realm.userByEmail(item);
+    if (!user || !user.isActive)
+      throw badRequest(
+        typeof item === "number" ? `Invalid user ID ${item}` : `Invalid email '${item}'`,
+      );
+    return user;
+  });
+}
+
+/** Posts a direct message. */
+export function sendDirect(
+  realm: Realm,
+  init: {
+    sender: SandboxUser;
+    recipients: SandboxUser[];
+    content: string;
+    readBySender?: boolean;
+    localEcho?: { queueId: string; localId: string };
+  },
+): StoredMessage {
+  checkContent(realm, init.content);
+  return realm.postMessage({
+    sender: init.sender,
+    kind: "private",
+    recipients: init.recipients.map((r) => r.userId),
+    content: init.content,
+    readBySender: init.readBySender,
+    localEcho: init.localEcho,
+  });
+}

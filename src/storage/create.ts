@@ -1,0 +1,63 @@
+// createStore: the store a config names (memory or file); the one place a new backend is added.
+import { isAbsolute, resolve } from "node:path";
+import { openFileBackend, type FileOps } from "./file.js";
+import { memoryBackend, storeOver, type KeyValueStore, type StoreBackend } from "./store.js";
+
+/**
+ * The `storage` section of bot.config.yaml. A networked backend (Redis, SQL, ...) becomes one
+ * more variant here and one more case in `openBackend`: it implements `StoreBackend`, whose
+ * methods are all asynchronous for that reason, and plugins never notice the difference.
+ */
+export type StorageConfig =
+  | { type: "memory" }
+  | {
+      type: "file";
+      /** The store file; relative paths are resolved against the config file's directory. */
+      path: string;
+      /** Milliseconds within which writes are batched into one file write. */
+      flushDelayMs?: number;
+    };
+
+export interface CreateStoreOptions {
+  /** Directory relative paths are resolved against (the config file's). Default: the working directory. */
+  baseDir?: string;
+  now?: () => number;
+  /** Reports background write failures (the file backend retries them on the next flush). */
+  onError?: (error: unknown) => void;
+  fs?: FileOps;
+}
+
+/** Opens the backend a storage config describes. */
+export async function openBackend(
+  config: StorageConfig,
+  options: CreateStoreOptions = {},
+): Promise<StoreBackend> {
+  switch (config.type) {
+    case "memory":
+      return memoryBackend();
+    case "file":
+      return openFileBackend({
+        path: isAbsolute(config.path)
+          ? config.path
+          : resolve(options.baseDir ?? process.cwd(), config.path),
+        flushDelayMs: config.flushDelayMs,
+        onError: options.onError,
+        fs: options.fs,
+        now: options.now,
+      });
+  }
+}
+
+/**
+ * The key-value store a config selects.
+ *
+ * @example
+ * const store = await createStore({ type: "file", path: "data/bot.json" }, { baseDir: "/srv/bot" });
+ * await store.namespace("karma").set("mia", 3);
+ */
+export async function createStore(
+  config: StorageConfig,
+  options: CreateStoreOptions = {},
+): Promise<KeyValueStore> {
+  return storeOver(await openBackend(config, options), options.now);
+}

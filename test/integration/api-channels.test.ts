@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createClient } from "topicbot/client";
+import { describeContract, listen, type ContractServer } from "./contract/servers.js";
+
+describeContract("channels, subscriptions and server settings", (factory, name) => {
+  const sandboxOnly = name === "sandbox" ? it : it.skip;
+  let server: ContractServer;
+  beforeAll(async () => {
+    server = await factory();
+  });
+  afterAll(() => server.close());
+
+  it("GET /server_settings answers without credentials", async () => {
+    const anonymous = createClient({ site: server.client.site, email: "", apiKey: "wrong" });
+    try {
+      const settings = await anonymous.server.settings();
+      expect(settings.zulip_feature_level).toBeGreaterThan(0);
+      expect(settings.zulip_version).toEqual(expect.any(String));
+    } finally {
+      await anonymous.close();
+    }
+  });
+
+  it("GET /streams lists channels with their IDs and names", async () => {
+    const { streams } = await server.client.channels.list();
+    expect(streams.length).toBeGreaterThan(0);
+    expect(streams[0]).toEqual(
+      expect.objectContaining({
+        stream_id: expect.any(Number),
+        name: expect.any(String),
+        invite_only: false,
+      }),
+    );
+  });
+
+  it("GET /users/me/subscriptions lists personal settings", async () => {
+    const { subscriptions } = await server.client.subscriptions.list({ include_subscribers: true });
+    for (const s of subscriptions) {
+      expect(s).toEqual(
+        expect.objectContaining({
+          color: expect.stringMatching(/^#/),
+          is_muted: false,
+          pin_to_top: false,
+        }),
+      );
+      expect(s.subscribers).toEqual(expect.any(Array));
+    }
+  });
+
+  sandboxOnly(
+    "subscribes, creating a missing channel, and reports already_subscribed by user ID",
+    async () => {
+      const botId = String(server.sandbox!.bot.userId);
+      const queue = await listen(server.client, { event_types: ["subscription"] });
+      const peerQueue = await listen(server.clientFor("mia"), { event_types: ["subscription"] });
+      const res = await server.client.subscriptions.add({
+        subscriptions: [{ name: "general" }, { name: "brand-new", description: "made by a bot" }],
+      });
+      expect(res.subscribed).toEqual({ [botId]: ["brand-new"] });
+      expect(res.already_subscribed).toEqual({ [botId]: ["general"] });
+      expect((await queue.drain()).map((e) => e.op)).toEqual(["add"]);
+      expect(await peerQueue.drain()).toEqual([]);
+      const { subscriptions } = await server.client.subscriptions.list();
+      expect(subscriptions.map((s) => s.name)).toContain("brand-new");
+      const mia = server.clientFor("mia");
+      await mia.subscriptions.add({ subscriptions: [{ name: "brand-new" }] });
+      expect(await queue.drain()).toEqual([
+        expect.objectContaining({ op: "peer_add", user_ids: [server.sandbox!.user("mia").userId] }),
+      ]);
+    },
+  );
+
+  it("subscriptions is required", async () => {
+    const res = await server.raw("POST", "/users/me/subscriptions", {});
+    expect(res.body).toMatchObject({ code: "REQUEST_VARIABLE_MISSING", var_name: "subscriptions" });
+    const bad = await server.raw("POST", "/users/me/subscriptions", { subscriptions: "nope" });
+    expect(bad.body).toMatchObject({ code: "BAD_REQUEST" });
+    expect(String(bad.body.msg)).toContain("subscriptions");
+  });
+});

@@ -1,0 +1,128 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSandbox, type Sandbox } from "topicbot/sandbox";
+import { main } from "../../src/cli/main.js";
+
+const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
+const greeter = fileURLToPath(new URL("../fixtures/config/plugins/greeter", import.meta.url));
+
+let sandbox: Sandbox;
+let dir: string;
+beforeAll(async () => {
+  sandbox = await startSandbox({ heartbeatSeconds: 10 });
+  dir = await mkdtemp(join(tmpdir(), "topicbot-check-"));
+});
+afterAll(async () => {
+  await sandbox.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function configFile(name: string, text: string): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(file, text);
+  return file;
+}
+
+const serverSection = (apiKey: string) =>
+  `server:\n  site: ${sandbox.url}\n  email: ${sandbox.bot.email}\n  apiKey: ${apiKey}\n`;
+
+async function check(file: string) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await main(["check", "-c", file], {
+    stdout: (l) => stdout.push(l),
+    stderr: (l) => stderr.push(l),
+  });
+  return { code, stdout: stdout.join("\n"), stderr: stderr.join("\n") };
+}
+
+describe("bot check", () => {
+  it("connects and prints who the bot is and what it listens to, never the API key", async () => {
+    const key = sandbox.bot.apiKey;
+    const file = await configFile(
+      "good.yaml",
+      `${serverSection(key)}prefix: "?"\nchannels: [general, sandbox]\nallPublicChannels: true\n` +
+        `storage: { type: file, path: data/bot.json }\n` +
+        `plugins:\n  - ping\n  - ${greeter}:\n      greeting: Hi\n`,
+    );
+    const { code, stdout, stderr } = await check(file);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Config      ${file}: valid (2 plugin(s), settings valid)`);
+    expect(stdout).toContain(`Server      ${sandbox.url} (from ${file})`);
+    expect(stdout).toContain(
+      "Bot         Topic Bot <bot-bot@sandbox.test>, user 6, member, a bot account",
+    );
+    expect(stdout).toContain("Version     11.0-topicbot-sandbox, feature level 427");
+    expect(stdout).toContain(`API key     ${key.slice(0, 4)}…(32 chars)`);
+    expect(stdout).toContain("Channels    general, sandbox (subscribed on start)");
+    expect(stdout).toContain("all public channels: yes");
+    expect(stdout).toContain("direct messages: yes");
+    expect(stdout).toContain('messages starting with "?"');
+    expect(stdout).toContain("Storage     file data/bot.json");
+    expect(stdout).toContain("Plugins     ping: ?ping");
+    expect(stdout).toContain("greeter: ?greet");
+    expect(stdout).toMatch(/All good\.$/);
+    expect(stdout).not.toContain(key);
+  });
+
+  it("reports refused credentials with exit code 1, without printing the key", async () => {
+    const wrong = "WRONGkeyWRONGkeyWRONGkeyWRONGkey";
+    const { code, stdout, stderr } = await check(
+      await configFile("bad-key.yaml", serverSection(wrong)),
+    );
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /refused the credentials \((INVALID_API_KEY|UNAUTHORIZED)\); check server\.email and server\.apiKey/,
+    );
+    expect(`${stdout}\n${stderr}`).not.toContain(wrong);
+  });
+
+  it("names the file and key of a config error, exit code 2", async () => {
+    const file = await configFile("bad.yaml", `${serverSection("k")}timezone: Moon/Base\n`);
+    const { code, stderr } = await check(file);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      `error: ${file}: timezone: unknown time zone "Moon/Base" (expected an IANA name such as Europe/Paris or UTC)`,
+    );
+  });
+
+  it("names the file, plugin and key of bad plugin settings, exit code 2", async () => {
+    const file = await configFile(
+      "bad-plugin.yaml",
+      `${serverSection("k")}plugins:\n  - ${greeter}:\n      repeat: 0\n`,
+    );
+    const { code, stderr } = await check(file);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      `error: ${file}: plugins[0][${JSON.stringify(greeter)}].repeat: plugin "greeter": `,
+    );
+  });
+
+  it("works as a real process too", async () => {
+    const key = sandbox.bot.apiKey;
+    const file = await configFile(
+      "spawned.yaml",
+      `${serverSection("${BOT_KEY}")}plugins: [ping]\n`,
+    );
+    const child = spawn(process.execPath, [bin, "check", "-c", file], {
+      env: { ...process.env, BOT_KEY: key, NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const [code] = (await once(child, "exit")) as [number | null];
+    clearTimeout(timer);
+    expect(output).toContain(`API key     ${key.slice(0, 4)}…(32 chars)`);
+    expect(output).toContain("Plugins     ping: !ping");
+    expect(output).not.toContain(key);
+    expect(code).toBe(0);
+  });
+});

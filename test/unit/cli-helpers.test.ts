@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { maskSecret } from "../../src/cli/output.js";
+import { packageName } from "../../src/cli/commands/init.js";
+import { projectFiles } from "../../src/cli/templates.js";
+import { loadConfig } from "../../src/config/index.js";
+
+describe("maskSecret", () => {
+  it("shows four characters and the length of a long key, nothing of a short one", () => {
+    expect(maskSecret("abcdEFGHijklMNOPqrstUVWXyz012345")).toBe("abcd…(32 chars)");
+    expect(maskSecret("short-secret")).toBe("[redacted] (12 chars)");
+  });
+});
+
+describe("bot init templates", () => {
+  it("make npm package names from folder names", () => {
+    expect(packageName("/tmp/Standup Bot!")).toBe("standup-bot");
+    expect(packageName("/tmp/...")).toBe("my-bot");
+  });
+
+  it("ship a config that loads, pointing editors at the installed schema", () => {
+    const files = projectFiles({ name: "x", topicbotVersion: "^0.1.0" });
+    const config = loadConfig(files["bot.config.yaml"]!, {}, "bot.config.yaml");
+    expect(config.plugins).toEqual(["ping", { "./plugins/hello": { greeting: "Hello" } }]);
+    expect(config.storage).toEqual({ type: "file", path: "data/bot.json" });
+    expect(JSON.parse(files["package.json"]!)).toMatchObject({
+      dependencies: { topicbot: "^0.1.0" },
+      scripts: { test: "vitest run" },
+    });
+  });
+});
