@@ -9,7 +9,7 @@ export default definePlugin({
       "echo",
       { description: "Repeat the text", examples: ["!echo hello"] },
       async (ctx) => {
-        await ctx.reply(ctx.command.args || "Say something after `echo` and I will repeat it.");
+        await ctx.reply(ctx.command.text || "Say something after `echo` and I will repeat it.");
       },
     );
   },

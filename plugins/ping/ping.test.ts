@@ -13,7 +13,12 @@ describe("ping", () => {
 
   it("has a description and registers the ping command", () => {
     expect(ping.description).toBeTruthy();
-    expect(t.bot.commands().map((c) => c.name)).toEqual(["ping"]);
+    expect(
+      t.bot
+        .commands()
+        .filter((c) => c.plugin === "ping")
+        .map((c) => c.name),
+    ).toEqual(["ping"]);
   });
 
   it("answers pong", async () => {

@@ -5,39 +5,32 @@ import { ApiError } from "../client/errors.js";
 import {
   messageEvent,
   type AnyEvent,
-  type EventOf,
   type RegisterParams,
   type Registration,
 } from "../api/events.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
-import type { KeyValueStore } from "../storage/store.js";
+import { createMemoryStore, type KeyValueStore } from "../storage/store.js";
+import { DEFAULT_MAX_MESSAGE_LENGTH, type ServerFacts } from "./actions.js";
+import type { CommandInfo } from "./commands/command.js";
+import type { RateLimit } from "./commands/guards.js";
+import { createCommandRuntime } from "./commands/runtime.js";
 import { compose, type Middleware } from "./compose.js";
-import { createMessageContext, type MessageContext } from "./context.js";
+import {
+  createMessageContext,
+  dialogKey,
+  type ContextServices,
+  type MessageContext,
+} from "./context.js";
+import { Directory } from "./directory.js";
 import { address, type BotIdentity } from "./gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
-import { Router, type CommandInfo, type CommandSpec, type Filter, type Handler } from "./router.js";
+import { createPluginApi, type PluginApi } from "./plugin-api.js";
+import { Router } from "./router.js";
+import { Dialogs } from "./session.js";
+import { isTimeZone } from "./time.js";
 
-export type EventListener<T extends string> = (event: EventOf<T>) => unknown;
-
-/** What a plugin's `setup` gets: the registration verbs, scoped to the plugin. */
-export interface PluginApi {
-  /** The plugin's name. */
-  readonly name: string;
-  /** A child logger tagged with the plugin's name. */
-  readonly log: Logger;
-  /** The full typed client. */
-  readonly api: ApiClient;
-  command(
-    name: string,
-    spec: CommandSpec,
-    handler: Handler<MessageContext & { command: NonNullable<MessageContext["command"]> }>,
-  ): void;
-  hear(pattern: RegExp, handler: Handler<MessageContext & { match: RegExpExecArray }>): void;
-  filter<C extends MessageContext>(filter: Filter<C>, handler: Handler<C>): void;
-  use(middleware: Middleware<MessageContext>): void;
-  on<T extends string>(type: T, listener: EventListener<T>): void;
-}
+export type { PluginApi, EventListener } from "./plugin-api.js";
 
 export interface BotOptions {
   /** A ready client; or give `server` and one is created (and closed on stop). */
@@ -57,11 +50,19 @@ export interface BotOptions {
   register?: RegisterParams;
   /** Stop on SIGINT and SIGTERM. Default true. */
   handleSignals?: boolean;
-  /** The key-value store plugins get namespaces of (`createStore(config.storage)`); default: memory. */
+  /** The key-value store plugins get namespaces of (`createStore(config.storage)`), sessions too; default: memory. */
   storage?: KeyValueStore;
+  /** IANA time zone for human times (`tomorrow 9:00`) when the sender's profile has none. Default: the system's. */
+  timeZone?: string;
+  /** Per-user command limit, e.g. `{ commands: 5, perSeconds: 10 }`; false for none. Default 10 per 10 s. */
+  rateLimit?: RateLimit | false;
+  /** Answer addressed messages that match no command with "did you mean". Default true. */
+  unknownCommandReply?: boolean;
+  /** The current time in epoch milliseconds (tests pass a fixed clock). Default `Date.now`. */
+  now?: () => number;
 }
 
-export interface Bot extends Omit<PluginApi, "name"> {
+export interface Bot extends Omit<PluginApi, "name" | "storage"> {
   /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
   start(): Promise<void>;
   /** Stops polling, deletes the queue and closes connections. Safe to call twice. */
@@ -71,8 +72,15 @@ export interface Bot extends Omit<PluginApi, "name"> {
   /** The bot's own account; available after `start()`. */
   readonly me: BotIdentity;
   readonly registration: Registration | undefined;
+  /** Every command of every plugin, the built-in `help` included once started. */
   commands(): CommandInfo[];
+  /** The bot's storage (each plugin sees its own namespace of it). */
+  readonly storage: KeyValueStore;
+  /** Users of the server, cached; what user arguments and role checks use. */
+  readonly directory: Directory;
 }
+
+export const DEFAULT_RATE_LIMIT: RateLimit = { commands: 10, perSeconds: 10 };
 
 const DEFAULT_ERROR_REPLY = "Sorry, something went wrong handling that. The error has been logged.";
 
@@ -92,9 +100,14 @@ export function createBot(options: BotOptions): Bot {
   const prefix = options.prefix ?? "!";
   const respondTo = options.respondTo ?? "addressed";
   const errorReply = options.errorReply ?? DEFAULT_ERROR_REPLY;
-  const router = new Router();
-  const middleware: Middleware<MessageContext>[] = [];
+  const now = options.now ?? Date.now;
+  const timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!isTimeZone(timeZone)) throw new RangeError(`timeZone: unknown time zone "${timeZone}"`);
+  const storage = options.storage ?? createMemoryStore(now);
   const bus = new EventEmitter();
+  const middleware: Middleware<MessageContext>[] = [];
+  const dialogs = new Dialogs<MessageContext>();
+  const inflight = new Set<Promise<void>>();
   const events =
     options.events ??
     new EventQueue({
@@ -104,6 +117,7 @@ export function createBot(options: BotOptions): Bot {
     });
 
   let me: BotIdentity | undefined;
+  let firstRegistration: Registration | undefined;
   let pipeline: ((ctx: MessageContext) => Promise<void>) | undefined;
   let state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
   let resolveDone!: () => void;
@@ -113,6 +127,24 @@ export function createBot(options: BotOptions): Bot {
     rejectDone = reject;
   });
   done.catch(() => undefined);
+
+  const registration = (): Registration | undefined =>
+    (events instanceof EventQueue ? events.registration : undefined) ?? firstRegistration;
+  const server = (): ServerFacts => ({
+    featureLevel: registration()?.zulip_feature_level,
+    maxMessageLength: registration()?.max_message_length ?? DEFAULT_MAX_MESSAGE_LENGTH,
+  });
+  const directory = new Directory(api, { now, featureLevel: () => server().featureLevel });
+  bus.on("realm_user", () => directory.invalidate());
+  const commands = createCommandRuntime({
+    prefix,
+    directory,
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    timeZone,
+    now,
+    unknownCommandReply: options.unknownCommandReply ?? true,
+  });
+  const router = new Router({ guard: commands.guard });
 
   const reportHandlerError = async (
     error: unknown,
@@ -131,34 +163,20 @@ export function createBot(options: BotOptions): Bot {
       );
   };
 
-  function scoped(plugin: string): PluginApi {
-    const pluginLog = plugin === "bot" ? log : log.child({ plugin });
-    return {
-      name: plugin,
-      log: pluginLog,
+  const scoped = (plugin: string): PluginApi =>
+    createPluginApi(plugin, {
       api,
-      command: (name, spec, handler) => router.command(plugin, name, spec, handler),
-      hear: (pattern, handler) => router.hear(plugin, pattern, handler),
-      filter: (filter, handler) => router.filter(plugin, filter, handler),
-      use: (mw) => {
+      log,
+      router,
+      bus,
+      storage,
+      sessions: storage.namespace("topicbot:sessions"),
+      addMiddleware: (name, mw) => {
         if (pipeline)
-          throw new Error(`plugin "${plugin}": use() must be called before the bot starts`);
+          throw new Error(`plugin "${name}": use() must be called before the bot starts`);
         middleware.push(mw);
       },
-      on: (type, listener) => {
-        bus.on(type, (event: AnyEvent) => {
-          Promise.resolve()
-            .then(() => listener(event as EventOf<typeof type>))
-            .catch((error: unknown) =>
-              pluginLog.error(
-                { err: error, eventType: type },
-                `plugin "${plugin}" failed handling a ${type} event`,
-              ),
-            );
-        });
-      },
-    };
-  }
+    });
 
   const ignoreSelf: Middleware<MessageContext> = async (ctx, next) => {
     if (ctx.sender.userId !== ctx.me.userId) await next();
@@ -166,6 +184,8 @@ export function createBot(options: BotOptions): Bot {
   const gate: Middleware<MessageContext> = async (ctx, next) => {
     if (ctx.addressedVia !== null || respondTo === "all") await next();
   };
+
+  let services: ContextServices | undefined;
 
   async function handleMessage(raw: AnyEvent): Promise<void> {
     const parsed = messageEvent.safeParse(raw);
@@ -178,15 +198,28 @@ export function createBot(options: BotOptions): Bot {
     }
     const { message, flags } = parsed.data;
     const isDirect = message.type === "private";
+    let suspend!: () => void;
+    const suspended = new Promise<void>((resolve) => (suspend = resolve));
     const ctx = createMessageContext({
       message,
       flags,
       addressing: address(message.content, { isDirect, bot: me!, prefix }),
-      me: me!,
-      api,
-      log: log.child({ messageId: message.id }),
+      services: services!,
+      suspend,
     });
-    await pipeline!(ctx);
+    // The answer to an open question goes to the handler that asked, not to the router.
+    if (
+      message.sender_id !== me!.userId &&
+      dialogs.offer(dialogKey(ctx.conversation, message.sender_id), ctx)
+    )
+      return;
+    const run = pipeline!(ctx).catch((error: unknown) =>
+      log.error({ err: error, messageId: message.id }, "message pipeline failed"),
+    );
+    inflight.add(run);
+    void run.finally(() => inflight.delete(run));
+    // A handler waiting for an answer (ctx.ask) releases the message so the answer can arrive.
+    await Promise.race([run, suspended]);
   }
 
   async function onEvents(batch: AnyEvent[]): Promise<void> {
@@ -209,12 +242,14 @@ export function createBot(options: BotOptions): Bot {
   const bot: Bot = {
     ...top,
     done,
+    storage,
+    directory,
     get me() {
       if (!me) throw new Error("bot.me is available after start()");
       return me;
     },
     get registration() {
-      return events instanceof EventQueue ? events.registration : undefined;
+      return registration();
     },
     commands: () => router.commands(),
 
@@ -224,11 +259,23 @@ export function createBot(options: BotOptions): Bot {
       try {
         const own = await api.users.me();
         me = { userId: own.user_id, email: own.email, fullName: own.full_name };
+        services = {
+          api,
+          me,
+          log,
+          server,
+          sessions: storage.namespace("topicbot:sessions"),
+          dialogs,
+          now,
+          timeZone,
+        };
+        const about = new Map<string, string | undefined>();
         for (const entry of options.plugins ?? []) {
           const { plugin, settings } =
             "plugin" in entry ? entry : { plugin: entry, settings: undefined };
-          const config = plugin.config ? plugin.config.parse(settings ?? {}) : settings;
+          about.set(plugin.name, plugin.description);
           try {
+            const config = plugin.config ? plugin.config.parse(settings ?? {}) : settings;
             await plugin.setup(scoped(plugin.name), config);
           } catch (error) {
             throw new Error(
@@ -237,11 +284,13 @@ export function createBot(options: BotOptions): Bot {
             );
           }
         }
+        commands.registerHelp(router, about);
         pipeline = compose([
           ignoreSelf,
           gate,
           ...middleware,
           router.middleware(reportHandlerError),
+          commands.unknownCommand(router),
         ]);
         if (events instanceof EventQueue) {
           events.onFatal = (error) => {
@@ -249,7 +298,7 @@ export function createBot(options: BotOptions): Bot {
             void stopWith(error);
           };
         }
-        await events.start(onEvents);
+        firstRegistration = await events.start(onEvents);
         state = "running";
         if (options.handleSignals ?? true) {
           process.once("SIGINT", onSignal);
@@ -273,6 +322,10 @@ export function createBot(options: BotOptions): Bot {
     process.off("SIGTERM", onSignal);
     try {
       await events.stop();
+      // Open questions end unanswered, so the handlers waiting on them can finish.
+      dialogs.cancelAll();
+      await Promise.all([...inflight]);
+      await storage.flush();
     } finally {
       if (!options.client) await api.close();
       state = "stopped";

@@ -2,8 +2,13 @@
 import type { ApiClient } from "../client/client.js";
 import type { Message } from "../api/messages.js";
 import type { Logger } from "../log/logger.js";
-import { conversationOf, type Conversation } from "./conversation.js";
+import type { KeyValueStore } from "../storage/store.js";
+import { messageActions, type ActionEnv, type MessageActions } from "./actions.js";
+import { chatActions, type ChatActions } from "./chat-actions.js";
+import type { CommandInvocation } from "./commands/command.js";
+import { conversationKey, conversationOf, type Conversation } from "./conversation.js";
 import type { Addressing, BotIdentity } from "./gate.js";
+import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
 
 export interface Sender {
   userId: number;
@@ -11,23 +16,17 @@ export interface Sender {
   fullName: string;
 }
 
-export interface CommandInvocation {
-  /** The command's canonical name (an alias resolves to it). */
-  name: string;
-  /** What followed the command name, untouched. */
-  args: string;
-  /** The whole addressed text, command name included. */
-  raw: string;
+export type { SentMessage } from "./actions.js";
+
+export interface AskOptions {
+  /** How long to wait for the answer. Default 5 minutes. */
+  timeoutMs?: number;
 }
 
-export interface SentMessage {
-  id: number;
-}
-
-export interface MessageContext {
+export interface MessageContext extends MessageActions, ChatActions {
   message: Message;
-  /** The event's flags for the bot (`mentioned`, `read`, ...). */
-  flags: string[];
+  /** The event's personal flags for the bot (`mentioned`, `read`, ...); `flags()` changes flags. */
+  messageFlags: string[];
   sender: Sender;
   conversation: Conversation;
   isDirect: boolean;
@@ -41,6 +40,8 @@ export interface MessageContext {
   command?: CommandInvocation;
   /** Set by `hear` when its pattern matched. */
   match?: RegExpExecArray;
+  /** The plugin whose handler is running; set by the router. */
+  plugin?: string;
   /** The bot's own account. */
   me: BotIdentity;
   /** The full typed client, for every endpoint without an action. */
@@ -48,32 +49,56 @@ export interface MessageContext {
   log: Logger;
   /** Free space for middleware to pass data to handlers. */
   state: Record<string, unknown>;
-  /** Sends `content` to the same topic, or the same direct-message group. */
-  reply(content: string): Promise<SentMessage>;
+  /** The handling plugin's state for this conversation (channel topic or DM group). */
+  readonly session: Session;
+  /** The handling plugin's state for this sender in this conversation. */
+  readonly userSession: Session;
+  /**
+   * Asks the sender a question here and waits for their next message in this conversation,
+   * which is then not routed as a command. Resolves undefined after the timeout.
+   *
+   * @example
+   * const answer = await ctx.ask("What's your name?", { timeoutMs: 60_000 });
+   * await ctx.reply(answer ? `Hello, ${answer.text}!` : "Never mind.");
+   */
+  ask(question: string, options?: AskOptions): Promise<MessageContext | undefined>;
 }
 
-/** Recipients of a reply in a direct-message group: everyone but the bot. */
-function replyRecipients(
-  conversation: Extract<Conversation, { type: "direct" }>,
-  me: BotIdentity,
-): number[] {
-  const others = conversation.userIds.filter((id) => id !== me.userId);
-  return others.length > 0 ? others : [me.userId];
+/** What every context shares: the bot's services. */
+export interface ContextServices extends ActionEnv {
+  log: Logger;
+  /** Where sessions live; one namespace per plugin. */
+  sessions: KeyValueStore;
+  dialogs: Dialogs<MessageContext>;
+  now(): number;
+  /** The configured time zone, for human times in `schedule`. */
+  timeZone: string;
 }
+
+export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
+
+/** The key under which a question to `userId` in `conversation` waits for its answer. */
+export const dialogKey = (conversation: Conversation, userId: number): string =>
+  `${conversationKey(conversation)}|${userId}`;
 
 export function createMessageContext(init: {
   message: Message;
   flags: string[];
   addressing: Addressing;
-  me: BotIdentity;
-  api: ApiClient;
-  log: Logger;
+  services: ContextServices;
+  /** Called when a handler starts waiting for an answer: its message no longer holds up others. */
+  suspend?: () => void;
 }): MessageContext {
-  const { message, api, me } = init;
+  const { message, services } = init;
   const conversation = conversationOf(message);
-  return {
+  const sessionOf = (userId?: number): Session =>
+    openSession(
+      services.sessions.namespace(ctx.plugin ?? "bot"),
+      sessionKey({ conversation, userId }),
+    );
+  const ctx: MessageContext = {
     message,
-    flags: init.flags,
+    messageFlags: init.flags,
     sender: {
       userId: message.sender_id,
       email: message.sender_email,
@@ -84,25 +109,30 @@ export function createMessageContext(init: {
     isMention: init.addressing.isMention,
     addressedVia: init.addressing.via,
     text: init.addressing.text,
-    me,
-    api,
-    log: init.log,
+    me: services.me,
+    api: services.api,
+    log: services.log.child({ messageId: message.id }),
     state: {},
-    async reply(content) {
-      const sent =
-        conversation.type === "channel"
-          ? await api.messages.send({
-              type: "channel",
-              to: conversation.streamId,
-              topic: conversation.topic,
-              content,
-            })
-          : await api.messages.send({
-              type: "direct",
-              to: replyRecipients(conversation, me),
-              content,
-            });
-      return { id: sent.id };
+    get session() {
+      return sessionOf();
     },
+    get userSession() {
+      return sessionOf(message.sender_id);
+    },
+    async ask(question, options = {}) {
+      const key = dialogKey(conversation, message.sender_id);
+      const answer = services.dialogs.wait(key, options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS);
+      try {
+        await ctx.reply(question);
+      } catch (error) {
+        services.dialogs.cancel(key);
+        throw error;
+      }
+      init.suspend?.();
+      return answer;
+    },
+    ...messageActions(services, conversation),
+    ...chatActions(services, message, conversation),
   };
+  return ctx;
 }

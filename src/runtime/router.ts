@@ -1,6 +1,15 @@
 // The router: commands and hears, both built on one filter primitive, first match wins.
 import type { MessageContext } from "./context.js";
 import type { Middleware } from "./compose.js";
+import {
+  compileSpec,
+  usageLine,
+  type CommandInfo,
+  type CommandSpec,
+  type CompiledSpec,
+  type InvocationOf,
+} from "./commands/command.js";
+import type { ArgsShape } from "./commands/types.js";
 
 export type Handler<C extends MessageContext = MessageContext> = (ctx: C) => unknown;
 
@@ -8,17 +17,30 @@ export type Handler<C extends MessageContext = MessageContext> = (ctx: C) => unk
 export type Filter<C extends MessageContext> =
   ((ctx: MessageContext) => ctx is C) | ((ctx: MessageContext) => boolean);
 
-export interface CommandSpec {
-  description?: string;
-  aliases?: string[];
-  /** Example invocations shown by `help`. */
-  examples?: string[];
+/** No arguments or options declared. */
+export type NoArgs = Record<never, never>;
+
+/** The context of a command handler: `ctx.command.args` and `options` typed from the spec. */
+export type CommandContext<
+  A extends ArgsShape = NoArgs,
+  O extends ArgsShape = NoArgs,
+> = MessageContext & { command: InvocationOf<A, O> };
+
+/** A command as the router keeps it. */
+export interface RegisteredCommand {
+  info: CommandInfo;
+  spec: CommandSpec;
+  compiled: CompiledSpec;
 }
 
-export interface CommandInfo extends CommandSpec {
-  name: string;
-  plugin: string;
-}
+/**
+ * Runs before a command's handler: rate limits, roles, argument resolution. Returns false when
+ * the command must not run (the guard has answered the sender itself).
+ */
+export type CommandGuard = (
+  ctx: CommandContext<ArgsShape, ArgsShape>,
+  command: RegisteredCommand,
+) => Promise<boolean>;
 
 interface Entry {
   plugin: string;
@@ -37,9 +59,20 @@ export type HandlerErrorReporter = (
   origin: HandlerOrigin,
 ) => void | Promise<void>;
 
+/** The first word of the addressed text and what follows it. */
+export function splitCommandWord(text: string): { word: string; rest: string } | undefined {
+  const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  return match ? { word: match[1]!, rest: (match[2] ?? "").trim() } : undefined;
+}
+
 export class Router {
   readonly #entries: Entry[] = [];
-  readonly #commands = new Map<string, CommandInfo>();
+  readonly #commands = new Map<string, RegisteredCommand>();
+  readonly #guard: CommandGuard | undefined;
+
+  constructor(options: { guard?: CommandGuard } = {}) {
+    this.#guard = options.guard;
+  }
 
   /** Runs `handler` for messages `filter` accepts; the one primitive every verb is built on. */
   filter<C extends MessageContext>(plugin: string, filter: Filter<C>, handler: Handler<C>): void {
@@ -47,32 +80,48 @@ export class Router {
   }
 
   /** A command: the first word of the addressed text is its name or an alias. */
-  command(
+  command<A extends ArgsShape = NoArgs, O extends ArgsShape = NoArgs>(
     plugin: string,
     name: string,
-    spec: CommandSpec,
-    handler: Handler<MessageContext & { command: NonNullable<MessageContext["command"]> }>,
+    spec: CommandSpec<A, O>,
+    handler: Handler<CommandContext<A, O>>,
   ): void {
+    if (/\s/.test(name) || name === "") throw new Error(`command name "${name}" must be one word`);
     const names = [name, ...(spec.aliases ?? [])].map((n) => n.toLowerCase());
     for (const n of names) {
       const existing = this.#commands.get(n);
       if (existing)
         throw new Error(
-          `command "${n}" of plugin "${plugin}" is already defined by plugin "${existing.plugin}"`,
+          `command "${n}" of plugin "${plugin}" is already defined by plugin "${existing.info.plugin}"`,
         );
     }
-    const info: CommandInfo = { ...spec, name, plugin };
-    for (const n of names) this.#commands.set(n, info);
+    const compiled = compileSpec(name, spec as CommandSpec);
+    const info: CommandInfo = {
+      name,
+      plugin,
+      usage: usageLine(name, compiled),
+      ...(spec.description !== undefined && { description: spec.description }),
+      ...(spec.aliases?.length && { aliases: spec.aliases }),
+      ...(spec.examples?.length && { examples: spec.examples }),
+      ...(spec.roles?.length && { roles: spec.roles }),
+    };
+    const registered: RegisteredCommand = { info, spec: spec as CommandSpec, compiled };
+    for (const n of names) this.#commands.set(n, registered);
+    const guard = this.#guard;
     this.filter(
       plugin,
-      (ctx): ctx is MessageContext & { command: NonNullable<MessageContext["command"]> } => {
+      (ctx): ctx is CommandContext<A, O> => {
         if (ctx.addressedVia === null) return false;
-        const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(ctx.text);
-        if (!match || !names.includes(match[1]!.toLowerCase())) return false;
-        ctx.command = { name, args: (match[2] ?? "").trim(), raw: ctx.text };
+        const split = splitCommandWord(ctx.text);
+        if (!split || !names.includes(split.word.toLowerCase())) return false;
+        ctx.command = { name, args: {}, options: {}, text: split.rest, raw: ctx.text };
         return true;
       },
-      handler,
+      async (ctx: CommandContext<A, O>) => {
+        if (guard && !(await guard(ctx as CommandContext<ArgsShape, ArgsShape>, registered)))
+          return;
+        await handler(ctx);
+      },
     );
   }
 
@@ -97,14 +146,25 @@ export class Router {
 
   /** Every registered command, once each, in registration order. */
   commands(): CommandInfo[] {
-    return [...new Set(this.#commands.values())];
+    return [...new Set(this.#commands.values())].map((c) => c.info);
   }
 
-  /** The router as the last middleware of the pipeline. */
+  /** The command called `name` (or with that alias). */
+  find(name: string): RegisteredCommand | undefined {
+    return this.#commands.get(name.toLowerCase());
+  }
+
+  /** Every name and alias, for suggestions. */
+  names(): string[] {
+    return [...this.#commands.keys()];
+  }
+
+  /** The router as a middleware: the first matching entry handles the message, else `next()`. */
   middleware(report: HandlerErrorReporter): Middleware<MessageContext> {
     return async (ctx, next) => {
       for (const entry of this.#entries) {
         if (!entry.filter(ctx)) continue;
+        ctx.plugin = entry.plugin;
         try {
           await entry.handler(ctx);
         } catch (error) {

@@ -8,8 +8,18 @@ import type { Logger } from "../log/logger.js";
 
 export interface TestBotOptions {
   plugins?: (Plugin | PluginInstance)[];
-  /** Runtime settings, as in bot.config.yaml. */
-  config?: Pick<BotOptions, "prefix" | "respondTo" | "errorReply">;
+  /** Runtime settings, as in bot.config.yaml. `rateLimit` is off unless given. */
+  config?: Pick<
+    BotOptions,
+    | "prefix"
+    | "respondTo"
+    | "errorReply"
+    | "timeZone"
+    | "rateLimit"
+    | "unknownCommandReply"
+    | "now"
+    | "storage"
+  >;
   sandbox?: SandboxOptions;
   logger?: Logger;
 }
@@ -102,6 +112,7 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     plugins: options.plugins,
     logger: options.logger,
     handleSignals: false,
+    rateLimit: false,
     ...options.config,
   });
   try {

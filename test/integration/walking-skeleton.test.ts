@@ -6,7 +6,7 @@ import ping from "../../plugins/ping/index.js";
 const say = definePlugin({
   name: "say",
   setup(bot) {
-    bot.command("say", { description: "Repeat the text" }, (ctx) => ctx.reply(ctx.command.args));
+    bot.command("say", { description: "Repeat the text" }, (ctx) => ctx.reply(ctx.command.text));
   },
 });
 

@@ -1,0 +1,72 @@
+// Who may run a command, and how often: role checks and the per-user command rate limit.
+import type { RoleName } from "../../api/common.js";
+import { formatDuration } from "../time.js";
+import { describeRoles } from "./help.js";
+
+/** At most `commands` commands per user in any `perSeconds` window. */
+export interface RateLimit {
+  commands: number;
+  perSeconds: number;
+}
+
+/** The roles from `role` up: `atLeast("moderator")` is owners, administrators and moderators. */
+export function atLeast(role: Exclude<RoleName, "guest"> | "guest"): RoleName[] {
+  const order: RoleName[] = ["owner", "administrator", "moderator", "member", "guest"];
+  return order.slice(0, order.indexOf(role) + 1);
+}
+
+/** The refusal for a sender whose role is not among `roles`. */
+export function roleRefusal(command: string, roles: readonly RoleName[], prefix: string): string {
+  return `Sorry, \`${prefix}${command}\` is only for ${describeRoles(roles)}.`;
+}
+
+/** What the limiter decided for one command. */
+export type RateDecision =
+  | { allowed: true }
+  /** Dropped; `notify` is true for the first drop of a window, so the user is told once. */
+  | { allowed: false; notify: boolean; retryInMs: number };
+
+/** A sliding-window limit per user; remembers only users active within the window. */
+export class RateLimiter {
+  readonly #limit: RateLimit;
+  readonly #now: () => number;
+  readonly #seen = new Map<number, { times: number[]; notified: boolean }>();
+
+  constructor(limit: RateLimit, now: () => number = Date.now) {
+    if (!(limit.commands >= 1) || !(limit.perSeconds > 0))
+      throw new RangeError(
+        `rate limit needs commands >= 1 and perSeconds > 0, got ${JSON.stringify(limit)}`,
+      );
+    this.#limit = limit;
+    this.#now = now;
+  }
+
+  /** Counts one command by `userId` and says whether it may run. */
+  check(userId: number): RateDecision {
+    const now = this.#now();
+    const windowMs = this.#limit.perSeconds * 1000;
+    const entry = this.#seen.get(userId) ?? { times: [], notified: false };
+    entry.times = entry.times.filter((t) => now - t < windowMs);
+    if (entry.times.length === 0) entry.notified = false;
+    this.#seen.set(userId, entry);
+    if (this.#seen.size > 10_000) this.#sweep(now, windowMs);
+    if (entry.times.length < this.#limit.commands) {
+      entry.times.push(now);
+      entry.notified = false;
+      return { allowed: true };
+    }
+    const notify = !entry.notified;
+    entry.notified = true;
+    return { allowed: false, notify, retryInMs: windowMs - (now - entry.times[0]!) };
+  }
+
+  /** The polite note sent once when a user is being limited. */
+  static message(retryInMs: number): string {
+    return `You're sending commands faster than I can take them; I'll ignore your commands for ${formatDuration(Math.max(1000, retryInMs))}.`;
+  }
+
+  #sweep(now: number, windowMs: number): void {
+    for (const [id, e] of this.#seen)
+      if (e.times.every((t) => now - t >= windowMs)) this.#seen.delete(id);
+  }
+}

@@ -1,0 +1,137 @@
+// Commands at run time: the guard before every handler (rate limit, roles, arguments), help, unknown commands.
+import type { MessageContext } from "../context.js";
+import type { Middleware } from "../compose.js";
+import type { Directory } from "../directory.js";
+import { isTimeZone } from "../time.js";
+import type { CommandGuard, RegisteredCommand, Router } from "../router.js";
+import { splitCommandWord } from "../router.js";
+import { resolveInvocation } from "./command.js";
+import { RateLimiter, roleRefusal, type RateLimit } from "./guards.js";
+import { helpFor, helpIndex, unknownCommandReply } from "./help.js";
+import { UsageError } from "./parse.js";
+import { arg, type ArgEnv } from "./types.js";
+
+export interface CommandRuntimeOptions {
+  prefix: string;
+  directory: Directory;
+  /** Per-user command limit; false for none. */
+  rateLimit: RateLimit | false;
+  /** Time zone for times when the sender's profile has none. */
+  timeZone: string;
+  now: () => number;
+  /** Answer addressed messages that match nothing with "did you mean". Default true. */
+  unknownCommandReply: boolean;
+}
+
+/** The usage reply: the usage line from the spec, then what was wrong. */
+export function usageReply(prefix: string, command: RegisteredCommand, problem: string): string {
+  return `Usage: \`${prefix}${command.info.usage}\`\n${problem[0]!.toUpperCase()}${problem.slice(1)}. Say \`${prefix}help ${command.info.name}\` for more.`;
+}
+
+/** Argument notes for `help <command>`: the described arguments and options. */
+function argumentNotes(command: RegisteredCommand): string[] {
+  const described = [...command.compiled.positionals, ...command.compiled.options].filter(
+    ([, a]) => a.description,
+  );
+  return described.map(([name, a]) => `- \`${name}\` (${a.kind}): ${a.description}`);
+}
+
+export function createCommandRuntime(options: CommandRuntimeOptions) {
+  const { prefix, directory } = options;
+  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.now) : undefined;
+
+  /** False (after answering the sender once) when the sender is over the command limit. */
+  const withinLimit = async (ctx: MessageContext): Promise<boolean> => {
+    const decision = limiter?.check(ctx.sender.userId) ?? { allowed: true };
+    if (decision.allowed) return true;
+    ctx.log.info({ userId: ctx.sender.userId }, "command rate limit: dropping a command");
+    if (decision.notify) await ctx.reply(RateLimiter.message(decision.retryInMs));
+    return false;
+  };
+
+  const argEnv = (ctx: MessageContext): ArgEnv => ({
+    directory,
+    senderId: ctx.sender.userId,
+    now: options.now(),
+    async timeZone() {
+      const sender = await directory.user(ctx.sender.userId).catch(() => undefined);
+      return sender?.timezone && isTimeZone(sender.timezone) ? sender.timezone : options.timeZone;
+    },
+  });
+
+  const guard: CommandGuard = async (ctx, command) => {
+    if (!(await withinLimit(ctx))) return false;
+    const { roles } = command.spec;
+    if (roles?.length) {
+      const sender = await directory.user(ctx.sender.userId);
+      if (!sender || !roles.includes(sender.role as never)) {
+        ctx.log.info(
+          { command: command.info.name, role: sender?.role },
+          "refused: role not allowed",
+        );
+        await ctx.reply(roleRefusal(command.info.name, roles, prefix));
+        return false;
+      }
+    }
+    // Without `args` or `options` the command takes free text (ctx.command.text).
+    if (command.spec.args === undefined && command.spec.options === undefined) return true;
+    try {
+      const { args, options: opts } = await resolveInvocation(
+        command.compiled,
+        ctx.command.text,
+        argEnv(ctx),
+      );
+      ctx.command.args = args;
+      ctx.command.options = opts;
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      await ctx.reply(usageReply(prefix, command, error.message));
+      return false;
+    }
+    return true;
+  };
+
+  /** The last middleware: an addressed message nothing handled gets "did you mean". */
+  const unknownCommand = (router: Router): Middleware<MessageContext> => {
+    return async (ctx, next) => {
+      if (!options.unknownCommandReply || ctx.addressedVia === null) return next();
+      const word = splitCommandWord(ctx.text)?.word;
+      if (!(await withinLimit(ctx))) return;
+      await ctx.reply(
+        word
+          ? unknownCommandReply(word, router.names(), prefix)
+          : `Hello! Say \`${prefix}help\` to see what I can do.`,
+      );
+    };
+  };
+
+  /** Registers the built-in `help [command]` unless a plugin took the name. */
+  const registerHelp = (router: Router, plugins: ReadonlyMap<string, string | undefined>): void => {
+    if (router.find("help")) return;
+    router.command(
+      "builtin",
+      "help",
+      {
+        description: "List the commands, or explain one",
+        args: { command: arg.string().optional() },
+        examples: ["help", "help ping"],
+      },
+      async (ctx) => {
+        const given = ctx.command.args.command ?? "";
+        const wanted = given.startsWith(prefix) ? given.slice(prefix.length) : given;
+        if (wanted === "") {
+          await ctx.reply(helpIndex(router.commands(), plugins, prefix));
+          return;
+        }
+        const found = router.find(wanted);
+        await ctx.reply(
+          found
+            ? helpFor(found.info, prefix, argumentNotes(found))
+            : unknownCommandReply(wanted, router.names(), prefix),
+        );
+      },
+    );
+  };
+
+  return { guard, unknownCommand, registerHelp };
+}

@@ -1,0 +1,258 @@
+// Argument types for commands: chat-aware ones (user, channel, topic, duration, time) and any zod schema.
+import { z } from "zod";
+import { AmbiguousNameError, type ChatUser, type Directory } from "../directory.js";
+import { formatDuration, parseDuration, parseTime } from "../time.js";
+import { UsageError, type ParamShape } from "./parse.js";
+
+/** What an argument type may use to turn text into a value. */
+export interface ArgEnv {
+  directory: Directory;
+  /** The user who typed the command. */
+  senderId: number;
+  /** Milliseconds since the epoch, "now" for relative times. */
+  now: number;
+  /** The time zone to read wall times in: the sender's profile zone, else the configured one. */
+  timeZone(): Promise<string>;
+}
+
+const ARG = Symbol("topicbot.arg");
+
+/** An argument type: how many words it reads, how it reads them, and how `help` names it. */
+export interface Arg<T> extends ParamShape {
+  readonly [ARG]: true;
+  /** Shown in usage lines: `<who:user>`. */
+  readonly kind: string;
+  readonly description: string | undefined;
+  /** The value when the argument is absent, for optional arguments with a default. */
+  readonly fallback: (() => T) | undefined;
+  parse(text: string, env: ArgEnv): T | Promise<T>;
+  /** The argument may be left out (its value is then undefined). */
+  optional(): Arg<T | undefined>;
+  /** The argument may be left out and then has this value. */
+  default(value: T): Arg<T>;
+  /** A few words for `help <command>`. */
+  describe(text: string): Arg<T>;
+}
+
+/** What `args` and `options` accept for each name: an argument type or any zod schema. */
+export type ArgLike = Arg<unknown> | z.ZodType;
+export type ArgsShape = Record<string, ArgLike>;
+
+/** The value type an argument spec produces. */
+export type ArgValue<A> = A extends Arg<infer T> ? T : A extends z.ZodType ? z.output<A> : never;
+/** The typed `ctx.command.args` (or `options`) of a spec. */
+export type ArgValues<S> = { -readonly [K in keyof S]: ArgValue<S[K]> };
+
+interface ArgInit<T> {
+  kind: string;
+  parse(text: string, env: ArgEnv): T | Promise<T>;
+  maxWords?: number;
+  accepts?(text: string): boolean;
+  rest?: boolean;
+  flag?: boolean;
+}
+
+interface ArgState<T> {
+  required: boolean;
+  description?: string;
+  fallback?: () => T;
+}
+
+function makeArg<T>(init: ArgInit<T>, state: ArgState<T> = { required: true }): Arg<T> {
+  const rebuild = <U>(changes: Partial<ArgState<U>>): Arg<U> =>
+    makeArg(init as unknown as ArgInit<U>, { ...(state as unknown as ArgState<U>), ...changes });
+  return {
+    [ARG]: true,
+    kind: init.kind,
+    required: state.required,
+    rest: init.rest ?? false,
+    flag: init.flag ?? false,
+    maxWords: init.rest ? Infinity : (init.maxWords ?? 1),
+    accepts: init.accepts,
+    description: state.description,
+    fallback: state.fallback,
+    parse: init.parse,
+    optional: () => rebuild<T | undefined>({ required: false }),
+    default: (value: T) => rebuild<T>({ required: false, fallback: () => structuredClone(value) }),
+    describe: (text: string) => rebuild<T>({ description: text }),
+  };
+}
+
+export function isArg(value: unknown): value is Arg<unknown> {
+  return typeof value === "object" && value !== null && ARG in value;
+}
+
+/** The label of a zod schema in usage lines: `number`, `a|b|c`, `text`. */
+function zodKind(schema: z.ZodType): string {
+  const def = (schema as { def?: { type?: string; innerType?: z.ZodType; entries?: object } }).def;
+  if (!def) return "text";
+  if ((def.type === "optional" || def.type === "default") && def.innerType)
+    return zodKind(def.innerType);
+  if (def.type === "enum" && def.entries) return Object.keys(def.entries).join("|");
+  if (def.type === "number" || def.type === "int" || def.type === "bigint") return "number";
+  if (def.type === "boolean") return "yes|no";
+  return def.type === "string" ? "text" : (def.type ?? "text");
+}
+
+/** Wraps a zod schema as an argument type: the word is validated (and coerced) by the schema. */
+export function fromSchema<S extends z.ZodType>(schema: S, rest = false): Arg<z.output<S>> {
+  const optional = schema.safeParse(undefined).success;
+  const arg = makeArg<z.output<S>>({
+    kind: zodKind(schema),
+    rest,
+    parse(text) {
+      const result = schema.safeParse(text);
+      if (result.success) return result.data;
+      throw new UsageError(result.error.issues[0]?.message ?? "invalid value");
+    },
+  });
+  return optional
+    ? makeArg(
+        { kind: arg.kind, rest, parse: arg.parse },
+        { required: false, fallback: () => schema.parse(undefined) as z.output<S> },
+      )
+    : arg;
+}
+
+/** Any argument spec as an Arg. */
+export const toArg = (a: ArgLike): Arg<unknown> => (isArg(a) ? a : fromSchema(a));
+
+const USER_MENTION = /^@_?\*\*([^*|]+?)(?:\|(\d+))?\*\*$/;
+const CHANNEL_LINK = /^#\*\*([^*>]+)\*\*$/;
+const TOPIC_LINK = /^#\*\*([^*>]+)>([^*]*?)(?:@(\d+))?\*\*$/;
+
+/** A channel named by a command argument. */
+export interface ChannelRef {
+  name: string;
+}
+
+/** A topic named by a command argument (`#**channel>topic**`). */
+export interface TopicRef {
+  channel: string;
+  topic: string;
+  /** Set when the link points at one message (`#**channel>topic@123**`). */
+  messageId?: number;
+}
+
+async function resolveUser(text: string, env: ArgEnv): Promise<ChatUser> {
+  const mention = USER_MENTION.exec(text);
+  let user: ChatUser | undefined;
+  try {
+    if (text.toLowerCase() === "me") user = await env.directory.user(env.senderId);
+    else if (mention)
+      user = await env.directory.byMention(
+        mention[1]!,
+        mention[2] === undefined ? undefined : Number(mention[2]),
+      );
+    else if (text.includes("@")) user = await env.directory.byEmail(text);
+    else throw new UsageError(`\`${text}\` is not a user; mention one like @**Name**`);
+  } catch (error) {
+    if (error instanceof AmbiguousNameError)
+      throw new UsageError(
+        `several users are called ${error.fullName}; pick one with @**${error.fullName}|id**: ${error.candidates
+          .map((c) => c.userId)
+          .join(", ")}`,
+      );
+    throw error;
+  }
+  if (!user) throw new UsageError(`I don't know a user ${text}`);
+  return user;
+}
+
+/**
+ * Argument types for `bot.command(name, { args, options }, handler)`. Any zod schema works too
+ * (`z.coerce.number().int()`, `z.enum(["on", "off"])`); a schema that accepts undefined is optional.
+ *
+ * @example
+ * bot.command("remind", {
+ *   args: { who: arg.user(), when: arg.time(), what: arg.rest() },
+ *   options: { silent: arg.flag() },
+ * }, async (ctx) => {
+ *   const { who, when, what } = ctx.command.args; // ChatUser, Date, string
+ * });
+ */
+export const arg = {
+  /** A user: `@**Name**`, `@**Name|id**`, an email, or `me`; resolved against the server. */
+  user: (): Arg<ChatUser> => makeArg({ kind: "user", parse: resolveUser }),
+
+  /** A channel: `#**name**` or a bare name. */
+  channel: (): Arg<ChannelRef> =>
+    makeArg({
+      kind: "channel",
+      parse(text) {
+        if (TOPIC_LINK.test(text))
+          throw new UsageError(`${text} is a topic; give a channel like #**name**`);
+        const link = CHANNEL_LINK.exec(text);
+        const name = link ? link[1]! : text.replace(/^#/, "");
+        if (name === "" || name.includes("*")) throw new UsageError(`${text} is not a channel`);
+        return { name };
+      },
+    }),
+
+  /** A topic link: `#**channel>topic**` (what the compose box inserts for a topic). */
+  topic: (): Arg<TopicRef> =>
+    makeArg({
+      kind: "topic",
+      parse(text) {
+        const link = TOPIC_LINK.exec(text);
+        if (!link) throw new UsageError(`${text} is not a topic link like #**channel>topic**`);
+        const ref: TopicRef = { channel: link[1]!, topic: link[2]! };
+        if (link[3] !== undefined) ref.messageId = Number(link[3]);
+        return ref;
+      },
+    }),
+
+  /** A duration such as `2h30m`, `90s`, `1h 30m` or `10 minutes`, in milliseconds. */
+  duration: (): Arg<number> =>
+    makeArg({
+      kind: "duration",
+      maxWords: 6,
+      accepts: (text) => parseDuration(text) !== undefined,
+      parse(text) {
+        const ms = parseDuration(text);
+        if (ms === undefined)
+          throw new UsageError(`\`${text}\` is not a duration; try ${formatDuration(9_000_000)}`);
+        return ms;
+      },
+    }),
+
+  /**
+   * A time: `tomorrow 9:00`, `in 10 minutes`, `friday at 5pm`, `17:30`, `2025-03-01 14:00`,
+   * read in the sender's profile time zone (or the bot's configured one).
+   */
+  time: (): Arg<Date> =>
+    makeArg({
+      kind: "time",
+      maxWords: 5,
+      accepts: (text) => parseTime(text, { now: Date.now(), zone: "UTC" }) !== undefined,
+      async parse(text, env) {
+        const at = parseTime(text, { now: env.now, zone: await env.timeZone() });
+        if (!at)
+          throw new UsageError(
+            `\`${text}\` is not a time; try \`in 10 minutes\` or \`tomorrow 9:00\``,
+          );
+        return at;
+      },
+    }),
+
+  /** The rest of the line, verbatim; with a schema, validated by it. Must be the last argument. */
+  rest: <S extends z.ZodType = z.ZodString>(schema?: S): Arg<z.output<S>> =>
+    fromSchema((schema ?? z.string().min(1)) as S, true),
+
+  /** One word of text. */
+  string: (): Arg<string> => fromSchema(z.string()),
+
+  /** A number. */
+  number: (): Arg<number> => fromSchema(z.coerce.number()),
+
+  /** One of the given words. */
+  choice: <const W extends readonly [string, ...string[]]>(...words: W): Arg<W[number]> =>
+    fromSchema(z.enum(words)) as Arg<W[number]>,
+
+  /** An option without a value: `--force` makes it true; absent, it is false. */
+  flag: (): Arg<boolean> =>
+    makeArg<boolean>(
+      { kind: "flag", flag: true, parse: () => true },
+      { required: false, fallback: () => false },
+    ),
+};

@@ -1,0 +1,131 @@
+// The directory: who is who on the server (users by ID, mention and email), cached with short lifetimes.
+import type { ApiClient } from "../client/client.js";
+import { ROLES, type RoleName } from "../api/common.js";
+import type { User } from "../api/users.js";
+
+/** A user as commands and role checks see them. */
+export interface ChatUser {
+  userId: number;
+  email: string;
+  fullName: string;
+  /** `owner`, `administrator`, `moderator`, `member` or `guest`; `unknown` for a role this library does not know. */
+  role: RoleName | "unknown";
+  /** The profile's IANA time zone; empty when the user has not set one. */
+  timezone: string;
+  isBot: boolean;
+  isActive: boolean;
+}
+
+export interface DirectoryOptions {
+  /** How long the full user list is trusted. Default 5 minutes. */
+  listTtlMs?: number;
+  /** How long one user's role is trusted before asking again. Default 30 seconds. */
+  roleTtlMs?: number;
+  now?: () => number;
+  /** The server's feature level; `user_ids` on the user list needs 384. */
+  featureLevel?: () => number | undefined;
+}
+
+const roleName = (role: number): ChatUser["role"] =>
+  (Object.entries(ROLES).find(([, id]) => id === role)?.[0] as RoleName | undefined) ?? "unknown";
+
+export function toChatUser(u: User): ChatUser {
+  return {
+    userId: u.user_id,
+    email: u.email,
+    fullName: u.full_name,
+    role: roleName(u.role),
+    timezone: u.timezone,
+    isBot: u.is_bot,
+    isActive: u.is_active,
+  };
+}
+
+/** A mention that names several users: the `@**Name|id**` form tells them apart. */
+export class AmbiguousNameError extends Error {
+  override readonly name = "AmbiguousNameError";
+  constructor(
+    readonly fullName: string,
+    readonly candidates: ChatUser[],
+  ) {
+    super(`several users are called ${fullName}`);
+  }
+}
+
+/** Users of the server, fetched with GET /users and cached; one request serves concurrent callers. */
+export class Directory {
+  readonly #api: ApiClient;
+  readonly #listTtlMs: number;
+  readonly #roleTtlMs: number;
+  readonly #now: () => number;
+  readonly #featureLevel: () => number | undefined;
+  #list: { at: number; users: Promise<ChatUser[]> } | undefined;
+  readonly #fresh = new Map<number, { at: number; user: Promise<ChatUser | undefined> }>();
+
+  constructor(api: ApiClient, options: DirectoryOptions = {}) {
+    this.#api = api;
+    this.#listTtlMs = options.listTtlMs ?? 300_000;
+    this.#roleTtlMs = options.roleTtlMs ?? 30_000;
+    this.#now = options.now ?? Date.now;
+    this.#featureLevel = options.featureLevel ?? (() => undefined);
+  }
+
+  /** Every user the bot can see (cached for `listTtlMs`). */
+  users(): Promise<ChatUser[]> {
+    const now = this.#now();
+    if (!this.#list || now - this.#list.at >= this.#listTtlMs) {
+      const users = this.#api.users.list().then((r) => r.members.map(toChatUser));
+      users.catch(() => {
+        if (this.#list?.users === users) this.#list = undefined;
+      });
+      this.#list = { at: now, users };
+    }
+    return this.#list.users;
+  }
+
+  /**
+   * One user, as fresh as `roleTtlMs`: asks the server with `user_ids` when it supports it
+   * (feature level 384), otherwise refreshes the whole list.
+   */
+  async user(userId: number): Promise<ChatUser | undefined> {
+    const now = this.#now();
+    const cached = this.#fresh.get(userId);
+    if (cached && now - cached.at < this.#roleTtlMs) return cached.user;
+    const level = this.#featureLevel();
+    const user =
+      level !== undefined && level >= 384
+        ? this.#api.users
+            .list({ user_ids: [userId] })
+            .then((r) => r.members.map(toChatUser).find((u) => u.userId === userId))
+        : this.#refreshList().then((all) => all.find((u) => u.userId === userId));
+    user.catch(() => this.#fresh.delete(userId));
+    this.#fresh.set(userId, { at: now, user });
+    return user;
+  }
+
+  /** The user a mention names: by ID when `@**Name|id**` gives one, else by full name. */
+  async byMention(fullName: string, userId?: number): Promise<ChatUser | undefined> {
+    const users = await this.users();
+    if (userId !== undefined) return users.find((u) => u.userId === userId);
+    const wanted = fullName.trim().toLowerCase();
+    const found = users.filter((u) => u.fullName.toLowerCase() === wanted && u.isActive);
+    if (found.length > 1) throw new AmbiguousNameError(fullName, found);
+    return found[0];
+  }
+
+  async byEmail(email: string): Promise<ChatUser | undefined> {
+    const wanted = email.toLowerCase();
+    return (await this.users()).find((u) => u.email.toLowerCase() === wanted);
+  }
+
+  /** Forgets everything, e.g. after a `realm_user` event. */
+  invalidate(): void {
+    this.#list = undefined;
+    this.#fresh.clear();
+  }
+
+  #refreshList(): Promise<ChatUser[]> {
+    if (this.#list && this.#now() - this.#list.at >= this.#roleTtlMs) this.#list = undefined;
+    return this.users();
+  }
+}

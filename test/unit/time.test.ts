@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { formatDuration, parseDuration, parseTime } from "topicbot";
+import { fromWallTime, wallTime } from "../../src/runtime/time.js";
+
+// Saturday 1 March 2025, 12:00 UTC: 13:00 in Paris, 07:00 in New York.
+const NOW = Date.parse("2025-03-01T12:00:00Z");
+const at = (text: string, zone = "UTC") => parseTime(text, { now: NOW, zone })?.toISOString();
+
+describe("parseDuration", () => {
+  it.each([
+    ["2h30m", 9_000_000],
+    ["2h 30m", 9_000_000],
+    ["90s", 90_000],
+    ["1.5 hours", 5_400_000],
+    ["10 minutes", 600_000],
+    ["an hour", 3_600_000],
+    ["1 day and 2 hours", 93_600_000],
+    ["1w", 604_800_000],
+  ])("%s is %i ms", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(["", "soon", "10", "2x", "h", "10 minutes later"])("%j is not a duration", (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+
+  it("formats durations back the short way", () => {
+    expect(formatDuration(9_000_000)).toBe("2h30m");
+    expect(formatDuration(93_600_000)).toBe("1d2h");
+    expect(formatDuration(0)).toBe("0s");
+  });
+});
+
+describe("parseTime, with a fixed now and time zone", () => {
+  it("reads relative times", () => {
+    expect(at("now")).toBe("2025-03-01T12:00:00.000Z");
+    expect(at("in 10 minutes")).toBe("2025-03-01T12:10:00.000Z");
+    expect(at("in 2h30m")).toBe("2025-03-01T14:30:00.000Z");
+  });
+
+  it("reads wall times in the given zone", () => {
+    expect(at("tomorrow 9:00", "Europe/Paris")).toBe("2025-03-02T08:00:00.000Z");
+    expect(at("tomorrow at 9am", "America/New_York")).toBe("2025-03-02T14:00:00.000Z");
+    expect(at("today 17:30", "Europe/Paris")).toBe("2025-03-01T16:30:00.000Z");
+    expect(at("tomorrow", "UTC")).toBe("2025-03-02T09:00:00.000Z");
+    expect(at("2025-03-10 14:00", "Europe/Paris")).toBe("2025-03-10T13:00:00.000Z");
+    expect(at("tomorrow noon")).toBe("2025-03-02T12:00:00.000Z");
+  });
+
+  it("moves a bare clock time already past to tomorrow", () => {
+    // 13:00 in Paris now: 14:00 is later today, 9:00 is tomorrow.
+    expect(at("14:00", "Europe/Paris")).toBe("2025-03-01T13:00:00.000Z");
+    expect(at("9:00", "Europe/Paris")).toBe("2025-03-02T08:00:00.000Z");
+    expect(at("5pm", "Europe/Paris")).toBe("2025-03-01T16:00:00.000Z");
+  });
+
+  it("reads weekdays as the next such day", () => {
+    // 1 March 2025 is a Saturday.
+    expect(at("monday 10:00")).toBe("2025-03-03T10:00:00.000Z");
+    expect(at("friday at 5pm")).toBe("2025-03-07T17:00:00.000Z");
+    expect(at("saturday 9:00")).toBe("2025-03-08T09:00:00.000Z");
+  });
+
+  it("accepts ISO timestamps", () => {
+    expect(at("2025-04-01T08:00:00Z")).toBe("2025-04-01T08:00:00.000Z");
+  });
+
+  it("crosses a daylight-saving change correctly", () => {
+    // Paris moves to summer time on 30 March 2025: 9:00 there is 07:00 UTC from then on.
+    const before = Date.parse("2025-03-29T12:00:00Z");
+    expect(parseTime("tomorrow 9:00", { now: before, zone: "Europe/Paris" })?.toISOString()).toBe(
+      "2025-03-30T07:00:00.000Z",
+    );
+    expect(
+      wallTime(
+        fromWallTime({ year: 2025, month: 3, day: 30, hour: 9, minute: 0 }, "Europe/Paris"),
+        "Europe/Paris",
+      ),
+    ).toMatchObject({ hour: 9, minute: 0 });
+  });
+
+  it.each(["", "later", "tomorrow 25:00", "13:75", "in soon", "someday 9:00", "13pm"])(
+    "%j is not a time",
+    (text) => {
+      expect(at(text)).toBeUndefined();
+    },
+  );
+});
