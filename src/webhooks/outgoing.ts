@@ -18,6 +18,17 @@ export const outgoingWebhookPayload = z.looseObject({
   message: messageSchema.extend({ rendered_content: z.string().optional() }),
 });
 
+/** The `outgoingWebhook:` config section (the lead places it): where to listen and the bot's token. */
+export const outgoingWebhookConfig = z.strictObject({
+  path: z
+    .string()
+    .regex(/^\/[\w\-./~%]*$/, "a path starts with / and has no query")
+    .default("/outgoing"),
+  /** `token` from the outgoing-webhook bot's downloaded zuliprc. */
+  token: z.string().min(8, "the outgoing-webhook token has at least 8 characters"),
+});
+export type OutgoingWebhookConfig = z.output<typeof outgoingWebhookConfig>;
+
 /** What the bot's message handler receives. */
 export interface OutgoingMessage {
   message: Message & { rendered_content?: string };

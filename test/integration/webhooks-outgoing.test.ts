@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outgoingWebhookRoute, type OutgoingMessage } from "../../src/webhooks/outgoing.js";
+import {
+  outgoingWebhookConfig,
+  outgoingWebhookRoute,
+  type OutgoingMessage,
+} from "../../src/webhooks/outgoing.js";
 import { createReceiver, type WebhookReceiver } from "../../src/webhooks/receiver.js";
 import { captureLog, type CapturedLog } from "../helpers/log.js";
 
@@ -125,5 +129,19 @@ describe("outgoing-webhook mode", () => {
 
   it("answers 500 when the handler throws", async () => {
     expect((await call(payload({}, "@**Outgoing webhook test** fail"))).status).toBe(500);
+  });
+});
+
+describe("outgoingWebhook config", () => {
+  it("defaults the path and names a short token", () => {
+    expect(outgoingWebhookConfig.parse({ token: TOKEN })).toEqual({
+      path: "/outgoing",
+      token: TOKEN,
+    });
+    const bad = outgoingWebhookConfig.safeParse({ token: "short" });
+    expect(bad.error!.issues[0]).toMatchObject({
+      path: ["token"],
+      message: "the outgoing-webhook token has at least 8 characters",
+    });
   });
 });
