@@ -1,0 +1,102 @@
+// Config-declared schedules: the `schedules:` schema, and entries turned into jobs that post a message.
+import { z } from "zod";
+import type { SendFn } from "../webhooks/config.js";
+import { compileTemplate, TemplateError } from "../webhooks/template.js";
+import { compileCron, CronExpressionError, localParts } from "./cron.js";
+import type { CronJob, ScheduleOptions } from "./scheduler.js";
+
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/** One entry of `schedules:`. */
+export const scheduleEntryConfig = z
+  .strictObject({
+    /** Shown in logs; default `schedules[<index>]`. */
+    name: z.string().min(1).optional(),
+    /** Cron expression: 5 fields (minute hour day month weekday) or 6 with seconds first. */
+    cron: z.string().min(1),
+    /** IANA time zone the expression is read in, e.g. `Europe/Paris`. Default the process's. */
+    timezone: z.string().min(1).optional(),
+    /** Channel name or ID to post in. */
+    channel: z.union([z.string().min(1), z.number().int()]),
+    /** Topic; a template (`{{ date }}` etc.) like the message. */
+    topic: z.string().min(1),
+    /** Message content; `{{ name }}`, `{{ date }}`, `{{ time }}`, `{{ weekday }}`, `{{ iso }}`. */
+    message: z.string().min(1),
+  })
+  .superRefine((entry, ctx) => {
+    try {
+      compileCron(entry.cron, { timezone: entry.timezone });
+    } catch (error) {
+      if (!(error instanceof CronExpressionError)) throw error;
+      const onZone = error.message.includes("time zone");
+      ctx.addIssue({
+        code: "custom",
+        path: [onZone ? "timezone" : "cron"],
+        message: error.message,
+      });
+    }
+    for (const key of ["topic", "message"] as const) {
+      try {
+        compileTemplate(entry[key], "template");
+      } catch (error) {
+        if (!(error instanceof TemplateError)) throw error;
+        ctx.addIssue({ code: "custom", path: [key], message: error.message });
+      }
+    }
+  });
+export type ScheduleEntry = z.output<typeof scheduleEntryConfig>;
+
+/** The `schedules:` section: entries with distinct names. */
+export const schedulesConfig = z.array(scheduleEntryConfig).superRefine((entries, ctx) => {
+  const seen = new Set<string>();
+  entries.forEach((entry, i) => {
+    if (entry.name === undefined) return;
+    if (seen.has(entry.name))
+      ctx.addIssue({ code: "custom", path: [i, "name"], message: `${entry.name} is used twice` });
+    seen.add(entry.name);
+  });
+});
+
+/** The values a schedule's templates can use, for one fire time. */
+export function scheduleVars(name: string, at: Date, timezone?: string): Record<string, string> {
+  const p = localParts(at.getTime(), timezone);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const weekday = new Date(Date.UTC(p.year, p.month - 1, p.day)).getUTCDay();
+  return {
+    name,
+    date: `${p.year}-${pad(p.month)}-${pad(p.day)}`,
+    time: `${pad(p.hour)}:${pad(p.minute)}`,
+    weekday: WEEKDAYS[weekday]!,
+    iso: at.toISOString(),
+  };
+}
+
+/** What `scheduler.schedule` takes, built from a config entry. */
+export interface ConfigJob {
+  expression: string;
+  job: CronJob;
+  options: ScheduleOptions & { name: string };
+}
+
+/**
+ * Turns a config entry into a job that posts its message on each fire time.
+ *
+ * @example
+ * config.schedules.forEach((entry, i) => {
+ *   const { expression, job, options } = scheduleJob(entry, send, i);
+ *   scheduler.schedule(expression, job, options);
+ * });
+ */
+export function scheduleJob(entry: ScheduleEntry, send: SendFn, index = 0): ConfigJob {
+  const name = entry.name ?? `schedules[${index}]`;
+  const topic = compileTemplate(entry.topic, `schedule ${name} (topic)`);
+  const message = compileTemplate(entry.message, `schedule ${name}`);
+  return {
+    expression: entry.cron,
+    options: { name, timezone: entry.timezone },
+    async job({ scheduledAt }) {
+      const vars = scheduleVars(name, scheduledAt, entry.timezone);
+      await send({ to: entry.channel, topic: topic.render(vars), content: message.render(vars) });
+    },
+  };
+}

@@ -1,0 +1,177 @@
+// Cron expressions: validation with named culprits and next fire times from any instant, in any time zone.
+import { createTask, parse, validateDetailed, type ParsedFields } from "node-cron";
+
+/** A cron expression or time zone that cannot be used; the message names the job and the culprit. */
+export class CronExpressionError extends Error {
+  override readonly name = "CronExpressionError";
+  readonly expression: string;
+  readonly job: string | undefined;
+
+  constructor(expression: string, problem: string, job?: string) {
+    super(`${job ? `cron job "${job}": ` : ""}invalid cron expression "${expression}": ${problem}`);
+    this.expression = expression;
+    this.job = job;
+  }
+}
+
+/** A compiled expression: node-cron's own matcher decides, this module only walks candidates. */
+export interface CronSchedule {
+  readonly expression: string;
+  readonly timezone: string | undefined;
+  /** Whether `date` (to the second) is a fire time. */
+  matches(date: Date): boolean;
+  /** The first fire time strictly after `after`, or undefined if none within eight years. */
+  next(after: Date | number): Date | undefined;
+}
+
+/** How far `next` looks ahead: eight years covers every leap-day schedule. */
+const MAX_DAYS = 366 * 8;
+const DAY_MS = 86_400_000;
+
+interface LocalParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timezone: string | undefined): Intl.DateTimeFormat {
+  const key = timezone ?? "";
+  let found = formatters.get(key);
+  if (!found) {
+    found = new Intl.DateTimeFormat("en-US", {
+      timeZone: timezone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    formatters.set(key, found);
+  }
+  return found;
+}
+
+/** The wall-clock fields of an instant in a time zone (the process's zone when undefined). */
+export function localParts(ms: number, timezone: string | undefined): LocalParts {
+  const out: Record<string, number> = {};
+  for (const part of formatter(timezone).formatToParts(new Date(ms)))
+    if (part.type !== "literal") out[part.type] = Number(part.value);
+  return {
+    year: out.year!,
+    month: out.month!,
+    day: out.day!,
+    hour: out.hour! % 24,
+    minute: out.minute!,
+    second: out.second!,
+  };
+}
+
+/** The UTC offset of a zone at an instant, in milliseconds. */
+function offsetAt(ms: number, timezone: string | undefined): number {
+  const p = localParts(ms, timezone);
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return asUtc - Math.floor(ms / 1000) * 1000;
+}
+
+/** The instant of a wall-clock time in a zone: the earlier one when a DST fall-back repeats it, the
+ * one after the gap when a spring-forward skips it. */
+export function localToInstant(p: LocalParts, timezone: string | undefined): number {
+  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  const before = wall - offsetAt(wall - DAY_MS, timezone);
+  const after = wall - offsetAt(wall + DAY_MS, timezone);
+  for (const candidate of before <= after ? [before, after] : [after, before]) {
+    const q = localParts(candidate, timezone);
+    if (q.day === p.day && q.hour === p.hour && q.minute === p.minute && q.second === p.second)
+      return candidate;
+  }
+  return before;
+}
+
+/** Throws CronExpressionError unless the time zone is one Intl knows. */
+export function checkTimezone(expression: string, timezone: string, job?: string): void {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: timezone });
+  } catch {
+    throw new CronExpressionError(
+      expression,
+      `unknown time zone "${timezone}" (use an IANA name such as Europe/Paris or UTC)`,
+      job,
+    );
+  }
+}
+
+/** Rebuilds the day part of an expression at noon, so day matching can run in UTC on plain dates. */
+function dayPattern(fields: ParsedFields): string {
+  return `0 0 12 ${fields.dayOfMonth.join(",")} ${fields.month.join(",")} ${fields.dayOfWeek.join(",")}`;
+}
+
+/**
+ * Validates and compiles a cron expression (5 fields, or 6 with seconds first; node-cron syntax).
+ *
+ * @example
+ * const every = compileCron("0 9 * * 1-5", { timezone: "Europe/Paris" });
+ * every.next(Date.now()); // the next weekday 09:00 in Paris
+ */
+export function compileCron(
+  expression: string,
+  options: { timezone?: string; job?: string } = {},
+): CronSchedule {
+  const { timezone, job } = options;
+  const checked = validateDetailed(expression);
+  if (!checked.valid) {
+    const problem = checked.errors
+      .map((e) => (e.field === "expression" ? e.message : `${e.field}: ${e.message}`))
+      .join("; ");
+    throw new CronExpressionError(expression, problem || "not a cron expression", job);
+  }
+  if (timezone !== undefined) checkTimezone(expression, timezone, job);
+  const fields = parse(expression);
+  const noop = (): void => undefined;
+  const matcher = createTask(expression, noop, { timezone });
+  const days = createTask(dayPattern(fields), noop, { timezone: "UTC" });
+  const sorted = (values: number[]): number[] => [...values].sort((a, b) => a - b);
+  const hours = sorted(fields.hour);
+  const minutes = sorted(fields.minute);
+  const seconds = sorted(fields.second);
+
+  const matches = (date: Date): boolean => matcher.match(date);
+
+  function firstOnDay(y: number, m: number, d: number, afterMs: number, from?: LocalParts) {
+    const bound = from ? from.hour * 3600 + from.minute * 60 + from.second : -1;
+    for (const hour of hours) {
+      if (from && hour < from.hour) continue;
+      for (const minute of minutes) {
+        for (const second of seconds) {
+          if (hour * 3600 + minute * 60 + second <= bound) continue;
+          const ms = localToInstant({ year: y, month: m, day: d, hour, minute, second }, timezone);
+          if (ms > afterMs && matcher.match(new Date(ms))) return ms;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  function next(after: Date | number): Date | undefined {
+    const afterMs = Math.floor((typeof after === "number" ? after : after.getTime()) / 1000) * 1000;
+    const start = localParts(afterMs, timezone);
+    const cursor = new Date(Date.UTC(start.year, start.month - 1, start.day, 12));
+    for (let i = 0; i < MAX_DAYS; i++) {
+      if (days.match(cursor)) {
+        const [y, m, d] = [cursor.getUTCFullYear(), cursor.getUTCMonth() + 1, cursor.getUTCDate()];
+        const found = firstOnDay(y, m, d, afterMs, i === 0 ? start : undefined);
+        if (found !== undefined) return new Date(found);
+      }
+      cursor.setUTCDate(cursor.getUTCDate() + 1);
+    }
+    return undefined;
+  }
+
+  return { expression, timezone, matches, next };
+}

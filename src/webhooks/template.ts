@@ -1,0 +1,130 @@
+// Message templates: `{{ payload.field }}` and `{{ payload.list.0.name }}`, with errors that name the field.
+
+/** A template that does not parse, or a field missing at render time. Names where and which field. */
+export class TemplateError extends Error {
+  override readonly name = "TemplateError";
+  /** Where the template comes from, e.g. `webhook route /hooks/ci`. */
+  readonly where: string;
+  /** The field path, e.g. `payload.build.status`; empty for a syntax error. */
+  readonly field: string;
+
+  constructor(where: string, field: string, problem: string) {
+    super(`${where}: ${field ? `template field "${field}" ` : "template "}${problem}`);
+    this.where = where;
+    this.field = field;
+  }
+}
+
+type Part = { text: string } | { field: string; path: string[] };
+
+/** A parsed template. */
+export interface Template {
+  readonly source: string;
+  /** Every field path the template reads, in order. */
+  readonly fields: readonly string[];
+  /** Fills the template; throws TemplateError naming the first missing field. */
+  render(vars: Readonly<Record<string, unknown>>): string;
+}
+
+const FIELD = /^[A-Za-z_][\w-]*(?:\.[\w-]+)*$/;
+
+/** Turns a value into message text: strings as they are, other scalars printed, structures as JSON. */
+function show(value: unknown): string {
+  if (value === null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return String(value);
+  return JSON.stringify(value);
+}
+
+/** Walks `path` through `vars`; reports the deepest existing prefix when a step is missing. */
+function lookup(vars: Readonly<Record<string, unknown>>, path: string[], where: string): unknown {
+  let value: unknown = vars;
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i]!;
+    const container = value;
+    const found =
+      container !== null &&
+      typeof container === "object" &&
+      Object.prototype.hasOwnProperty.call(container, key);
+    if (!found) {
+      const field = path.join(".");
+      const parent = path.slice(0, i).join(".");
+      const why =
+        i === 0
+          ? `is missing (known names: ${Object.keys(vars).join(", ") || "none"})`
+          : container === null || typeof container !== "object"
+            ? `is missing (${parent} is ${container === null ? "null" : typeof container}, not an object or list)`
+            : Array.isArray(container)
+              ? `is missing (${parent} has ${container.length} item${container.length === 1 ? "" : "s"})`
+              : `is missing (${parent} has no key "${key}")`;
+      throw new TemplateError(where, field, why);
+    }
+    value = (container as Record<string, unknown>)[key];
+  }
+  if (value === undefined) throw new TemplateError(where, path.join("."), "is missing");
+  return value;
+}
+
+/**
+ * Parses a template. `{{ name.path }}` inserts a value (list items by index: `list.0.name`);
+ * `{{{{` writes a literal `{{`. Throws TemplateError for an unclosed or malformed placeholder.
+ *
+ * @example
+ * const t = compileTemplate("Build {{ payload.build.status }} on {{ payload.branch }}", "route /ci");
+ * t.render({ payload: { build: { status: "passed" }, branch: "main" } }); // "Build passed on main"
+ */
+export function compileTemplate(source: string, where = "template"): Template {
+  const parts: Part[] = [];
+  let rest = source;
+  let text = "";
+  while (rest.length > 0) {
+    const open = rest.indexOf("{{");
+    if (open === -1) {
+      text += rest;
+      break;
+    }
+    text += rest.slice(0, open);
+    if (rest.startsWith("{{{{", open)) {
+      text += "{{";
+      rest = rest.slice(open + 4);
+      continue;
+    }
+    const close = rest.indexOf("}}", open + 2);
+    if (close === -1)
+      throw new TemplateError(
+        where,
+        "",
+        `has an unclosed "{{" at character ${source.length - rest.length + open + 1}`,
+      );
+    const field = rest.slice(open + 2, close).trim();
+    if (!FIELD.test(field))
+      throw new TemplateError(
+        where,
+        "",
+        `has a malformed placeholder "{{${rest.slice(open + 2, close)}}}" (expected a dotted path such as payload.list.0.name)`,
+      );
+    if (text) parts.push({ text });
+    text = "";
+    parts.push({ field, path: field.split(".") });
+    rest = rest.slice(close + 2);
+  }
+  if (text) parts.push({ text });
+  const fields = parts.flatMap((p) => ("field" in p ? [p.field] : []));
+  return {
+    source,
+    fields,
+    render(vars) {
+      return parts.map((p) => ("text" in p ? p.text : show(lookup(vars, p.path, where)))).join("");
+    },
+  };
+}
+
+/** Parses and fills a template in one step. */
+export function renderTemplate(
+  source: string,
+  vars: Readonly<Record<string, unknown>>,
+  where = "template",
+): string {
+  return compileTemplate(source, where).render(vars);
+}
