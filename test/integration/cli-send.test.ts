@@ -139,7 +139,8 @@ describe("bot send against the sandbox", () => {
     ]);
     const file = join(dir, "sandbox-only.yaml");
     await writeFile(file, "prefix: '!'\n");
-    const noServer = io();
+    // With no server section and no ZULIP_* variables, the file has nothing to send with.
+    const noServer = io({ env: {} });
     expect(
       await runSend({ to: "general", topic: "t", message: "x", config: file }, noServer.io),
     ).toBe(2);
