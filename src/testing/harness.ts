@@ -120,6 +120,7 @@ export interface TestBot {
   clientFor(handle: string): ApiClient;
   /** Warnings and errors the bot logged (plugin failures among them), when the harness owns the logger. */
   errors(): string[];
+  /** Stops the bot and the sandbox; safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -222,6 +223,7 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     throw error;
   }
 
+  let closing: Promise<void> | undefined;
   let lastSent = 0;
   const said = (id: number): number => {
     lastSent = Math.max(lastSent, id);
@@ -299,9 +301,9 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     channel: (name) => people.channel(name),
     clientFor,
     errors,
-    async close() {
-      await bot.stop();
-      await closeAll();
+    close() {
+      closing ??= bot.stop().then(closeAll);
+      return closing;
     },
   };
   return t;
