@@ -63,6 +63,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     errorReply: config.errorReply,
     storage,
     logger: log,
+    concurrency: config.concurrency,
     register: config.allPublicChannels ? { all_public_streams: true } : undefined,
   });
   try {
