@@ -65,6 +65,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     rateLimit: config.rateLimit,
     storage,
     logger: log,
+    concurrency: config.concurrency,
     register: config.allPublicChannels ? { all_public_streams: true } : undefined,
   });
   try {
