@@ -70,7 +70,7 @@ export async function runDevSession(options: DevOptions): Promise<number> {
   };
 
   // What happens in the realm, as it happens.
-  const observer = new RealmObserver(realm, sandbox.bot.userId);
+  const observer = new RealmObserver(realm);
   const typed: { senderId: number; content: string }[] = [];
   observer.on("message", (m) => {
     const echo = typed.findIndex((t) => t.senderId === m.senderId && t.content === m.content);

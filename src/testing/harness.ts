@@ -1,6 +1,6 @@
 // createTestBot: a sandbox, the real runtime over loopback HTTP, and a test that speaks as its people.
 import { Writable } from "node:stream";
-import { createClient, type ApiClient } from "../client/client.js";
+import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
 import type { UploadSource } from "../api/uploads.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createBot, type Bot, type BotOptions } from "../runtime/bot.js";
@@ -33,7 +33,17 @@ export interface TestBotOptions {
     | "unknownCommandReply"
     | "now"
     | "storage"
+    | "concurrency"
+    | "maxQueued"
+    | "catchUpWindow"
+    | "stopTimeoutMs"
+    | "eventLoop"
+    | "sendRetry"
+    | "loopGuard"
+    | "replyMemory"
   >;
+  /** Client settings of the bot's connection (timeouts, retry policy, pacing). */
+  client?: Omit<ClientOptions, "site" | "email" | "apiKey">;
   /** Where the fake clock starts: a date, epoch milliseconds or ISO text. Default: the real time. */
   now?: number | Date | string;
   /** Sandbox settings. Reports go to a `moderation` channel unless `settings.moderationRequestChannel` says otherwise. */
@@ -181,7 +191,7 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
   }
   const memory = options.logger ? undefined : memoryLogger();
   const errors = (): string[] => memory?.lines() ?? [];
-  const observer = new RealmObserver(realm, sandbox.bot.userId);
+  const observer = new RealmObserver(realm);
   const uploads: ObservedUpload[] = [];
   observer.on("upload", (u) => uploads.push(u));
   const replies = new Replies({ realm, botId: sandbox.bot.userId, observer, errors });
@@ -199,7 +209,12 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
   const people: People = new People(sandbox, () => clientFor("olivia"));
 
   const bot = createBot({
-    server: { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey },
+    server: {
+      ...options.client,
+      site: sandbox.url,
+      email: sandbox.bot.email,
+      apiKey: sandbox.bot.apiKey,
+    },
     plugins: options.plugins,
     logger: options.logger ?? memory!.logger,
     handleSignals: false,

@@ -1,6 +1,5 @@
 // Watching a sandbox in-process: messages, reactions, uploads and scheduled messages as they happen.
 import type { Realm, StoredMessage } from "../sandbox/realm.js";
-import type { ServerQueue } from "../sandbox/queues.js";
 import type { StoredUpload } from "../sandbox/uploads.js";
 
 /** A message as the harness (and `bot dev`) shows it. */
@@ -76,30 +75,33 @@ export function sameConversation(a: ObservedMessage, b: ObservedMessage): boolea
 }
 
 /**
- * Taps a sandbox's realm: new messages through `realm.onMessage`, reactions through an in-process
- * event queue of `watcher` (it receives what that user may see, every public channel included),
- * and uploads through the realm's upload store. Nothing goes over HTTP.
+ * Taps a sandbox's realm in-process: new messages through `realm.onMessage`; reactions and
+ * uploads by wrapping this realm object's own `pushEvent` and `uploads.add` (the realm has no
+ * listener API for them) until `close()`. Nothing goes over HTTP and no event queue is added,
+ * so the bot's queues are exactly what the runtime registered.
  */
 export class RealmObserver {
   readonly #realm: Realm;
-  readonly #watcher: number;
   readonly #listeners = new Map<keyof ObserverEvents, Set<Listener<never>>>();
-  readonly #abort = new AbortController();
-  readonly #unsubscribe: () => void;
-  readonly #restoreUploads: () => void;
-  #queue: ServerQueue;
+  readonly #restore: (() => void)[] = [];
 
-  constructor(realm: Realm, watcher: number) {
+  constructor(realm: Realm) {
     this.#realm = realm;
-    this.#watcher = watcher;
-    this.#unsubscribe = realm.onMessage((m) => this.#emit("message", observeMessage(realm, m)));
-    this.#queue = this.#register();
-    void this.#pump();
-    // The upload store has no listener API: wrap this realm's own `add` while observing.
+    this.#restore.push(realm.onMessage((m) => this.#emit("message", observeMessage(realm, m))));
+
+    const pushEvent = realm.pushEvent;
+    realm.pushEvent = (userIds, event) => {
+      pushEvent.call(realm, userIds, event);
+      if (event.type === "reaction") this.#reaction(event);
+    };
+    this.#restore.push(() => {
+      realm.pushEvent = pushEvent;
+    });
+
     const uploads = realm.uploads;
-    const add = uploads.add.bind(uploads);
+    const add = uploads.add;
     uploads.add = (owner, filename, mimeType, data): StoredUpload => {
-      const stored = add(owner, filename, mimeType, data);
+      const stored = add.call(uploads, owner, filename, mimeType, data);
       this.#emit("upload", {
         url: stored.path,
         filename: stored.filename,
@@ -109,9 +111,9 @@ export class RealmObserver {
       });
       return stored;
     };
-    this.#restoreUploads = () => {
+    this.#restore.push(() => {
       uploads.add = add;
-    };
+    });
   }
 
   /** Calls `listener` for each event of `type`; returns the unsubscribe function. */
@@ -126,43 +128,19 @@ export class RealmObserver {
     for (const listener of this.#listeners.get(type) ?? []) (listener as Listener<K>)(event);
   }
 
-  #register(): ServerQueue {
-    return this.#realm.queues.create(this.#watcher, {
-      eventTypes: ["reaction"],
-      allPublicStreams: true,
-      applyMarkdown: false,
-      allowEmptyTopicName: true,
-      narrow: [],
+  #reaction(event: Record<string, unknown>): void {
+    const userId = event.user_id as number;
+    this.#emit("reaction", {
+      op: event.op as "add" | "remove",
+      messageId: event.message_id as number,
+      emoji: event.emoji_name as string,
+      userId,
+      userName: this.#realm.users.get(userId)?.fullName ?? `user ${userId}`,
     });
   }
 
-  /** Drains the queue as events arrive; a queue expired by a test (fault injection) is replaced. */
-  async #pump(): Promise<void> {
-    const signal = this.#abort.signal;
-    while (!signal.aborted) {
-      await this.#queue.wait(3_600_000, signal);
-      if (signal.aborted) return;
-      const events = this.#queue.events.splice(0);
-      this.#queue.lastAccess = this.#realm.clock.now();
-      if (!this.#realm.queues.all().includes(this.#queue)) this.#queue = this.#register();
-      for (const event of events) {
-        if (event.type !== "reaction") continue;
-        const user = this.#realm.users.get(event.user_id as number);
-        this.#emit("reaction", {
-          op: event.op as "add" | "remove",
-          messageId: event.message_id as number,
-          emoji: event.emoji_name as string,
-          userId: event.user_id as number,
-          userName: user?.fullName ?? `user ${event.user_id as number}`,
-        });
-      }
-    }
-  }
-
+  /** Stops observing and gives the realm its own methods back. */
   close(): void {
-    this.#abort.abort();
-    this.#unsubscribe();
-    this.#restoreUploads();
-    this.#realm.queues.expire(this.#queue.id);
+    for (const restore of this.#restore.splice(0).reverse()) restore();
   }
 }
