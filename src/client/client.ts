@@ -24,7 +24,14 @@ export interface ClientOptions {
   longPollTimeoutSeconds?: number;
   retry?: Partial<RetryPolicy>;
   userAgent?: string;
+  /** Observes traffic (metrics): each attempt's outcome, and each wait for a rate limit. */
+  onCall?: (event: CallEvent) => void;
 }
+
+/** What `onCall` sees; `endpoint` is the template, e.g. `PATCH /messages/{message_id}`. */
+export type CallEvent =
+  | { type: "response"; endpoint: string; status: number | "network"; ms: number }
+  | { type: "rateLimitWait"; endpoint: string; ms: number };
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -141,6 +148,15 @@ export function createClient(options: ClientOptions): ApiClient {
     const repeatable = (ep.idempotent ?? false) || callOptions.retryUnsafe === true;
 
     for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
+      const observe = (status: number | "network") =>
+        options.onCall?.({
+          type: "response",
+          endpoint: name,
+          status,
+          ms: performance.now() - started,
+        });
+      let answered = false;
       try {
         const res = await transport.send({
           method: ep.method,
@@ -152,6 +168,8 @@ export function createClient(options: ClientOptions): ApiClient {
           signal: callOptions.signal,
           endpoint: name,
         });
+        answered = true;
+        observe(res.status);
         rateLimit.limit = header(res.headers, "x-ratelimit-limit") ?? rateLimit.limit;
         rateLimit.remaining = header(res.headers, "x-ratelimit-remaining") ?? rateLimit.remaining;
         rateLimit.reset = header(res.headers, "x-ratelimit-reset") ?? rateLimit.reset;
@@ -180,11 +198,14 @@ export function createClient(options: ClientOptions): ApiClient {
         }
         return data;
       } catch (error) {
+        if (!answered && !callOptions.signal?.aborted) observe("network");
         if (callOptions.signal?.aborted || callOptions.retry === false) throw error;
         // A stream is consumed by the first attempt and cannot be sent again.
         if (filePart && !isReplayable(filePart)) throw error;
         const delay = retryDelay(error, attempt, repeatable, policy);
         if (delay === undefined) throw error;
+        if (error instanceof ApiError && (error.code === "RATE_LIMIT_HIT" || error.status === 429))
+          options.onCall?.({ type: "rateLimitWait", endpoint: name, ms: delay });
         await sleep(delay, callOptions.signal);
       }
     }

@@ -27,12 +27,13 @@ import { address, type BotIdentity } from "./gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
 import { Router } from "./router.js";
+import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./session.js";
 import { isTimeZone } from "./time.js";
 
 export type { PluginApi, EventListener } from "./plugin-api.js";
 
-export interface BotOptions {
+export interface BotOptions extends ServiceOptions {
   /** A ready client; or give `server` and one is created (and closed on stop). */
   client?: ApiClient;
   server?: ClientOptions;
@@ -62,7 +63,7 @@ export interface BotOptions {
   now?: () => number;
 }
 
-export interface Bot extends Omit<PluginApi, "name" | "storage"> {
+export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
   /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
   start(): Promise<void>;
   /** Stops polling, deletes the queue and closes connections. Safe to call twice. */
@@ -95,8 +96,11 @@ const DEFAULT_ERROR_REPLY = "Sorry, something went wrong handling that. The erro
 export function createBot(options: BotOptions): Bot {
   if (!options.client && !options.server)
     throw new TypeError("createBot needs `client` or `server`");
-  const api = options.client ?? createClient(options.server!);
   const log = options.logger ?? silentLogger();
+  const connected = () =>
+    state === "running" && (!(events instanceof EventQueue) || !!events.queueId);
+  const outside = createBotServices(options, { log, api: () => api, connected, now: options.now });
+  const api = options.client ?? createClient(outside.clientOptions(options.server!));
   const prefix = options.prefix ?? "!";
   const respondTo = options.respondTo ?? "addressed";
   const errorReply = options.errorReply ?? DEFAULT_ERROR_REPLY;
@@ -151,6 +155,7 @@ export function createBot(options: BotOptions): Bot {
     ctx: MessageContext,
     origin: { plugin: string },
   ) => {
+    outside.failed(ctx);
     log.error(
       { err: error, plugin: origin.plugin, messageId: ctx.message.id },
       `plugin "${origin.plugin}" failed handling message ${ctx.message.id}`,
@@ -171,6 +176,7 @@ export function createBot(options: BotOptions): Bot {
       bus,
       storage,
       sessions: storage.namespace("topicbot:sessions"),
+      services: outside.plugins,
       addMiddleware: (name, mw) => {
         if (pipeline)
           throw new Error(`plugin "${name}": use() must be called before the bot starts`);
@@ -252,6 +258,13 @@ export function createBot(options: BotOptions): Bot {
       return registration();
     },
     commands: () => router.commands(),
+    metrics: outside.metrics,
+    scheduler: outside.scheduler,
+    get webhookUrl() {
+      return outside.webhookUrl;
+    },
+    webhookRoutes: outside.webhookRoutes,
+    handleOutgoing: outside.handleOutgoing,
 
     async start() {
       if (state !== "new") throw new Error(`bot cannot start: it is ${state}`);
@@ -286,6 +299,7 @@ export function createBot(options: BotOptions): Bot {
         }
         commands.registerHelp(router, about);
         pipeline = compose([
+          outside.middleware,
           ignoreSelf,
           gate,
           ...middleware,
@@ -298,7 +312,8 @@ export function createBot(options: BotOptions): Bot {
             void stopWith(error);
           };
         }
-        firstRegistration = await events.start(onEvents);
+        await outside.start({ me, context: services, pipeline, dialogs, prefix });
+        firstRegistration = await events.start(outside.observe(onEvents));
         state = "running";
         if (options.handleSignals ?? true) {
           process.once("SIGINT", onSignal);
@@ -307,6 +322,7 @@ export function createBot(options: BotOptions): Bot {
         log.info({ bot: me.fullName, email: me.email, userId: me.userId }, "bot started");
       } catch (error) {
         state = "stopped";
+        await outside.stop();
         if (!options.client) await api.close();
         throw describeStartError(error, api.site);
       }
@@ -321,6 +337,7 @@ export function createBot(options: BotOptions): Bot {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     try {
+      await outside.stop();
       await events.stop();
       // Open questions end unanswered, so the handlers waiting on them can finish.
       dialogs.cancelAll();
