@@ -16,6 +16,9 @@ const greeter = definePlugin({
       const answer = await ctx.ask("What's your name?", { timeoutMs: 5_000 });
       await ctx.reply(answer ? `Hello, ${answer.text}!` : "Never mind.");
     });
+    bot.command("boom", { description: "Always fails" }, () => {
+      throw new Error("kaboom");
+    });
   },
 });
 
@@ -134,6 +137,22 @@ describe("outgoing-webhook mode runs the same plugins as the event queue", () =>
     expect(
       log.lines().some((l) => l.msg === "outgoing webhook rejected: authentication failed"),
     ).toBe(true);
+  });
+
+  it("a failing handler: the error reply is the answer, and the message counts as failed", async () => {
+    const failed = () =>
+      parsePrometheus(bot.metrics.registry.expose())
+        .get("topicbot_events_failed_total")!
+        .samples.find((s) => s.labels.type === "message")?.value ?? 0;
+    const before = failed();
+    const answer = await call(payload(`@**${bot.me.fullName}** boom`));
+    expect(answer.body.content).toMatch(/^Sorry, something went wrong/);
+    expect(failed()).toBe(before + 1);
+    expect(
+      log
+        .lines()
+        .find((l) => l.msg === 'plugin "greeter" failed handling message ' + String(nextId - 1)),
+    ).toBeDefined();
   });
 
   it("a question goes out in the answer; the reply to the answer is posted through the API", async () => {
