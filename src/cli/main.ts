@@ -8,6 +8,7 @@ import { runSandbox } from "./commands/sandbox.js";
 import { runCheck } from "./commands/check.js";
 import { runInit } from "./commands/init.js";
 import { runSchema } from "./commands/schema.js";
+import { registerSend } from "./commands/send.js";
 
 const parsePort = (value: string): number => {
   const port = Number(value);
@@ -73,6 +74,8 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     .action(() => {
       exitCode = runSchema(out);
     });
+
+  registerSend(program, { out }, (code) => (exitCode = code));
 
   try {
     await program.parseAsync(argv, { from: "user" });
