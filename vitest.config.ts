@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^topicbot\/client$/, replacement: src("client/index.ts") },
       { find: /^topicbot\/sandbox$/, replacement: src("sandbox/index.ts") },
       { find: /^topicbot\/testing$/, replacement: src("testing/index.ts") },
+      { find: /^topicbot\/webhooks$/, replacement: src("webhooks/index.ts") },
     ],
   },
   test: {

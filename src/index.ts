@@ -10,3 +10,11 @@ export { createStore, createMemoryStore, createFileStore } from "./storage/index
 export type { KeyValueStore, StoreBackend, StorageConfig } from "./storage/index.js";
 export type { Logger } from "./log/logger.js";
 export type { Message, AnyEvent, EventOf, MessageEvent } from "./api/index.js";
+export { WebhookError, WebhookResponse, respond } from "./webhooks/receiver.js";
+export type { RouteAuth } from "./webhooks/auth.js";
+export type { RouteOptions, WebhookHandler, WebhookRequest } from "./webhooks/receiver.js";
+export type { OutgoingMessage } from "./webhooks/outgoing.js";
+export { ManualSchedulerClock, CronExpressionError } from "./scheduler/index.js";
+export type { CronJob, JobContext, ScheduledJob, SchedulerClock } from "./scheduler/index.js";
+export { createBotMetrics, observeCalls } from "./metrics/bot.js";
+export type { BotMetrics } from "./metrics/bot.js";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ApiClient } from "topicbot/client";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { createReceiver, type WebhookReceiver } from "../../src/webhooks/receiver.js";
+import { createReceiver, type WebhookReceiver } from "topicbot/webhooks";
 import { captureLog } from "../../test/helpers/log.js";
 import { githubRoute, renderGithubEvent, GITHUB_EVENTS } from "./index.js";
 

@@ -1,7 +1,6 @@
-// github: renders GitHub webhook events (push, pull request, issues, release, workflow run) as concise messages.
-import { WebhookError } from "../../src/webhooks/receiver.js";
-import type { RouteDefinition } from "../../src/webhooks/receiver.js";
-import type { SendFn } from "../../src/webhooks/config.js";
+// github: a plugin posting GitHub webhook events (push, pull request, issues, release, workflow run) as concise messages.
+import { definePlugin, z } from "topicbot";
+import { WebhookError, type RouteDefinition, type SendFn } from "topicbot/webhooks";
 
 /** A rendered event: where it goes and what it says. */
 export interface GithubMessage {
@@ -244,3 +243,36 @@ export function githubRoute(options: GithubRouteOptions): RouteDefinition {
     },
   };
 }
+
+/** The plugin's settings (its section of `plugins:` in bot.config.yaml). */
+export const githubSettings = z.strictObject({
+  /** The webhook's secret, as set in the repository's webhook settings. */
+  secret: z.string().min(8, "a secret needs at least 8 characters"),
+  /** Channel name or ID to post in. */
+  channel: z.union([z.string().min(1), z.number().int()]),
+  /** Route path on the bot's webhook receiver. */
+  path: z.string().default("/github"),
+  /** Events to post; default all of GITHUB_EVENTS. */
+  events: z.array(z.enum(GITHUB_EVENTS)).optional(),
+});
+
+/**
+ * The `github` plugin: a route on the bot's webhook receiver that posts GitHub activity.
+ *
+ * @example
+ * // bot.config.yaml
+ * // plugins:
+ * //   - github: { secret: "${GITHUB_WEBHOOK_SECRET}", channel: dev }
+ */
+export default definePlugin({
+  name: "github",
+  description: "Posts GitHub pushes, pull requests, issues, releases and workflow runs.",
+  config: githubSettings,
+  setup(bot, config) {
+    const route = githubRoute({
+      ...config,
+      send: (post) => bot.api.messages.send({ type: "channel", ...post }),
+    });
+    bot.webhook(route.path, route.options, route.handler);
+  },
+});

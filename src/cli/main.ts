@@ -9,6 +9,7 @@ import { runCheck } from "./commands/check.js";
 import { runInit } from "./commands/init.js";
 import { runSchema } from "./commands/schema.js";
 import { runDev } from "./commands/dev.js";
+import { registerSend } from "./commands/send.js";
 
 const parsePort = (value: string): number => {
   const port = Number(value);
@@ -86,6 +87,8 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     .action(() => {
       exitCode = runSchema(out);
     });
+
+  registerSend(program, { out }, (code) => (exitCode = code));
 
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -27,7 +27,14 @@ export interface ClientOptions {
   /** Slow down from the `X-RateLimit-*` headers before the server refuses; false turns it off. Default on. */
   pacing?: PacingOptions | false;
   userAgent?: string;
+  /** Observes traffic (metrics): each attempt's outcome, and each wait for a rate limit. */
+  onCall?: (event: CallEvent) => void;
 }
+
+/** What `onCall` sees; `endpoint` is the template, e.g. `PATCH /messages/{message_id}`. */
+export type CallEvent =
+  | { type: "response"; endpoint: string; status: number | "network"; ms: number }
+  | { type: "rateLimitWait"; endpoint: string; ms: number };
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -110,7 +117,18 @@ export function createClient(options: ClientOptions): ApiClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
   let longPollTimeoutMs = (options.longPollTimeoutSeconds ?? 90) * 1000;
   const rateLimit: RateLimitState = {};
-  const pacer = options.pacing === false ? undefined : new Pacer(options.pacing);
+  const pacing = options.pacing;
+  const pacer =
+    pacing === false
+      ? undefined
+      : new Pacer({
+          ...pacing,
+          // Pacing waits count as rate-limit waits for observers (metrics), like retry-after sleeps.
+          onWait: (endpoint, ms) => {
+            pacing?.onWait?.(endpoint, ms);
+            options.onCall?.({ type: "rateLimitWait", endpoint, ms });
+          },
+        });
 
   async function call<P extends z.ZodObject, R extends z.ZodType>(
     ep: Endpoint<P, R>,
@@ -145,6 +163,15 @@ export function createClient(options: ClientOptions): ApiClient {
     const repeatable = (ep.idempotent ?? false) || callOptions.retryUnsafe === true;
 
     for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
+      const observe = (status: number | "network") =>
+        options.onCall?.({
+          type: "response",
+          endpoint: name,
+          status,
+          ms: performance.now() - started,
+        });
+      let answered = false;
       try {
         // Long polls wait on the server, not on the rate limit.
         if (pacer && !ep.longPoll) await pacer.beforeRequest(name, callOptions.signal);
@@ -158,6 +185,8 @@ export function createClient(options: ClientOptions): ApiClient {
           signal: callOptions.signal,
           endpoint: name,
         });
+        answered = true;
+        observe(res.status);
         rateLimit.limit = header(res.headers, "x-ratelimit-limit") ?? rateLimit.limit;
         rateLimit.remaining = header(res.headers, "x-ratelimit-remaining") ?? rateLimit.remaining;
         rateLimit.reset = header(res.headers, "x-ratelimit-reset") ?? rateLimit.reset;
@@ -190,11 +219,14 @@ export function createClient(options: ClientOptions): ApiClient {
         }
         return data;
       } catch (error) {
+        if (!answered && !callOptions.signal?.aborted) observe("network");
         if (callOptions.signal?.aborted || callOptions.retry === false) throw error;
         // A stream is consumed by the first attempt and cannot be sent again.
         if (filePart && !isReplayable(filePart)) throw error;
         const delay = retryDelay(error, attempt, repeatable, policy);
         if (delay === undefined) throw error;
+        if (error instanceof ApiError && (error.code === "RATE_LIMIT_HIT" || error.status === 429))
+          options.onCall?.({ type: "rateLimitWait", endpoint: name, ms: delay });
         await sleep(delay, callOptions.signal);
       }
     }

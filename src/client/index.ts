@@ -2,7 +2,7 @@
 export { createClient } from "./client.js";
 export { loginWithPassword } from "./login.js";
 export type { PasswordLoginOptions } from "./login.js";
-export type { ApiClient, CallOptions, ClientOptions, RateLimitState } from "./client.js";
+export type { ApiClient, CallEvent, CallOptions, ClientOptions, RateLimitState } from "./client.js";
 export {
   ApiError,
   NetworkError,

@@ -4,5 +4,6 @@ export type { LoadOptions } from "./load.js";
 export { botConfig, serverConfig, configJsonSchema, isTimeZone } from "./schema.js";
 export type { BotConfig, ServerConfig, StorageSettings, RateLimitSettings } from "./schema.js";
 export { ConfigError } from "./errors.js";
+export { configSecrets } from "./secrets.js";
 export { parseZuliprc } from "./zuliprc.js";
 export { resolvePlugins, importFile } from "./plugins.js";

@@ -60,6 +60,10 @@ function rows(schema: JsonSchema, key: string, out: Map<string, Row>): void {
   for (const [name, child] of Object.entries(schema.properties ?? {}))
     rows(child, key ? `${key}.${name}` : name, out);
   for (const variant of variants(schema)) if (variant.properties) rows(variant, key, out);
+  // List entries with keys of their own (schedules, webhooks): `schedules[].cron`.
+  for (const item of schema.items ? [schema.items, ...variants(schema.items)] : [])
+    for (const [name, child] of Object.entries(item.properties ?? {}))
+      rows(child, `${key}[].${name}`, out);
 }
 
 const cell = (text: string): string => text.replace(/\|/g, "\\|").replace(/\n/g, " ");

@@ -1,5 +1,8 @@
 // The schema of bot.config.yaml: one zod description, from which types, validation, the JSON Schema and docs come.
 import { z } from "zod";
+import { schedulesConfig } from "../scheduler/config.js";
+import { receiverConfig, webhooksConfig } from "../webhooks/config.js";
+import { outgoingWebhookConfig } from "../webhooks/outgoing.js";
 
 /** True when `name` is a time zone the runtime's Intl knows (IANA names such as `Europe/Paris`, and `UTC`). */
 export function isTimeZone(name: string): boolean {
@@ -172,6 +175,10 @@ export const botConfig = z
       .array(pluginEntry)
       .default([])
       .describe("Plugins, in load order, each a name or a one-key map to its settings."),
+    schedules: schedulesConfig.default([]),
+    webhooks: webhooksConfig.default([]),
+    http: receiverConfig.optional(),
+    outgoingWebhook: outgoingWebhookConfig.optional(),
   })
   .describe("topicbot's bot.config.yaml");
 

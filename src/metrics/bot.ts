@@ -1,4 +1,5 @@
 // The bot's standard metrics and the hooks the runtime, client, scheduler and receiver call to feed them.
+import type { CallEvent } from "../client/client.js";
 import { MetricsRegistry, type Counter, type Histogram } from "./registry.js";
 
 /** Reply latency buckets, in seconds: 10 ms to 30 s. */
@@ -102,5 +103,19 @@ export function createBotMetrics(
     },
     webhookRequest: (route, status) => webhooks.inc({ route, status }),
     cronRun: (job, outcome) => cron.inc({ job, outcome }),
+  };
+}
+
+/**
+ * The client's `onCall` observer that feeds `apiCall` and `rateLimitWait`.
+ *
+ * @example
+ * const metrics = createBotMetrics();
+ * const client = createClient({ ...server, onCall: observeCalls(metrics) });
+ */
+export function observeCalls(metrics: BotMetrics): (event: CallEvent) => void {
+  return (event) => {
+    if (event.type === "response") metrics.apiCall(event.endpoint, event.status);
+    else metrics.rateLimitWait(event.endpoint, event.ms / 1000);
   };
 }

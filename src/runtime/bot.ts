@@ -36,12 +36,13 @@ import { address, type BotIdentity } from "./gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
 import { Router } from "./router.js";
+import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./session.js";
 import { isTimeZone } from "./time.js";
 
 export type { PluginApi, EventListener } from "./plugin-api.js";
 
-export interface BotOptions {
+export interface BotOptions extends ServiceOptions {
   /** A ready client; or give `server` and one is created (and closed on stop). */
   client?: ApiClient;
   server?: ClientOptions;
@@ -87,7 +88,7 @@ export interface BotOptions {
   replyMemory?: number;
 }
 
-export interface Bot extends Omit<PluginApi, "name" | "storage"> {
+export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
   /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
   start(): Promise<void>;
   /** Stops polling, deletes the queue and closes connections. Safe to call twice. */
@@ -122,8 +123,11 @@ const DEFAULT_ERROR_REPLY = "Sorry, something went wrong handling that. The erro
 export function createBot(options: BotOptions): Bot {
   if (!options.client && !options.server)
     throw new TypeError("createBot needs `client` or `server`");
-  const api = options.client ?? createClient(options.server!);
   const log = options.logger ?? silentLogger();
+  const connected = () =>
+    state === "running" && (!(events instanceof EventQueue) || !!events.queueId);
+  const outside = createBotServices(options, { log, api: () => api, connected, now: options.now });
+  const api = options.client ?? createClient(outside.clientOptions(options.server!));
   const prefix = options.prefix ?? "!";
   const respondTo = options.respondTo ?? "addressed";
   const errorReply = options.errorReply ?? DEFAULT_ERROR_REPLY;
@@ -198,6 +202,7 @@ export function createBot(options: BotOptions): Bot {
     ctx: MessageContext,
     origin: { plugin: string },
   ) => {
+    outside.failed(ctx);
     // The guard logged why, once; an error reply would only be refused as well.
     if (error instanceof LoopGuardError) return;
     log.error(
@@ -220,6 +225,7 @@ export function createBot(options: BotOptions): Bot {
       bus,
       storage,
       sessions: storage.namespace("topicbot:sessions"),
+      services: outside.plugins,
       addMiddleware: (name, mw) => {
         if (pipeline)
           throw new Error(`plugin "${name}": use() must be called before the bot starts`);
@@ -332,6 +338,13 @@ export function createBot(options: BotOptions): Bot {
       return dispatcher.pending;
     },
     commands: () => router.commands(),
+    metrics: outside.metrics,
+    scheduler: outside.scheduler,
+    get webhookUrl() {
+      return outside.webhookUrl;
+    },
+    webhookRoutes: outside.webhookRoutes,
+    handleOutgoing: outside.handleOutgoing,
 
     async start() {
       if (state !== "new") throw new Error(`bot cannot start: it is ${state}`);
@@ -375,6 +388,7 @@ export function createBot(options: BotOptions): Bot {
         }
         commands.registerHelp(router, about);
         pipeline = compose([
+          outside.middleware,
           ignoreSelf,
           gate,
           ...middleware,
@@ -384,7 +398,8 @@ export function createBot(options: BotOptions): Bot {
         await ledger.load();
         await replies.load();
         await intake.baseline();
-        firstRegistration = await events.start(intake.sink, {
+        await outside.start({ me, context: services, pipeline, dialogs, prefix });
+        firstRegistration = await events.start(outside.observe(intake.sink), {
           onRegistered: (_registration, { signal }) => intake.catchUp(signal),
           onFatal: (error) => {
             const fatal = describeFatal(error, api.site);
@@ -400,6 +415,7 @@ export function createBot(options: BotOptions): Bot {
         log.info({ bot: me.fullName, email: me.email, userId: me.userId }, "bot started");
       } catch (error) {
         state = "stopped";
+        await outside.stop();
         if (!options.client) await api.close();
         throw describeFatal(error, api.site);
       }
@@ -427,6 +443,7 @@ export function createBot(options: BotOptions): Bot {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     try {
+      await outside.stop();
       // 1. No more polling. 2. Let handlers finish (bounded). 3. Delete the queue. 4. Flush.
       await (events.halt ? events.halt() : events.stop());
       const deadline = now() + stopTimeoutMs;

@@ -88,6 +88,11 @@ export function createMessageContext(init: {
   services: ContextServices;
   /** Called when a handler starts waiting for an answer: its message no longer holds up others. */
   suspend?: () => void;
+  /**
+   * Swaps where `reply` delivers: given the posting reply, returns the one `ctx` gets (the
+   * outgoing-webhook mode captures replies into its HTTP answer).
+   */
+  replyVia?: (post: MessageActions["reply"]) => MessageActions["reply"];
 }): MessageContext {
   const { message, services } = init;
   const conversation = conversationOf(message);
@@ -134,5 +139,6 @@ export function createMessageContext(init: {
     ...messageActions(services, conversation),
     ...chatActions(services, message, conversation),
   };
+  if (init.replyVia) ctx.reply = init.replyVia(ctx.reply);
   return ctx;
 }

@@ -1,7 +1,8 @@
 // The runtime: bots, plugins, context, middleware, routing, typed commands, sessions and actions.
 export { createBot, DEFAULT_RATE_LIMIT } from "./bot.js";
 export type { Bot, BotOptions } from "./bot.js";
-export type { PluginApi, EventListener } from "./plugin-api.js";
+export type { PluginApi, EventListener, CronOptions } from "./plugin-api.js";
+export type { HttpOptions, ServiceOptions } from "./services.js";
 export { definePlugin } from "./plugin.js";
 export type { Plugin, PluginInstance } from "./plugin.js";
 export { compose } from "./compose.js";

@@ -3,7 +3,9 @@ import type { EventEmitter } from "eventemitter3";
 import type { ApiClient } from "../client/client.js";
 import type { AnyEvent, EventOf } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
+import type { CronJob, ScheduleOptions, ScheduledJob } from "../scheduler/scheduler.js";
 import type { KeyValueStore } from "../storage/store.js";
+import type { RouteOptions, WebhookHandler } from "../webhooks/receiver.js";
 import type { Middleware } from "./compose.js";
 import type { MessageContext } from "./context.js";
 import type { CommandSpec } from "./commands/command.js";
@@ -12,6 +14,25 @@ import type { CommandContext, Filter, Handler, NoArgs, Router } from "./router.j
 import { sessionKind, type SessionKind, type SessionKindOptions } from "./session.js";
 
 export type EventListener<T extends string> = (event: EventOf<T>) => unknown;
+
+/** Options of `bot.cron`. */
+export interface CronOptions {
+  /** Shown in logs and metrics; default `<plugin>: <expression>`. Names are unique per bot. */
+  name?: string;
+  /** IANA time zone the expression is read in, e.g. `Europe/Paris`; default the machine's. */
+  timezone?: string;
+}
+
+/** What plugins' cron jobs and webhook routes are registered with (src/runtime/services.ts). */
+export interface PluginServices {
+  cron(
+    expression: string,
+    job: CronJob,
+    /** `name` when given is unique; `defaultName` gets a ` #2` suffix when already taken. */
+    options: ScheduleOptions & { defaultName: string; logger: Logger },
+  ): ScheduledJob;
+  webhook(plugin: string, path: string, options: RouteOptions, handler: WebhookHandler): void;
+}
 
 /** What a plugin's `setup` gets: the registration verbs, scoped to the plugin. */
 export interface PluginApi {
@@ -49,6 +70,29 @@ export interface PluginApi {
    * bot.command("title", { args: { title: arg.rest() } }, (ctx) => drafts.of(ctx).set({ title: ctx.command.args.title }));
    */
   session<T>(options?: SessionKindOptions): SessionKind<T>;
+  /**
+   * Runs `job` on a cron expression (5 fields, or 6 with seconds first). A run never overlaps the
+   * previous one, a failing run is logged with the job's name, and jobs stop with the bot.
+   *
+   * @example
+   * bot.cron("0 9 * * 1-5", () =>
+   *   bot.api.messages.send({ type: "channel", to: "general", topic: "standup", content: "Stand-up!" }),
+   * { name: "standup", timezone: "Europe/Paris" });
+   */
+  cron(expression: string, job: CronJob, options?: CronOptions): ScheduledJob;
+  /**
+   * Declares a POST route on the bot's webhook receiver (started when any route exists). The
+   * handler gets the parsed JSON body; what it returns is the answer (200 `{"ok":true}` for
+   * nothing). Without options the route is unauthenticated: give `auth` unless something else checks.
+   *
+   * @example
+   * bot.webhook("/hooks/deploy", { auth: { type: "token", token: config.token } }, async ({ payload }) => {
+   *   const { service, version } = payload as { service: string; version: string };
+   *   await bot.api.messages.send({ type: "channel", to: "deploys", topic: service, content: `Deployed **${version}**` });
+   * });
+   */
+  webhook(path: string, options: RouteOptions, handler: WebhookHandler): void;
+  webhook(path: string, handler: WebhookHandler): void;
 }
 
 export interface PluginApiDeps {
@@ -61,6 +105,8 @@ export interface PluginApiDeps {
   sessions: KeyValueStore;
   /** Adds a middleware; throws once the pipeline is built. */
   addMiddleware(plugin: string, middleware: Middleware<MessageContext>): void;
+  /** Cron jobs and webhook routes. */
+  services: PluginServices;
 }
 
 /** The PluginApi of `plugin`; `bot` is the name of the bot's own, top-level registrations. */
@@ -88,5 +134,15 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
       });
     },
     session: (options) => sessionKind(deps.sessions.namespace(plugin), options),
+    cron: (expression, job, options = {}) =>
+      deps.services.cron(expression, job, {
+        ...options,
+        defaultName: `${plugin}: ${expression}`,
+        logger: log,
+      }),
+    webhook(path: string, ...rest: [RouteOptions, WebhookHandler] | [WebhookHandler]) {
+      const [options, handler] = rest.length === 2 ? rest : [{ auth: { type: "none" } }, rest[0]];
+      deps.services.webhook(plugin, path, options as RouteOptions, handler);
+    },
   };
 }

@@ -10,18 +10,34 @@ const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Frida
 /** One entry of `schedules:`. */
 export const scheduleEntryConfig = z
   .strictObject({
-    /** Shown in logs; default `schedules[<index>]`. */
-    name: z.string().min(1).optional(),
-    /** Cron expression: 5 fields (minute hour day month weekday) or 6 with seconds first. */
-    cron: z.string().min(1),
-    /** IANA time zone the expression is read in, e.g. `Europe/Paris`. Default the process's. */
-    timezone: z.string().min(1).optional(),
-    /** Channel name or ID to post in. */
-    channel: z.union([z.string().min(1), z.number().int()]),
-    /** Topic; a template (`{{ date }}` etc.) like the message. */
-    topic: z.string().min(1),
-    /** Message content; `{{ name }}`, `{{ date }}`, `{{ time }}`, `{{ weekday }}`, `{{ iso }}`. */
-    message: z.string().min(1),
+    name: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Shown in logs and metrics; default `schedules[<index>]`. Unique."),
+    cron: z
+      .string()
+      .min(1)
+      .describe(
+        "Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first.",
+      ),
+    timezone: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "IANA time zone the expression is read in, e.g. `Europe/Paris`; default the machine's.",
+      ),
+    channel: z
+      .union([z.string().min(1), z.number().int()])
+      .describe("Channel name or ID to post in."),
+    topic: z.string().min(1).describe("Topic; a template like the message."),
+    message: z
+      .string()
+      .min(1)
+      .describe(
+        "Message content: `{{ name }}`, `{{ date }}`, `{{ time }}`, `{{ weekday }}` (in the schedule's zone), `{{ iso }}` (UTC).",
+      ),
   })
   .superRefine((entry, ctx) => {
     try {
@@ -47,15 +63,18 @@ export const scheduleEntryConfig = z
 export type ScheduleEntry = z.output<typeof scheduleEntryConfig>;
 
 /** The `schedules:` section: entries with distinct names. */
-export const schedulesConfig = z.array(scheduleEntryConfig).superRefine((entries, ctx) => {
-  const seen = new Set<string>();
-  entries.forEach((entry, i) => {
-    if (entry.name === undefined) return;
-    if (seen.has(entry.name))
-      ctx.addIssue({ code: "custom", path: [i, "name"], message: `${entry.name} is used twice` });
-    seen.add(entry.name);
-  });
-});
+export const schedulesConfig = z
+  .array(scheduleEntryConfig)
+  .superRefine((entries, ctx) => {
+    const seen = new Set<string>();
+    entries.forEach((entry, i) => {
+      if (entry.name === undefined) return;
+      if (seen.has(entry.name))
+        ctx.addIssue({ code: "custom", path: [i, "name"], message: `${entry.name} is used twice` });
+      seen.add(entry.name);
+    });
+  })
+  .describe("Cron jobs that post a message (see docs/notifiers.md).");
 
 /** The values a schedule's templates can use, for one fire time. */
 export function scheduleVars(name: string, at: Date, timezone?: string): Record<string, string> {

@@ -41,6 +41,9 @@ export interface TestBotOptions {
     | "sendRetry"
     | "loopGuard"
     | "replyMemory"
+    | "schedules"
+    | "webhooks"
+    | "http"
   >;
   /** Client settings of the bot's connection (timeouts, retry policy, pacing). */
   client?: Omit<ClientOptions, "site" | "email" | "apiKey">;
@@ -116,6 +119,15 @@ export interface TestBot {
   upload(file: UploadSource, name: string, options?: { as?: string }): Promise<string>;
   /** Files uploaded since the harness started (by anyone), with their bytes. */
   uploads(): ObservedUpload[];
+  /**
+   * POSTs a JSON payload to one of the bot's webhook routes (`bot.webhook` or `webhooks:`) and
+   * resolves with the HTTP status and body of the answer.
+   */
+  webhook(
+    path: string,
+    payload: unknown,
+    options?: { headers?: Record<string, string> },
+  ): Promise<{ status: number; body: string }>;
   /** Scheduled messages waiting to be sent (by anyone). */
   scheduled(): ObservedScheduled[];
   /** Reports posted to the moderation channel. */
@@ -221,8 +233,9 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     rateLimit: false,
     now: () => clock.now(),
     ...options.config,
-    // When main's createBot takes a scheduler clock, cron jobs run on this one (see docs/testing.md).
-    ...({ schedulerClock: clock } as object),
+    // Webhook routes get a free loopback port; cron jobs run on the fake clock.
+    http: { port: 0, ...options.config?.http },
+    schedulerClock: clock,
   });
   bot.use(replies.tracker);
   bot.on("message", replies.seen);
@@ -296,6 +309,19 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
       return (await clientFor(as).uploads.upload({ file, filename: name })).url;
     },
     uploads: () => [...uploads],
+    async webhook(path, payload, { headers = {} } = {}) {
+      const base = bot.webhookUrl;
+      if (!base)
+        throw new Error(
+          `webhook ${path}: the bot has no webhook routes (declare one with bot.webhook)`,
+        );
+      const response = await fetch(new URL(path, base), {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(payload),
+      });
+      return { status: response.status, body: await response.text() };
+    },
     scheduled: () =>
       [...realm.scheduler.pending.values()].map((s) => ({
         id: s.id,

@@ -15,26 +15,44 @@ export interface ChannelPost {
 export type SendFn = (post: ChannelPost) => Promise<unknown>;
 
 /** `auth:` of a webhook entry; `type: none` must be written out. */
-export const routeAuthConfig = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("none") }),
-  z.strictObject({
-    type: z.literal("token"),
-    token: z.string().min(8, "a shared token needs at least 8 characters"),
-    header: z.string().min(1).optional(),
-    query: z.string().min(1).optional(),
-  }),
-  z.strictObject({
-    type: z.literal("github"),
-    secret: z.string().min(8, "a secret needs at least 8 characters"),
-  }),
-  z.strictObject({
-    type: z.literal("hmac"),
-    secret: z.string().min(8, "a secret needs at least 8 characters"),
-    header: z.string().min(1),
-    encoding: z.enum(["hex", "base64"]).default("hex"),
-    prefix: z.string().default(""),
-  }),
-]);
+export const routeAuthConfig = z
+  .discriminatedUnion("type", [
+    z.strictObject({
+      type: z.literal("none").describe("`none`: no check (only behind something that checks)."),
+    }),
+    z.strictObject({
+      type: z
+        .literal("token")
+        .describe("`token`: a shared token in a header or the query (constant-time compare)."),
+      token: z
+        .string()
+        .min(8, "a shared token needs at least 8 characters")
+        .describe("The shared token; prefer `${VAR}`."),
+      header: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("`token`: the header carrying it (default: `X-Webhook-Token` or `?token=`)."),
+      query: z.string().min(1).optional().describe("`token`: the query parameter carrying it."),
+    }),
+    z.strictObject({
+      type: z
+        .literal("github")
+        .describe("`github`: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`."),
+      secret: z
+        .string()
+        .min(8, "a secret needs at least 8 characters")
+        .describe("The HMAC secret; prefer `${VAR}`."),
+    }),
+    z.strictObject({
+      type: z.literal("hmac").describe("`hmac`: an HMAC-SHA256 of the raw body in `header`."),
+      secret: z.string().min(8, "a secret needs at least 8 characters"),
+      header: z.string().min(1).describe("`hmac`: the header carrying the signature."),
+      encoding: z.enum(["hex", "base64"]).default("hex").describe("How the signature is written."),
+      prefix: z.string().default("").describe("Text before the signature, e.g. `sha256=`."),
+    }),
+  ])
+  .describe("How requests are authenticated; required.");
 
 /** Checks that a string parses as a template; zod reports the key on failure. */
 const templateString = z.string().superRefine((value, ctx) => {
@@ -48,50 +66,69 @@ const templateString = z.string().superRefine((value, ctx) => {
 
 /** One entry of `webhooks:`. */
 export const webhookEntryConfig = z.strictObject({
-  /** URL path on the receiver, e.g. `/hooks/ci`. */
   path: z
     .string()
     .regex(/^\/[\w\-./~%]*$/, "a path starts with / and has no query, e.g. /hooks/ci")
-    .refine((p) => p !== "/healthz" && p !== "/metrics", "/healthz and /metrics are reserved"),
+    .refine((p) => p !== "/healthz" && p !== "/metrics", "/healthz and /metrics are reserved")
+    .describe("URL path on the receiver, e.g. `/hooks/ci`."),
   auth: routeAuthConfig,
-  /** Channel name or ID to post in. */
-  channel: z.union([z.string().min(1), z.number().int()]),
-  /** Topic; a template too, e.g. `{{ payload.repository }}`. */
-  topic: templateString.pipe(z.string().min(1)),
-  /** Message content, e.g. `Build **{{ payload.status }}** on {{ payload.branch }}`. */
-  template: templateString.pipe(z.string().min(1)),
-  /** Largest body accepted, in bytes. */
-  maxBodyBytes: z.number().int().positive().optional(),
-});
-export type WebhookEntry = z.output<typeof webhookEntryConfig>;
-
-/** The `webhooks:` section: a list of entries with distinct paths. */
-export const webhooksConfig = z.array(webhookEntryConfig).superRefine((entries, ctx) => {
-  const seen = new Set<string>();
-  entries.forEach((entry, i) => {
-    if (seen.has(entry.path))
-      ctx.addIssue({
-        code: "custom",
-        path: [i, "path"],
-        message: `${entry.path} is declared twice`,
-      });
-    seen.add(entry.path);
-  });
-});
-
-/** Receiver settings (the lead places them, e.g. under `http:`). Loopback by default. */
-export const receiverConfig = z.strictObject({
-  host: z.string().min(1).default("127.0.0.1"),
-  port: z.number().int().min(0).max(65_535).default(8080),
-  /** Default body cap of routes, in bytes. */
+  channel: z
+    .union([z.string().min(1), z.number().int()])
+    .describe("Channel name or ID to post in."),
+  topic: templateString
+    .pipe(z.string().min(1))
+    .describe("Topic; a template too, e.g. `{{ payload.repository }}`."),
+  template: templateString
+    .pipe(z.string().min(1))
+    .describe("Message content, e.g. `Build **{{ payload.status }}** on {{ payload.branch }}`."),
   maxBodyBytes: z
     .number()
     .int()
     .positive()
-    .default(1024 * 1024),
-  /** Serve `/metrics`. */
-  metrics: z.boolean().default(true),
+    .optional()
+    .describe("Largest body accepted, in bytes; default `http.maxBodyBytes`."),
 });
+export type WebhookEntry = z.output<typeof webhookEntryConfig>;
+
+/** The `webhooks:` section: a list of entries with distinct paths. */
+export const webhooksConfig = z
+  .array(webhookEntryConfig)
+  .superRefine((entries, ctx) => {
+    const seen = new Set<string>();
+    entries.forEach((entry, i) => {
+      if (seen.has(entry.path))
+        ctx.addIssue({
+          code: "custom",
+          path: [i, "path"],
+          message: `${entry.path} is declared twice`,
+        });
+      seen.add(entry.path);
+    });
+  })
+  .describe(
+    "Incoming webhook routes that turn a JSON payload into a message (see docs/notifiers.md).",
+  );
+
+/** Receiver settings (the `http:` section). Loopback by default. */
+export const receiverConfig = z
+  .strictObject({
+    host: z
+      .string()
+      .min(1)
+      .default("127.0.0.1")
+      .describe("Interface to listen on; `0.0.0.0` for every one."),
+    port: z.number().int().min(0).max(65_535).default(8080).describe("Port; 0 picks a free one."),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024)
+      .describe("Default body cap of every route, in bytes."),
+    metrics: z.boolean().default(true).describe("Serve `/metrics` (Prometheus text)."),
+  })
+  .describe(
+    "The webhook receiver, which also serves `/healthz` and `/metrics`. It runs when this section is set or any route is declared.",
+  );
 export type ReceiverConfig = z.output<typeof receiverConfig>;
 
 /**

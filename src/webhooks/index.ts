@@ -1,4 +1,4 @@
-// Webhooks: the HTTP receiver, its authentication, templates, config routes and outgoing-webhook mode.
+// topicbot/webhooks: the HTTP receiver, its authentication, templates, config routes and outgoing-webhook mode.
 export * from "./auth.js";
 export * from "./template.js";
 export * from "./receiver.js";

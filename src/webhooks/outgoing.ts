@@ -18,15 +18,22 @@ export const outgoingWebhookPayload = z.looseObject({
   message: messageSchema.extend({ rendered_content: z.string().optional() }),
 });
 
-/** The `outgoingWebhook:` config section (the lead places it): where to listen and the bot's token. */
-export const outgoingWebhookConfig = z.strictObject({
-  path: z
-    .string()
-    .regex(/^\/[\w\-./~%]*$/, "a path starts with / and has no query")
-    .default("/outgoing"),
-  /** `token` from the outgoing-webhook bot's downloaded zuliprc. */
-  token: z.string().min(8, "the outgoing-webhook token has at least 8 characters"),
-});
+/** The `outgoingWebhook:` config section: where to listen and the bot's token. */
+export const outgoingWebhookConfig = z
+  .strictObject({
+    path: z
+      .string()
+      .regex(/^\/[\w\-./~%]*$/, "a path starts with / and has no query")
+      .default("/outgoing")
+      .describe("Route path on the receiver."),
+    token: z
+      .string()
+      .min(8, "the outgoing-webhook token has at least 8 characters")
+      .describe("`token` from the outgoing-webhook bot's downloaded zuliprc; prefer `${VAR}`."),
+  })
+  .describe(
+    "Outgoing-webhook mode: the server POSTs mentions and direct messages here and the reply goes back in the answer (those messages are then not also handled from the event queue).",
+  );
 export type OutgoingWebhookConfig = z.output<typeof outgoingWebhookConfig>;
 
 /** What the bot's message handler receives. */

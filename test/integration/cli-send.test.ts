@@ -189,17 +189,31 @@ describe("bot send against the sandbox", () => {
     expect(last().content).toBe("Nightly report\n[report.txt](/user_uploads/2/ab/report.txt)");
   });
 
-  it("says so when --file is missing or uploads are not available", async () => {
+  it("says so when --file is missing, posting nothing", async () => {
+    const before = sandbox.realm.messages.length;
     const missing = io({ input: "x" });
     expect(
       await runSend({ to: "general", topic: "t", file: join(dir, "nope.txt") }, missing.io),
     ).toBe(2);
     expect(missing.stderr[0]).toMatch(/cannot read --file .*nope\.txt: ENOENT/);
-    const file = join(dir, "a.txt");
-    await writeFile(file, "a");
-    const noUpload = io({ input: "x" });
-    expect(await runSend({ to: "general", topic: "t", file }, noUpload.io)).toBe(2);
-    expect(noUpload.stderr[0]).toMatch(/--file needs the uploads endpoint/);
+    expect(sandbox.realm.messages.length).toBe(before);
+  });
+
+  it("uploads --file to the server by default and links it", async () => {
+    const file = join(dir, "nightly.txt");
+    await writeFile(file, "42 passed, 0 failed");
+    const run = io();
+    expect(
+      await runSend({ to: "general", topic: "reports", file, message: "Nightly" }, run.io),
+    ).toBe(0);
+    const match = /^Nightly\n\[nightly\.txt\]\((\/user_uploads\/[^)]+)\)$/.exec(last().content);
+    expect(match, last().content).not.toBeNull();
+    const res = await fetch(`${sandbox.url}${match![1]}`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${sandbox.bot.email}:${sandbox.bot.apiKey}`).toString("base64")}`,
+      },
+    });
+    expect(await res.text()).toBe("42 passed, 0 failed");
   });
 
   it("registers as a commander subcommand", async () => {

@@ -182,3 +182,49 @@ describe("harnesses are independent", () => {
     }
   });
 });
+
+describe("cron jobs and webhooks in the harness", () => {
+  const timed = definePlugin({
+    name: "timed",
+    description: "A cron job and a webhook route.",
+    setup(bot) {
+      bot.cron(
+        "*/30 * * * *",
+        async ({ scheduledAt }) => {
+          await bot.api.messages.send({
+            type: "channel",
+            to: "general",
+            topic: "cron",
+            content: `tick ${scheduledAt.toISOString()}`,
+          });
+        },
+        { timezone: "UTC" },
+      );
+      bot.webhook("/hooks/echo", async ({ payload }) => {
+        await bot.api.messages.send({
+          type: "channel",
+          to: "general",
+          topic: "hooks",
+          content: `got ${JSON.stringify(payload)}`,
+        });
+      });
+    },
+  });
+
+  it("runs cron jobs as the fake clock passes them, and takes webhook posts", async () => {
+    const t = await createTestBot({ plugins: [timed], now: "2025-03-03T08:10:00Z" });
+    try {
+      await t.clock.advance("19m");
+      await t.expectNoReply();
+      await t.clock.advance("1h");
+      await t.expectReply("tick 2025-03-03T08:30:00.000Z");
+      await t.expectReply("tick 2025-03-03T09:00:00.000Z");
+      await t.expectNoReply();
+      const answer = await t.webhook("/hooks/echo", { build: 42 });
+      expect(answer.status).toBeLessThan(300);
+      expect(await t.expectReply('got {"build":42}')).toMatchObject({ topic: "hooks" });
+    } finally {
+      await t.close();
+    }
+  });
+});

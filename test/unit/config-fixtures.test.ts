@@ -66,6 +66,8 @@ describe("config fixtures", () => {
       logging: {},
       storage: { type: "memory" },
       plugins: [],
+      schedules: [],
+      webhooks: [],
     });
   });
 

@@ -3,6 +3,7 @@ import { capabilitiesAt } from "../../runtime/capabilities.js";
 import { ApiError } from "../../client/errors.js";
 import { createClient, type ApiClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
+import { configSecrets } from "../../config/secrets.js";
 import { resolvePlugins } from "../../config/plugins.js";
 import type { BotConfig } from "../../config/schema.js";
 import type { Registration } from "../../api/events.js";
@@ -56,7 +57,7 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
     sandbox = await startSandbox();
     server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
   }
-  const secrets = serverSecrets(server);
+  const secrets = [...serverSecrets(server), ...configSecrets(config)];
   const out: Output = {
     stdout: (line) => rawOut.stdout(redactSecrets(line, secrets)),
     stderr: (line) => rawOut.stderr(redactSecrets(line, secrets)),
@@ -85,6 +86,11 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
     logger: silentLogger(),
     events: noEvents,
     handleSignals: false,
+    schedules: config.schedules,
+    webhooks: config.webhooks,
+    http: config.http,
+    outgoingWebhook: config.outgoingWebhook,
+    listen: false,
   });
   try {
     const me = await client.users.me();
@@ -142,6 +148,16 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
       `${plugin.name}: ${own.length > 0 ? own.join(", ") : "(no commands)"}`,
     );
   }
+  const jobs = bot.scheduler.jobs().map((j) => `${j.name} (${j.expression})`);
+  row("Schedules", jobs.length > 0 ? jobs.join(", ") : "none");
+  const routes = bot.webhookRoutes();
+  const http = { host: "127.0.0.1", port: 8080, ...config.http };
+  row(
+    "Webhooks",
+    routes.length > 0 || config.http
+      ? `${routes.length > 0 ? routes.join(", ") : "no routes"} on http://${http.host}:${http.port}, with /healthz${http.metrics === false ? "" : " and /metrics"}`
+      : "none",
+  );
   await bot.stop();
   await client.close();
   await sandbox?.close();

@@ -21,7 +21,7 @@ export interface SendOptions {
   message?: string;
 }
 
-/** Uploads a file and returns where it is; the lead wires the client's upload endpoint here. */
+/** Uploads a file and returns where it is (default: the server's `POST /user_uploads`). */
 export type UploadFn = (client: ApiClient, path: string) => Promise<{ url: string; name?: string }>;
 
 export interface SendIO {
@@ -45,8 +45,10 @@ class UsageError extends Error {}
 /** Standard input holds at most this much (the server's own limit is far lower). */
 const MAX_STDIN_BYTES = 1024 * 1024;
 
-const notUploading: UploadFn = async () => {
-  throw new UsageError("--file needs the uploads endpoint, which this build of topicbot lacks");
+/** Uploads through the client; the link is the server's (often relative, `/user_uploads/...`). */
+const uploadFile: UploadFn = async (client, path) => {
+  const uploaded = await client.uploads.upload({ file: path });
+  return { url: uploaded.url, name: uploaded.filename };
 };
 
 async function readStdin(stdin: NodeJS.ReadableStream & { isTTY?: boolean }): Promise<string> {
@@ -163,7 +165,7 @@ export async function runSend(options: SendOptions, io: SendIO): Promise<number>
     secrets = [server.apiKey];
     client = createClient({ ...server, userAgent: "topicbot-send", ...io.client });
     if (options.file) {
-      const uploaded = await (io.upload ?? notUploading)(client, options.file);
+      const uploaded = await (io.upload ?? uploadFile)(client, options.file);
       const name = (uploaded.name ?? basename(options.file)).replace(/[[\]]/g, "");
       content = `${content ? `${content}\n` : ""}[${name}](${uploaded.url})`;
     }

@@ -3,7 +3,9 @@ import { dirname, resolve } from "node:path";
 import { createClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
+import { configSecrets } from "../../config/secrets.js";
 import { createLogger, serverSecrets } from "../../log/logger.js";
+import { createBotMetrics, observeCalls } from "../../metrics/bot.js";
 import { createBot } from "../../runtime/bot.js";
 import { startSandbox, type Sandbox } from "../../sandbox/server.js";
 import { createStore } from "../../storage/create.js";
@@ -25,7 +27,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     sandbox = await startSandbox({ port: config.sandbox.port });
     server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
   }
-  const log = createLogger({ ...config.logging, secrets: serverSecrets(server) });
+  const log = createLogger({
+    ...config.logging,
+    secrets: [...serverSecrets(server), ...configSecrets(config)],
+  });
   if (sandbox) {
     const human = sandbox.user("mia");
     log.info({ url: sandbox.url }, "no server configured: running the embedded sandbox");
@@ -48,7 +53,8 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     baseDir: dirname(resolve(options.config)),
     onError: (error) => log.error({ err: error }, "storage: a write failed; it will be retried"),
   });
-  const client = createClient(server);
+  const metrics = createBotMetrics();
+  const client = createClient({ ...server, onCall: observeCalls(metrics) });
   const cleanUp = async (): Promise<void> => {
     await storage.close().catch((error: unknown) => log.error({ err: error }, "storage close"));
     await client.close();
@@ -67,6 +73,11 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     logger: log,
     concurrency: config.concurrency,
     register: config.allPublicChannels ? { all_public_streams: true } : undefined,
+    metrics,
+    schedules: config.schedules,
+    webhooks: config.webhooks,
+    http: config.http,
+    outgoingWebhook: config.outgoingWebhook,
   });
   try {
     await subscribeToChannels(client, config.channels, log);
@@ -84,6 +95,8 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
       storage: config.storage.type,
       plugins: plugins.map((p) => p.plugin.name),
       commands: bot.commands().map((c) => c.name),
+      schedules: bot.scheduler.jobs().map((j) => j.name),
+      webhooks: bot.webhookUrl ? { url: bot.webhookUrl, routes: bot.webhookRoutes() } : undefined,
     },
     "ready",
   );

@@ -1,0 +1,322 @@
+// The bot's links to time and the outside world: cron jobs, the webhook receiver, outgoing-webhook mode, health and metrics.
+import type { AnyEvent } from "../api/events.js";
+import type { ApiClient, ClientOptions } from "../client/client.js";
+import type { EventSink } from "../events/queue.js";
+import type { Logger } from "../log/logger.js";
+import { createBotMetrics, observeCalls, type BotMetrics } from "../metrics/bot.js";
+import type { SchedulerClock } from "../scheduler/clock.js";
+import { scheduleJob, type ScheduleEntry } from "../scheduler/config.js";
+import { Scheduler } from "../scheduler/scheduler.js";
+import { configRoute, type ChannelPost, type WebhookEntry } from "../webhooks/config.js";
+import { outgoingWebhookRoute, type OutgoingMessage } from "../webhooks/outgoing.js";
+import { createReceiver, WebhookError, type WebhookReceiver } from "../webhooks/receiver.js";
+import type { SentMessage } from "./actions.js";
+import type { Middleware } from "./compose.js";
+import {
+  createMessageContext,
+  dialogKey,
+  type ContextServices,
+  type MessageContext,
+} from "./context.js";
+import { address, type BotIdentity } from "./gate.js";
+import type { PluginServices } from "./plugin-api.js";
+import type { Dialogs } from "./session.js";
+
+/** Where the webhook receiver listens (the `http:` section). */
+export interface HttpOptions {
+  /** Default 127.0.0.1: loopback only. */
+  host?: string;
+  /** Default 8080; 0 picks a free port (see `bot.webhookUrl`). */
+  port?: number;
+  /** Default body cap of every route, in bytes. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Serve `/metrics`. Default true. */
+  metrics?: boolean;
+}
+
+/** The options of `createBot` about time and the outside world; config sections of the same names. */
+export interface ServiceOptions {
+  /** Time source of cron jobs; tests pass a `ManualSchedulerClock`. Default: real time. */
+  schedulerClock?: SchedulerClock;
+  /** Cron jobs that post a message (`schedules:` in bot.config.yaml). */
+  schedules?: ScheduleEntry[];
+  /** Routes that turn a JSON payload into a message (`webhooks:`). */
+  webhooks?: WebhookEntry[];
+  /** Receiver settings (`http:`); given alone, the receiver still runs for `/healthz` and `/metrics`. */
+  http?: HttpOptions;
+  /**
+   * Outgoing-webhook mode (`outgoingWebhook:`): the server POSTs mentions and direct messages to
+   * `path` and the reply goes back in the answer. Those messages are then left out of the event
+   * queue's path, so nothing is answered twice.
+   */
+  outgoingWebhook?: { path?: string; token: string };
+  /** False: routes are declared but the receiver does not listen (`bot check`). Default true. */
+  listen?: boolean;
+  /**
+   * Metrics to feed; default a new set. When passing a ready `client`, create it with
+   * `onCall: observeCalls(metrics)` so API calls are counted too.
+   */
+  metrics?: BotMetrics;
+}
+
+/** What the bot shows of these services. */
+export interface BotServicesView {
+  /** The bot's metrics (served on the receiver's `/metrics`). */
+  readonly metrics: BotMetrics;
+  /** The bot's cron jobs: `scheduler.jobs()`, `scheduler.trigger(name)`. */
+  readonly scheduler: Scheduler;
+  /** The webhook receiver's base URL once listening, e.g. `http://127.0.0.1:8080`. */
+  readonly webhookUrl: string | undefined;
+  /** The paths of every webhook route, config and plugins alike. */
+  webhookRoutes(): string[];
+  /**
+   * Runs a message a server POSTed to an outgoing webhook through the middleware and plugins;
+   * resolves with the reply's Markdown (replies joined by blank lines), or undefined for none.
+   * The receiver's outgoing route calls it; mount it in your own HTTP server the same way.
+   */
+  handleOutgoing(message: OutgoingMessage): Promise<string | undefined>;
+}
+
+/** What the services need of the running bot, given once plugins are set up. */
+export interface RunningBot {
+  me: BotIdentity;
+  context: ContextServices;
+  pipeline: (ctx: MessageContext) => Promise<void>;
+  dialogs: Dialogs<MessageContext>;
+  prefix: string;
+}
+
+export interface BotServices extends BotServicesView {
+  readonly plugins: PluginServices;
+  /** Runs first in the pipeline: counts outcomes and reply latency, leaves webhook-delivered messages to the webhook. */
+  readonly middleware: Middleware<MessageContext>;
+  /** The client options the bot creates its own client with: the metrics observer added. */
+  clientOptions(server: ClientOptions): ClientOptions;
+  /** Wraps the event sink: counts events and notes when the last one arrived. */
+  observe(sink: EventSink): EventSink;
+  /** Marks a message whose handler threw (the router catches those) so it counts as failed. */
+  failed(ctx: MessageContext): void;
+  /** After plugin setup: schedules config jobs and starts the receiver if anything needs it. */
+  start(running: RunningBot): Promise<void>;
+  /** Stops the receiver and the cron jobs (waiting for runs in progress). Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** How many message arrival times are kept for reply latency (messages no plugin handles drop out). */
+const MAX_ARRIVALS = 10_000;
+
+/**
+ * The cron, webhook, health and metrics services of one bot.
+ *
+ * @example
+ * const services = createBotServices(options, { log, api: () => api, connected: () => true });
+ */
+export function createBotServices(
+  options: ServiceOptions,
+  deps: {
+    log: Logger;
+    /** The bot's client (read when a job or route posts). */
+    api: () => ApiClient;
+    /** Whether the event queue is registered and polling. */
+    connected: () => boolean;
+    now?: () => number;
+  },
+): BotServices {
+  const { log } = deps;
+  const now = deps.now ?? Date.now;
+  const metrics = options.metrics ?? createBotMetrics();
+  const scheduler = new Scheduler({
+    clock: options.schedulerClock,
+    logger: log.child({ component: "cron" }),
+    onJob: (event) => metrics.cronRun(event.name, event.outcome),
+  });
+  const send = (post: ChannelPost) =>
+    deps
+      .api()
+      .messages.send({ type: "channel", to: post.to, topic: post.topic, content: post.content });
+  const arrivals = new Map<number, number>();
+  const failures = new WeakSet<MessageContext>();
+  const fromWebhook = new WeakSet<MessageContext>();
+  const unauthenticated: string[] = [];
+  let receiver: WebhookReceiver | undefined;
+  let running: RunningBot | undefined;
+  let lastEventAt: number | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const ensureReceiver = (): WebhookReceiver =>
+    (receiver ??= createReceiver({
+      host: options.http?.host ?? "127.0.0.1",
+      port: options.http?.port ?? 8080,
+      maxBodyBytes: options.http?.maxBodyBytes,
+      logger: log,
+      metrics: options.http?.metrics === false ? undefined : metrics,
+      health: () => ({ queueConnected: deps.connected(), lastEventAt: lastEventAt ?? null }),
+    }));
+
+  options.webhooks?.forEach((entry) => ensureReceiver().mount(configRoute(entry, send)));
+
+  async function handleOutgoing(m: OutgoingMessage): Promise<string | undefined> {
+    if (!running) throw new WebhookError(503, "the bot is not running");
+    const { me, context, pipeline, dialogs, prefix } = running;
+    metrics.eventReceived("message");
+    lastEventAt = now();
+    arrivals.set(m.message.id, performance.now());
+    const replies: string[] = [];
+    let answering = true;
+    let suspend!: () => void;
+    const suspended = new Promise<void>((resolve) => (suspend = resolve));
+    const ctx = createMessageContext({
+      message: m.message,
+      flags: m.trigger === "mention" ? ["mentioned"] : [],
+      addressing: address(m.message.content, {
+        isDirect: m.message.type === "private",
+        bot: me,
+        prefix,
+      }),
+      services: context,
+      suspend,
+      // Replies go into the HTTP answer while it is open; later ones (after `ask`) are posted.
+      replyVia: (post) => async (content) => {
+        if (!answering) return post(content);
+        replies.push(content);
+        return { id: 0, ids: [] } satisfies SentMessage;
+      },
+    });
+    fromWebhook.add(ctx);
+    // As in the event path: the answer to an open question goes to the handler that asked.
+    if (
+      m.message.sender_id !== me.userId &&
+      dialogs.offer(dialogKey(ctx.conversation, m.message.sender_id), ctx)
+    )
+      return undefined;
+    const run = pipeline(ctx);
+    run.catch(() => undefined);
+    try {
+      await Promise.race([run, suspended]);
+    } finally {
+      answering = false;
+    }
+    return replies.length > 0 ? replies.join("\n\n") : undefined;
+  }
+
+  const middleware: Middleware<MessageContext> = async (ctx, next) => {
+    const arrived = arrivals.get(ctx.message.id) ?? performance.now();
+    arrivals.delete(ctx.message.id);
+    const post = ctx.reply;
+    let first = true;
+    ctx.reply = async (content) => {
+      const sent = await post(content);
+      if (first) metrics.replySent((performance.now() - arrived) / 1000);
+      first = false;
+      return sent;
+    };
+    const delivered = options.outgoingWebhook !== undefined && !fromWebhook.has(ctx);
+    if (delivered && (ctx.isDirect || ctx.messageFlags.includes("mentioned"))) {
+      ctx.log.debug("left to the outgoing webhook");
+      metrics.eventHandled("message");
+      return;
+    }
+    try {
+      await next();
+    } catch (error) {
+      metrics.eventFailed("message");
+      throw error;
+    }
+    if (failures.has(ctx)) metrics.eventFailed("message");
+    else metrics.eventHandled("message");
+  };
+
+  return {
+    metrics,
+    scheduler,
+    middleware,
+    get webhookUrl() {
+      return receiver?.url;
+    },
+    webhookRoutes: () => receiver?.routes() ?? [],
+    handleOutgoing,
+    plugins: {
+      cron(expression, job, { defaultName, ...rest }) {
+        let name = rest.name ?? defaultName;
+        const taken = new Set(scheduler.jobs().map((j) => j.name));
+        for (let n = 2; rest.name === undefined && taken.has(name); n++)
+          name = `${defaultName} #${n}`;
+        return scheduler.schedule(expression, job, { ...rest, name });
+      },
+      webhook(plugin, path, routeOptions, handler) {
+        if (running) throw new Error(`plugin "${plugin}": webhook() must be called during setup`);
+        try {
+          ensureReceiver().route(path, routeOptions, handler);
+        } catch (error) {
+          throw new Error(`plugin "${plugin}": ${(error as Error).message}`, { cause: error });
+        }
+        if (routeOptions.auth.type === "none") unauthenticated.push(`${path} (plugin "${plugin}")`);
+      },
+    },
+    clientOptions(server) {
+      const count = observeCalls(metrics);
+      return {
+        ...server,
+        onCall: (event) => {
+          count(event);
+          server.onCall?.(event);
+        },
+      };
+    },
+    observe: (sink) => async (batch: AnyEvent[], signal: AbortSignal) => {
+      lastEventAt = now();
+      for (const event of batch) {
+        metrics.eventReceived(event.type);
+        const id = (event as { message?: { id?: unknown } }).message?.id;
+        if (event.type === "message" && typeof id === "number") {
+          arrivals.set(id, performance.now());
+          if (arrivals.size > MAX_ARRIVALS) arrivals.delete(arrivals.keys().next().value!);
+        }
+      }
+      await sink(batch, signal);
+    },
+    failed: (ctx) => failures.add(ctx),
+
+    async start(bot) {
+      running = bot;
+      options.schedules?.forEach((entry, index) => {
+        const { expression, job, options: jobOptions } = scheduleJob(entry, send, index);
+        scheduler.schedule(expression, job, jobOptions);
+      });
+      if (options.outgoingWebhook) {
+        ensureReceiver().mount(
+          outgoingWebhookRoute({
+            ...options.outgoingWebhook,
+            handleMessage: handleOutgoing,
+            logger: log,
+          }),
+        );
+      }
+      if (options.http) ensureReceiver();
+      if (!receiver || options.listen === false) return;
+      for (const route of unauthenticated)
+        log.warn(
+          `webhook route ${route} has no authentication; anyone who can reach it can call it`,
+        );
+      const host = options.http?.host ?? "127.0.0.1";
+      const port = options.http?.port ?? 8080;
+      try {
+        await receiver.listen();
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        throw new Error(
+          `the webhook receiver cannot listen on ${host}:${port}: ${code} (set http.port)`,
+          {
+            cause: error,
+          },
+        );
+      }
+    },
+
+    stop: () =>
+      (stopping ??= (async () => {
+        await receiver?.close();
+        await scheduler.stop();
+      })()),
+  };
+}

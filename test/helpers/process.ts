@@ -1,0 +1,63 @@
+// Test helper: spawning the real `bot` executable and watching its output with deadlines.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+export const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
+
+/** The environment without ZULIP_* variables, so no test ever connects to a real server. */
+export const cleanEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("ZULIP_")));
+
+/** Collects a stream's text and lets a test wait, with a deadline, for a pattern to appear. */
+export function watch(stream: NodeJS.ReadableStream) {
+  let text = "";
+  const waiters = new Set<() => void>();
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    text += chunk;
+    for (const w of waiters) w();
+  });
+  return {
+    get text() {
+      return text;
+    },
+    async waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(text);
+        if (match) return match;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`timed out waiting for ${pattern}; output so far:\n${text}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          const wake = () => {
+            clearTimeout(timer);
+            waiters.delete(wake);
+            resolve();
+          };
+          waiters.add(wake);
+        });
+      }
+    },
+  };
+}
+
+/** Runs `bot <args>` to the end with `input` on standard input; kills it after `timeoutMs`. */
+export async function runBot(
+  args: string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child: ChildProcess = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? cleanEnv(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const stdout = watch(child.stdout!);
+  const stderr = watch(child.stderr!);
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
+  child.stdin!.end(options.input ?? "");
+  const [code] = (await once(child, "exit")) as [number | null];
+  clearTimeout(timer);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
