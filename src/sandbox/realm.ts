@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "../api/common.js";
 import type { Clock } from "./clock.js";
+import { seedRealmEmoji, type RealmEmoji } from "./emoji.js";
 import { findMentions, renderMarkdown } from "./markdown.js";
 import type { QueueRegistry } from "./queues.js";
 import { Scheduler } from "./scheduled.js";
@@ -176,8 +177,8 @@ export class Realm {
   readonly subscriptionSettings = new Map<string, SubscriptionSettings>();
   /** Topic visibility policies (1 muted, 2 unmuted, 3 followed), keyed `userId:streamId:topic` (topic lowercased). */
   readonly userTopics = new Map<string, number>();
-  /** Custom (realm) emoji: ID to name. */
-  readonly customEmoji = new Map<string, string>([["1", "sandbox_logo"]]);
+  /** Custom (realm) emoji by ID; reactions and statuses resolve emoji against them. */
+  readonly realmEmoji: Map<string, RealmEmoji> = seedRealmEmoji();
   readonly uploads = new UploadStore();
   readonly scheduler: Scheduler;
 

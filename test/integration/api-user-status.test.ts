@@ -85,7 +85,7 @@ describeContract("POST /users/{user_id}/status (users.setStatus)", (server) => {
     const user_id = idOf("gus");
     await admin.users.setStatus({ user_id, status_text: "é".repeat(60) });
     await admin.users.setStatus({ user_id, emoji_name: "green_tick" });
-    expect(statusOf("gus")).toMatchObject({ emoji_code: "1", reaction_type: "realm_emoji" });
+    expect(statusOf("gus")).toMatchObject({ emoji_code: "3", reaction_type: "realm_emoji" });
     await admin.users.setStatus({
       user_id,
       emoji_name: "zulip",

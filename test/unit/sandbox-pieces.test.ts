@@ -57,7 +57,7 @@ describe("emoji", () => {
   });
 
   it("resolves names, aliases and codes in each namespace", () => {
-    const custom = new Map([["7", "party_parrot"]]);
+    const custom = new Map([["7", { id: "7", name: "party_parrot", deactivated: false }]]);
     expect(resolveEmoji(custom, "+1")).toEqual({
       emojiName: "+1",
       emojiCode: "1f44d",
@@ -67,5 +67,11 @@ describe("emoji", () => {
     expect(resolveEmoji(custom, "zulip").reactionType).toBe("service_extra_emoji");
     expect(() => resolveEmoji(custom, "nope_nope")).toThrow(SandboxError);
     expect(() => resolveEmoji(custom, "x", "99", "realm_emoji")).toThrow(SandboxError);
+    expect(resolveEmoji(custom, "octopus", "1f419")).toEqual({
+      emojiName: "octopus",
+      emojiCode: "1f419",
+      reactionType: "unicode_emoji",
+    });
+    expect(() => resolveEmoji(custom, "octopus", "1f680")).toThrow(/Invalid emoji name/);
   });
 });

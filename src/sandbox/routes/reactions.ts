@@ -42,7 +42,7 @@ export const reactionRoutes: Route[] = [
   route(endpoints.messages.addReaction, ({ realm, user, params }) => {
     const message = visibleMessage(realm, user, params.message_id);
     const emoji = resolveEmoji(
-      realm.customEmoji,
+      realm.realmEmoji,
       params.emoji_name,
       params.emoji_code,
       params.reaction_type,
