@@ -1,86 +1,84 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeContract, failure, listen, type ContractServer } from "./contract/servers.js";
+// Contract: GET /messages/{id}, its history and PATCH edits, against the sandbox (and a real server when configured).
+import { expect, it } from "vitest";
+import { describeContract, failure, listen, needSandbox } from "./contract/servers.js";
 
-describeContract("GET /messages/{id}, its history, and PATCH edits", (factory, name) => {
-  const sandboxOnly = name === "sandbox" ? it : it.skip;
-  let server: ContractServer;
-  beforeAll(async () => {
-    server = await factory();
-  });
-  afterAll(() => server.close());
-
+describeContract("GET /messages/{id}, its history, and PATCH edits", (server) => {
   it("fetches rendered or raw content, with content_type, raw_content, flags and reactions", async () => {
-    const { id } = await server.client.messages.send({
+    const { id } = await server().client().messages.send({
       type: "channel",
       to: "general",
       topic: "fetch",
       content: "**bold**",
     });
-    const html = await server.client.messages.get({ message_id: id });
+    const html = await server().client().messages.get({ message_id: id });
     expect(html.message.content).toBe("<p><strong>bold</strong></p>");
     expect(html.message.content_type).toBe("text/html");
     expect(html.raw_content).toBe("**bold**");
     expect(html.message.flags).toContain("read");
     expect(html.message.reactions).toEqual([]);
     expect(html.message).not.toHaveProperty("edit_history");
-    const raw = await server.client.messages.get({ message_id: id, apply_markdown: false });
+    const raw = await server().client().messages.get({ message_id: id, apply_markdown: false });
     expect(raw.message).toMatchObject({ content: "**bold**", content_type: "text/x-markdown" });
   });
 
   it("refuses a message that does not exist with BAD_REQUEST", async () => {
-    expect(await failure(server.client.messages.get({ message_id: 99_999_999 }))).toMatchObject({
-      code: "BAD_REQUEST",
-    });
-    expect(await failure(server.client.messages.history({ message_id: 99_999_999 }))).toMatchObject(
+    expect(await failure(server().client().messages.get({ message_id: 99_999_999 }))).toMatchObject(
       {
         code: "BAD_REQUEST",
       },
     );
-  });
-
-  sandboxOnly("refuses a direct message between other users", async () => {
-    const mia = server.sandbox!.user("mia");
-    const { id } = await server
-      .clientFor("adam")
-      .messages.send({ type: "direct", to: [mia.userId], content: "psst" });
-    expect(await failure(server.client.messages.get({ message_id: id }))).toMatchObject({
+    expect(
+      await failure(server().client().messages.history({ message_id: 99_999_999 })),
+    ).toMatchObject({
       code: "BAD_REQUEST",
     });
-    expect((await server.clientFor("mia").messages.get({ message_id: id })).message.content).toBe(
+  });
+
+  it("refuses a direct message between other users", async (ctx) => {
+    needSandbox(ctx, server());
+    const mia = server().sandbox!.user("mia");
+    const { id } = await server()
+      .client("admin")
+      .messages.send({ type: "direct", to: [mia.userId], content: "psst" });
+    expect(await failure(server().client().messages.get({ message_id: id }))).toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    expect((await server().client("member").messages.get({ message_id: id })).message.content).toBe(
       "<p>psst</p>",
     );
   });
 
-  sandboxOnly(
-    "shows the empty topic by its display name unless allow_empty_topic_name",
-    async () => {
-      const message = server.sandbox!.realm.postMessage({
-        sender: server.sandbox!.realm.users.get(server.sandbox!.bot.userId)!,
-        kind: "stream",
-        channel: server.sandbox!.realm.channelByName("general")!,
-        topic: "",
-        content: "empty topic",
-      });
-      expect((await server.client.messages.get({ message_id: message.id })).message.subject).toBe(
-        "general chat",
-      );
-      expect(
-        (await server.client.messages.get({ message_id: message.id, allow_empty_topic_name: true }))
-          .message.subject,
-      ).toBe("");
-    },
-  );
+  it("shows the empty topic by its display name unless allow_empty_topic_name", async (ctx) => {
+    needSandbox(ctx, server());
+    const message = server().sandbox!.realm.postMessage({
+      sender: server().sandbox!.realm.users.get(server().sandbox!.bot.userId)!,
+      kind: "stream",
+      channel: server().sandbox!.realm.channelByName("general")!,
+      topic: "",
+      content: "empty topic",
+    });
+    expect((await server().client().messages.get({ message_id: message.id })).message.subject).toBe(
+      "general chat",
+    );
+    expect(
+      (
+        await server()
+          .client()
+          .messages.get({ message_id: message.id, allow_empty_topic_name: true })
+      ).message.subject,
+    ).toBe("");
+  });
 
   it("records content and topic edits: edit_history, timestamps, snapshots oldest first", async () => {
-    const { id } = await server.client.messages.send({
+    const { id } = await server().client().messages.send({
       type: "channel",
       to: "general",
       topic: "draft",
       content: "hello world",
     });
-    await server.client.messages.update({ message_id: id, content: "hello brave world" });
-    await server.client.messages.update({ message_id: id, topic: "final" });
-    const { message } = await server.client.messages.get({ message_id: id });
+    await server().client().messages.update({ message_id: id, content: "hello brave world" });
+    await server().client().messages.update({ message_id: id, topic: "final" });
+    const { message } = await server().client().messages.get({ message_id: id });
     expect(message.subject).toBe("final");
     expect(message.last_edit_timestamp).toEqual(expect.any(Number));
     expect(message.last_moved_timestamp).toEqual(expect.any(Number));
@@ -91,7 +89,9 @@ describeContract("GET /messages/{id}, its history, and PATCH edits", (factory, n
       prev_content: "hello world",
       prev_rendered_content: "<p>hello world</p>",
     });
-    const { message_history: history } = await server.client.messages.history({ message_id: id });
+    const { message_history: history } = await server()
+      .client()
+      .messages.history({ message_id: id });
     expect(history).toHaveLength(3);
     expect(Object.keys(history[0]!).sort()).toEqual([
       "content",
@@ -126,16 +126,17 @@ describeContract("GET /messages/{id}, its history, and PATCH edits", (factory, n
     });
   });
 
-  sandboxOnly("sends update_message events to the message's recipients", async () => {
-    const mia = server.clientFor("mia");
+  it("sends update_message events to the message's recipients", async (ctx) => {
+    needSandbox(ctx, server());
+    const mia = server().client("member");
     const queue = await listen(mia, { event_types: ["update_message"] });
-    const { id } = await server.client.messages.send({
+    const { id } = await server().client().messages.send({
       type: "channel",
       to: "general",
       topic: "ev",
       content: "v1",
     });
-    await server.client.messages.update({ message_id: id, content: "v2" });
+    await server().client().messages.update({ message_id: id, content: "v2" });
     const [event] = await queue.drain();
     expect(event).toMatchObject({
       type: "update_message",
@@ -145,24 +146,25 @@ describeContract("GET /messages/{id}, its history, and PATCH edits", (factory, n
       content: "v2",
       rendered_content: "<p>v2</p>",
       rendering_only: false,
-      user_id: server.sandbox!.bot.userId,
+      user_id: server().sandbox!.bot.userId,
     });
   });
 
-  sandboxOnly("only the sender edits content; an empty topic is refused", async () => {
-    const { id } = await server.client.messages.send({
+  it("only the sender edits content; an empty topic is refused", async (ctx) => {
+    needSandbox(ctx, server());
+    const { id } = await server().client().messages.send({
       type: "channel",
       to: "general",
       topic: "mine",
       content: "x",
     });
     expect(
-      await failure(server.clientFor("mia").messages.update({ message_id: id, content: "y" })),
+      await failure(server().client("member").messages.update({ message_id: id, content: "y" })),
     ).toMatchObject({
       code: "BAD_REQUEST",
     });
     expect(
-      await failure(server.client.messages.update({ message_id: id, topic: "(no topic)" })),
+      await failure(server().client().messages.update({ message_id: id, topic: "(no topic)" })),
     ).toMatchObject({
       code: "BAD_REQUEST",
     });

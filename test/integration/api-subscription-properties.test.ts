@@ -7,7 +7,7 @@ import {
   expectApiError,
   needSandbox,
   rawRequest,
-} from "./contract/roles.js";
+} from "./contract/servers.js";
 import { subscriptionProperties } from "../../src/sandbox/subscriptionProperties.js";
 
 const BOOLEAN_PROPERTIES = [

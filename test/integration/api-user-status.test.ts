@@ -1,6 +1,6 @@
 // Contract: POST /users/{user_id}/status (users.setStatus): administrators only, text and emoji rules, events.
 import { expect, it } from "vitest";
-import { describeContract, eventsDuring, expectApiError, needSandbox } from "./contract/roles.js";
+import { describeContract, eventsDuring, expectApiError, needSandbox } from "./contract/servers.js";
 import { userStatuses } from "../../src/sandbox/status.js";
 
 describeContract("POST /users/{user_id}/status (users.setStatus)", (server) => {

@@ -9,7 +9,7 @@ import {
   needSandbox,
   needWritable,
   rawRequest,
-} from "./contract/roles.js";
+} from "./contract/servers.js";
 
 describeContract("GET /users/me (users.me)", (server) => {
   it("answers the requester's own profile at the top level", async (ctx) => {
