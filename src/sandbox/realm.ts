@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "../api/common.js";
 import type { Clock } from "./clock.js";
+import { apiEmail } from "./emailVisibility.js";
 import { seedRealmEmoji, type RealmEmoji } from "./emoji.js";
 import { findMentions, renderMarkdown } from "./markdown.js";
 import type { QueueRegistry } from "./queues.js";
@@ -471,7 +472,8 @@ export class Realm {
     const base = {
       id: message.id,
       sender_id: sender.userId,
-      sender_email: sender.email,
+      // The API email: the placeholder for every viewer when the real one is not public.
+      sender_email: apiEmail(this, sender),
       sender_full_name: sender.fullName,
       sender_realm_str: "sandbox",
       avatar_url: null,
@@ -505,7 +507,12 @@ export class Realm {
     }
     const display = message.recipients.map((id) => {
       const u = this.users.get(id)!;
-      return { id: u.userId, email: u.email, full_name: u.fullName, is_mirror_dummy: false };
+      return {
+        id: u.userId,
+        email: apiEmail(this, u),
+        full_name: u.fullName,
+        is_mirror_dummy: false,
+      };
     });
     return { ...base, type: "private", display_recipient: display, subject: "" };
   }

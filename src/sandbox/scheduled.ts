@@ -89,7 +89,7 @@ export class Scheduler {
       } else {
         const message = sendDirect(realm, {
           sender,
-          recipients: resolveRecipients(realm, s.recipients),
+          recipients: resolveRecipients(realm, sender, s.recipients),
           content: s.content,
           readBySender: s.readBySender,
         });

@@ -2,6 +2,7 @@
 import { NO_TOPIC } from "../api/common.js";
 import { badRequest, SandboxError } from "./errors.js";
 import type { Channel, Realm, SandboxUser, StoredMessage } from "./realm.js";
+import { findUserByEmail } from "./emailVisibility.js";
 
 /** The topic rule: `(no topic)` and the realm's empty-topic display name mean the empty string. */
 export function normalizeTopic(realm: Realm, topic: string): string {
@@ -144,10 +145,15 @@ export function sendToChannel(
   return { message, automaticPolicy: policy };
 }
 
-/** DM recipients given as IDs or emails, resolved to active users. */
-export function resolveRecipients(realm: Realm, to: readonly (string | number)[]): SandboxUser[] {
+/** DM recipients given as IDs or emails (API emails, or real ones `sender` may see), resolved to active users. */
+export function resolveRecipients(
+  realm: Realm,
+  sender: SandboxUser,
+  to: readonly (string | number)[],
+): SandboxUser[] {
   return to.map((item) => {
-    const user = typeof item === "number" ? realm.users.get(item) : realm.userByEmail(item);
+    const user =
+      typeof item === "number" ? realm.users.get(item) : findUserByEmail(realm, sender, item);
     if (!user || !user.isActive)
       throw badRequest(
         typeof item === "number" ? `Invalid user ID ${item}` : `Invalid email '${item}'`,

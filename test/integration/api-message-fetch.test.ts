@@ -169,4 +169,57 @@ describeContract("GET /messages/{id}, its history, and PATCH edits", (server) =>
       code: "BAD_REQUEST",
     });
   });
+
+  it("shows senders and DM recipients by their API email, in events, GET /messages/{id} and GET /messages", async (ctx) => {
+    const sandbox = needSandbox(ctx, server());
+    const mia = sandbox.realm.users.get(sandbox.user("mia").userId)!;
+    const placeholder = `user${mia.userId}@${sandbox.realm.settings.host}`;
+    mia.settings.email_address_visibility = 3; // administrators only
+    try {
+      // The owner may see mia's real email, yet messages carry the API email (as on a real server).
+      const owner = server().client("owner");
+      const queue = await listen(owner, { event_types: ["message"] });
+      const oliviaId = sandbox.user("olivia").userId;
+      const { id } = await server()
+        .client("member")
+        .messages.send({ type: "direct", to: [oliviaId, sandbox.bot.userId], content: "hi all" });
+      const { id: channelId } = await server()
+        .client("member")
+        .messages.send({ type: "channel", to: "general", topic: "emails", content: "hello" });
+      const event = (await queue.drain()).map((e) => e.message as Record<string, unknown>);
+      const fetched = (await owner.messages.get({ message_id: id })).message;
+      const listed = await owner.messages.list({
+        anchor: "newest",
+        num_before: 5,
+        num_after: 0,
+        narrow: [{ operator: "sender", operand: placeholder }],
+      });
+      for (const view of [event[0]!, fetched, listed.messages.find((m) => m.id === id)!]) {
+        expect(view.sender_email).toBe(placeholder);
+        const recipients = view.display_recipient as { id: number; email: string }[];
+        expect(recipients.find((r) => r.id === mia.userId)?.email).toBe(placeholder);
+        expect(recipients.find((r) => r.id === oliviaId)?.email).toBe(sandbox.user("olivia").email);
+      }
+      expect(event[1]!.sender_email).toBe(placeholder);
+      expect(listed.messages.map((m) => m.id)).toEqual([id, channelId]);
+      expect(JSON.stringify([event, fetched, listed])).not.toContain(mia.email);
+
+      // The placeholder addresses her as a DM recipient; the real email only for those who may see it.
+      const toPlaceholder = await server()
+        .client()
+        .messages.send({ type: "direct", to: [placeholder], content: "by api email" });
+      const dm = (await server().client().messages.get({ message_id: toPlaceholder.id })).message;
+      expect((dm.display_recipient as { id: number }[]).map((r) => r.id)).toContain(mia.userId);
+      await owner.messages.send({ type: "direct", to: [mia.email], content: "admin sees it" });
+      expect(
+        await failure(
+          server()
+            .client("guest")
+            .messages.send({ type: "direct", to: [mia.email], content: "x" }),
+        ),
+      ).toMatchObject({ code: "BAD_REQUEST" });
+    } finally {
+      mia.settings.email_address_visibility = 1;
+    }
+  });
 });

@@ -4,6 +4,7 @@ import { route, type Route } from "../route.js";
 import type { Channel, Realm, SandboxUser } from "../realm.js";
 import { badRequest } from "../errors.js";
 import { renderMarkdown } from "../markdown.js";
+import { findUserByEmail } from "../emailVisibility.js";
 
 function channelView(realm: Realm, channel: Channel): Record<string, unknown> {
   const first = realm.messages.find((m) => m.streamId === channel.streamId);
@@ -50,7 +51,7 @@ function subscriptionView(
 function principals(realm: Realm, user: SandboxUser, given?: (string | number)[]): SandboxUser[] {
   if (!given || given.length === 0) return [user];
   return given.map((p) => {
-    const found = typeof p === "number" ? realm.users.get(p) : realm.userByEmail(p);
+    const found = typeof p === "number" ? realm.users.get(p) : findUserByEmail(realm, user, p);
     if (!found || !found.isActive) throw badRequest(`No such user: ${String(p)}`);
     return found;
   });

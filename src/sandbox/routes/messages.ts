@@ -31,7 +31,7 @@ export const messageRoutes: Route[] = [
 
     if (isDirectType(params.type)) {
       const to = Array.isArray(params.to) ? params.to : [params.to];
-      const recipients = resolveRecipients(realm, to);
+      const recipients = resolveRecipients(realm, user, to);
       const message = sendDirect(realm, {
         sender: user,
         recipients,

@@ -17,7 +17,7 @@ export const scheduledRoutes: Route[] = [
     };
     if (isDirectType(params.type)) {
       const ids = Array.isArray(params.to) ? params.to : [params.to];
-      const recipients = resolveRecipients(realm, ids);
+      const recipients = resolveRecipients(realm, user, ids);
       const scheduled = realm.scheduler.add({
         ...base,
         kind: "private",
