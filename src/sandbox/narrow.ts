@@ -266,7 +266,7 @@ export class CompiledNarrow {
         return (m) =>
           m.kind === "stream" &&
           (realm.topicPolicy(viewer, m.streamId!, m.topic) === 1 ||
-            realm.subscriptionSettings.get(`${viewer}:${m.streamId}`)?.isMuted === true);
+            realm.subscriptionProperties.isMuted(viewer, m.streamId!));
       default: // starred and other flags
         return (m) => this.#flags(m).has(operand);
     }

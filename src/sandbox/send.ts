@@ -83,7 +83,7 @@ function newVisibilityPolicy(
   const applies = (policy: number): boolean =>
     policy === 1 || policy === 2 || (policy === 3 && startsTopic);
   if (applies(sender.followTopicsPolicy ?? 3) && current !== FOLLOWED) return FOLLOWED;
-  const muted = realm.subscriptionSettingsOf(sender.userId, channel.streamId).isMuted;
+  const muted = realm.subscriptionProperties.isMuted(sender.userId, channel.streamId);
   if (
     muted &&
     applies(sender.unmuteTopicsPolicy ?? 2) &&
