@@ -14,7 +14,10 @@ export interface ScheduledMessage {
   content: string;
   /** UNIX seconds. */
   deliverAt: number;
-  readBySender?: boolean;
+  /** Decided when scheduled: `read_by_sender`, or the client-and-recipient heuristic. */
+  readBySender: boolean;
+  /** The scheduling client's name, which the sent message records. */
+  client: string;
   /** Set once sent: the new message's ID. */
   sentMessageId?: number;
   failed?: string;
@@ -83,6 +86,7 @@ export class Scheduler {
           channel,
           topic: s.topic,
           content: s.content,
+          client: s.client,
           readBySender: s.readBySender,
         });
         s.sentMessageId = message.id;
@@ -91,6 +95,7 @@ export class Scheduler {
           sender,
           recipients: resolveRecipients(realm, sender, s.recipients),
           content: s.content,
+          client: s.client,
           readBySender: s.readBySender,
         });
         s.sentMessageId = message.id;

@@ -65,6 +65,35 @@ function wildcards(
   return found;
 }
 
+/** Clients whose users send by hand (the web app, the mobile, desktop and terminal apps). */
+const HUMAN_CLIENTS = new Set([
+  "zulipandroid",
+  "zulipios",
+  "zulipdesktop",
+  "zulipmobile",
+  "zulipelectron",
+  "zulipterminal",
+  "snipe",
+  "website",
+  "ios",
+  "android",
+]);
+
+/** The client name the server records: the User-Agent's product name, `Unspecified` without one. */
+export function clientNameOf(userAgent: string | undefined): string {
+  const name = /^([^/ ]*[^0-9/(]*)/.exec(userAgent ?? "")?.[1]?.trim();
+  return name ? name : "Unspecified";
+}
+
+/**
+ * The server's heuristic when `read_by_sender` is absent: a message starts as read for its
+ * sender only when sent from a client people type into, not from bots, scripts or integrations.
+ */
+export function defaultReadBySender(clientName: string): boolean {
+  const name = clientName.toLowerCase();
+  return HUMAN_CLIENTS.has(name) || name.includes("desktop app");
+}
+
 const FOLLOWED = 3;
 const UNMUTED = 2;
 
@@ -99,6 +128,8 @@ export interface ChannelSend {
   channel: Channel;
   topic: string;
   content: string;
+  /** The sending client's name (default `Internal`, as the server's own notices). */
+  client?: string;
   readBySender?: boolean;
   localEcho?: { queueId: string; localId: string };
 }
@@ -122,7 +153,8 @@ export function sendToChannel(
     channel,
     topic,
     content: init.content,
-    readBySender: init.readBySender,
+    client: init.client ?? "Internal",
+    readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,
     extraFlags: (userId) => [
       ...(found.channel ? ["stream_wildcard_mentioned"] : []),
@@ -169,6 +201,7 @@ export function sendDirect(
     sender: SandboxUser;
     recipients: SandboxUser[];
     content: string;
+    client?: string;
     readBySender?: boolean;
     localEcho?: { queueId: string; localId: string };
   },
@@ -179,7 +212,8 @@ export function sendDirect(
     kind: "private",
     recipients: init.recipients.map((r) => r.userId),
     content: init.content,
-    readBySender: init.readBySender,
+    client: init.client ?? "Internal",
+    readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,
   });
 }

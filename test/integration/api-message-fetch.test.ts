@@ -9,6 +9,7 @@ describeContract("GET /messages/{id}, its history, and PATCH edits", (server) =>
       to: "general",
       topic: "fetch",
       content: "**bold**",
+      read_by_sender: true, // an API client's messages start unread for their sender otherwise
     });
     const html = await server().client().messages.get({ message_id: id });
     expect(html.message.content).toBe("<p><strong>bold</strong></p>");

@@ -1,6 +1,6 @@
 // Contract: POST /messages (types, recipients, topic rule, limits, wildcards, visibility policies), against the sandbox (and a real server when configured).
 import { expect, it } from "vitest";
-import { ApiError, InvalidArgumentError } from "topicbot/client";
+import { ApiError, createClient, InvalidArgumentError, type ApiClient } from "topicbot/client";
 import {
   CHANNEL,
   describeContract,
@@ -285,6 +285,32 @@ describeContract(
         queue_id: mine.queueId,
       });
       expect(res.body).toMatchObject({ code: "REQUEST_VARIABLE_MISSING", var_name: "local_id" });
+    });
+
+    it("without read_by_sender, the client's name decides: apps people type into read, API clients not", async () => {
+      const main = server().account(server().main)!;
+      const asApp = (userAgent: string) =>
+        createClient({ site: server().site, email: main.email, apiKey: main.apiKey, userAgent });
+      const mobile = asApp("ZulipMobile/27.231 (Android 14)");
+      const desktop = asApp("ZulipElectron/5.11.1 Chrome");
+      try {
+        const send = (client: ApiClient) =>
+          client.messages.send({ type: "channel", to: CHANNEL, topic: "heuristic", content: "h" });
+        const fromApi = await send(server().client());
+        const fromMobile = await send(mobile);
+        const fromDesktop = await send(desktop);
+        const view = async (id: number) =>
+          (await server().client().messages.get({ message_id: id })).message;
+        const api = await view(fromApi.id);
+        expect(api.flags).not.toContain("read");
+        expect(api.client).toBe("topicbot");
+        const app = await view(fromMobile.id);
+        expect(app.flags).toContain("read");
+        expect(app.client).toBe("ZulipMobile");
+        expect((await view(fromDesktop.id)).flags).toContain("read");
+      } finally {
+        await Promise.all([mobile.close(), desktop.close()]);
+      }
     });
 
     it("read_by_sender decides whether the sender's copy starts read", async () => {

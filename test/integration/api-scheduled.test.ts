@@ -1,6 +1,7 @@
 // Contract: POST /scheduled_messages, against the sandbox (and a real server when configured).
 import { beforeAll, expect, it } from "vitest";
 import { ManualClock } from "topicbot/sandbox";
+import { createClient, type ApiClient } from "topicbot/client";
 import { describeContract, failure, listen, needSandbox, rawRequest } from "./contract/servers.js";
 
 const clock = new ManualClock(new Date("2030-01-01T12:00:00Z"));
@@ -59,6 +60,41 @@ describeContract(
       clock.advance(60_000);
       const [event] = await queue.drain();
       expect(event).toMatchObject({ message: { type: "private", content: "dm later" } });
+    });
+
+    it("without read_by_sender: read from an app people type into, unless sent to oneself alone", async (ctx) => {
+      const sandbox = needSandbox(ctx, server());
+      const olivia = sandbox.user("olivia");
+      const web = createClient({
+        site: server().site,
+        email: olivia.email,
+        apiKey: olivia.apiKey,
+        userAgent: "website",
+      });
+      try {
+        const schedule = (client: ApiClient, to: number) =>
+          client.scheduledMessages.create({
+            type: "direct",
+            to: [to],
+            content: `for ${to}`,
+            scheduled_delivery_timestamp: now() + 30,
+          });
+        const mia = sandbox.user("mia").userId;
+        await schedule(web, mia);
+        await schedule(web, olivia.userId); // a reminder to herself
+        await schedule(server().client("owner"), mia); // the API client
+        clock.advance(30_000);
+        const sent = sandbox.realm.messages.slice(-3);
+        expect(
+          sent.map((m) => [m.content, m.client, m.flags.get(olivia.userId)!.has("read")]),
+        ).toEqual([
+          [`for ${mia}`, "website", true],
+          [`for ${olivia.userId}`, "website", false],
+          [`for ${mia}`, "topicbot", false],
+        ]);
+      } finally {
+        await web.close();
+      }
     });
 
     it("STREAM_DOES_NOT_EXIST carries stream_id", async () => {

@@ -3,6 +3,7 @@ import { highlightHtml, parseNarrow, searchWords } from "../../src/sandbox/narro
 import { htmlDiff } from "../../src/sandbox/edits.js";
 import { sanitizeFilename } from "../../src/sandbox/uploads.js";
 import { resolveEmoji, unicodeCode } from "../../src/sandbox/emoji.js";
+import { clientNameOf, defaultReadBySender } from "../../src/sandbox/send.js";
 import { SandboxError } from "../../src/sandbox/errors.js";
 
 describe("narrow parsing", () => {
@@ -73,5 +74,28 @@ describe("emoji", () => {
       reactionType: "unicode_emoji",
     });
     expect(() => resolveEmoji(custom, "octopus", "1f680")).toThrow(/Invalid emoji name/);
+  });
+});
+
+describe("client names and the read_by_sender heuristic", () => {
+  it("reads the product name from the User-Agent", () => {
+    expect(clientNameOf("ZulipMobile/27.231 (Android 14)")).toBe("ZulipMobile");
+    expect(clientNameOf("topicbot")).toBe("topicbot");
+    expect(clientNameOf("ZulipPython/0.9.0 (Ubuntu; 22.04)")).toBe("ZulipPython");
+    expect(clientNameOf(undefined)).toBe("Unspecified");
+    expect(clientNameOf("")).toBe("Unspecified");
+  });
+
+  it("marks messages read for their sender only from clients people type into", () => {
+    for (const name of [
+      "website",
+      "ZulipMobile",
+      "ZulipElectron",
+      "ZulipTerminal",
+      "Zulip Desktop App",
+    ])
+      expect(defaultReadBySender(name), name).toBe(true);
+    for (const name of ["topicbot", "ZulipPython", "Internal", "Unspecified", "curl"])
+      expect(defaultReadBySender(name), name).toBe(false);
   });
 });

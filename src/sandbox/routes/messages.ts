@@ -22,7 +22,7 @@ export function visibleMessage(realm: Realm, user: SandboxUser, id: number): Sto
 }
 
 export const messageRoutes: Route[] = [
-  route(endpoints.messages.send, ({ realm, user, params }) => {
+  route(endpoints.messages.send, ({ realm, user, params, clientName }) => {
     if (params.queue_id !== undefined && params.local_id === undefined) throw missing("local_id");
     const localEcho =
       params.queue_id !== undefined
@@ -36,6 +36,7 @@ export const messageRoutes: Route[] = [
         sender: user,
         recipients,
         content: params.content,
+        client: clientName,
         readBySender: params.read_by_sender,
         localEcho,
       });
@@ -65,6 +66,7 @@ export const messageRoutes: Route[] = [
       channel,
       topic,
       content: params.content,
+      client: clientName,
       readBySender: params.read_by_sender,
       localEcho,
     });
