@@ -223,4 +223,63 @@ describeContract("GET /messages/{id}, its history, and PATCH edits", (server) =>
       mia.settings.email_address_visibility = 1;
     }
   });
+
+  it("a move out of someone's view deletes the messages for them; non-subscribers who still see them get them read", async (ctx) => {
+    const sandbox = needSandbox(ctx, server());
+    const bot = server().client();
+    const send = async (topic: string, content: string) =>
+      (await bot.messages.send({ type: "channel", to: "sandbox", topic, content })).id;
+    const a = await send("move-me", "one");
+    const b = await send("move-me", "two");
+    const c = await send("wander", "three");
+    const member = await listen(server().client("member"), {
+      event_types: ["delete_message", "update_message", "update_message_flags"],
+      client_capabilities: { bulk_message_deletion: true },
+    });
+    const guest = await listen(server().client("guest"), {
+      event_types: ["delete_message", "update_message"],
+    });
+    const own = await listen(bot, { event_types: ["delete_message", "update_message"] });
+    await bot.subscriptions.add({
+      subscriptions: [{ name: "secret" }, { name: "elsewhere" }],
+      invite_only: true,
+    });
+    const secret = sandbox.realm.channelByName("secret")!.streamId;
+    const sandboxId = sandbox.realm.channelByName("sandbox")!.streamId;
+    await bot.messages.update({ message_id: a, stream_id: secret, propagate_mode: "change_all" });
+
+    expect(await member.drain()).toEqual([
+      expect.objectContaining({
+        type: "delete_message",
+        message_type: "stream",
+        stream_id: sandboxId,
+        topic: "move-me",
+        message_ids: [a, b],
+      }),
+    ]);
+    expect((await guest.drain()).map((e) => [e.type, e.message_id])).toEqual([
+      ["delete_message", a],
+      ["delete_message", b],
+    ]);
+    expect((await own.drain()).map((e) => [e.type, e.message_ids])).toEqual([
+      ["update_message", [a, b]],
+    ]);
+    expect(await failure(server().client("member").messages.get({ message_id: a }))).toMatchObject({
+      code: "BAD_REQUEST",
+    });
+
+    // A public channel the member is not in: still visible, so an update and the read flag.
+    const publicOne = sandbox.realm.channelByName("elsewhere")!;
+    publicOne.inviteOnly = false;
+    await bot.messages.update({ message_id: c, stream_id: publicOne.streamId });
+    const events = await member.drain();
+    expect(events.map((e) => e.type).sort()).toEqual(["update_message", "update_message_flags"]);
+    expect(events.find((e) => e.type === "update_message_flags")).toMatchObject({
+      op: "add",
+      flag: "read",
+      messages: [c],
+    });
+    const seen = await server().client("member").messages.get({ message_id: c });
+    expect(seen.message.flags).toContain("read");
+  });
 });

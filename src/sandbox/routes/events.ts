@@ -66,6 +66,7 @@ export const eventRoutes: Route[] = [
       allPublicStreams: params.all_public_streams ?? false,
       applyMarkdown: params.apply_markdown ?? false,
       allowEmptyTopicName: params.client_capabilities?.empty_topic_name ?? false,
+      bulkMessageDeletion: params.client_capabilities?.bulk_message_deletion ?? false,
       narrow: params.narrow ?? [],
     });
     const fetchTypes = params.fetch_event_types ?? params.event_types;
