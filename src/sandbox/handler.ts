@@ -1,5 +1,6 @@
 // The sandbox as a request handler: match a route, authenticate, decode parameters, answer JSON.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { clientNameOf } from "./send.js";
 import { pathParamNames } from "../api/endpoint.js";
 import { authenticate, notLoggedIn, parseBasicAuth } from "./auth.js";
 import { readBody } from "./body.js";
@@ -162,6 +163,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       user,
       params,
       files: body.files,
+      clientName: clientNameOf(req.headers["user-agent"]),
       signal: closed.signal,
     });
     if (result instanceof RawResponse) return writeRaw(res, result);
