@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { endpoint } from "./endpoint.js";
 import { message } from "./messages.js";
+import { realmUserAddEvent, user, userStatusEvent } from "./users.js";
+import { subscriptionUpdateEvent } from "./subscriptionProperties.js";
 
 export const register = endpoint({
   method: "POST",
@@ -145,6 +147,95 @@ export const scheduledMessagesEvent = z.looseObject({
 });
 export type ScheduledMessagesEvent = z.infer<typeof scheduledMessagesEvent>;
 
+/** `delete_message`: one message (`message_id`) or, with `bulk_message_deletion`, several (`message_ids`). */
+export const deleteMessageEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("delete_message"),
+  message_type: z.enum(["stream", "private"]),
+  message_id: z.number().int().optional(),
+  message_ids: z.array(z.number().int()).optional(),
+  stream_id: z.number().int().optional(),
+  topic: z.string().optional(),
+});
+export type DeleteMessageEvent = z.infer<typeof deleteMessageEvent>;
+
+/** `typing`: someone started or stopped typing in a direct message or (FL58) a channel topic. */
+export const typingEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("typing"),
+  op: z.enum(["start", "stop"]),
+  message_type: z.enum(["direct", "private", "stream"]),
+  sender: z.looseObject({ user_id: z.number().int(), email: z.string() }),
+  recipients: z.array(z.looseObject({ user_id: z.number().int(), email: z.string() })).optional(),
+  stream_id: z.number().int().optional(),
+  topic: z.string().optional(),
+});
+export type TypingEvent = z.infer<typeof typingEvent>;
+
+/** `presence`: a user's presence changed; `presence` is keyed by client name. */
+export const presenceEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("presence"),
+  user_id: z.number().int(),
+  email: z.string(),
+  server_timestamp: z.number(),
+  presence: z.record(
+    z.string(),
+    z.looseObject({ client: z.string().optional(), status: z.string(), timestamp: z.number() }),
+  ),
+});
+export type PresenceEvent = z.infer<typeof presenceEvent>;
+
+/** `realm_user` with `op: "update"`: `person` holds the user ID and only the fields that changed. */
+export const realmUserUpdateEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("realm_user"),
+  op: z.literal("update"),
+  person: user.partial().extend({ user_id: z.number().int() }),
+});
+
+/** `realm_user` with `op: "remove"` (a user became inaccessible; deactivation is an update). */
+export const realmUserRemoveEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("realm_user"),
+  op: z.literal("remove"),
+  person: z.looseObject({ user_id: z.number().int(), full_name: z.string().optional() }),
+});
+
+/** Every `realm_user` event: narrow on `op`. */
+export const realmUserEvent = z.discriminatedUnion("op", [
+  realmUserAddEvent,
+  realmUserUpdateEvent,
+  realmUserRemoveEvent,
+]);
+export type RealmUserEvent = z.infer<typeof realmUserEvent>;
+
+/** `subscription` events: `add`, `remove`, `peer_add`, `peer_remove`, and `update` of one property. */
+export const subscriptionAnyEvent = z.union([subscriptionUpdateEvent, subscriptionEvent]);
+
+/** `stream`: channels created, deleted or changed (`op`: `create`, `delete`, `update`). */
+export const streamEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("stream"),
+  op: z.string(),
+  streams: z.array(z.looseObject({ stream_id: z.number().int(), name: z.string() })).optional(),
+  stream_id: z.number().int().optional(),
+  name: z.string().optional(),
+  property: z.string().optional(),
+  value: z.unknown().optional(),
+});
+export type StreamEvent = z.infer<typeof streamEvent>;
+
+/** `restart`: the server restarted (or was upgraded); the queue survives. */
+export const restartEvent = z.looseObject({
+  id: z.number().int(),
+  type: z.literal("restart"),
+  zulip_version: z.string().optional(),
+  zulip_feature_level: z.number().int().optional(),
+  server_generation: z.number().optional(),
+});
+export type RestartEvent = z.infer<typeof restartEvent>;
+
 /** Schemas of the event types this library knows; others arrive as `AnyEvent`. */
 export const eventSchemas = {
   heartbeat: heartbeatEvent,
@@ -152,9 +243,16 @@ export const eventSchemas = {
   reaction: reactionEvent,
   update_message: updateMessageEvent,
   update_message_flags: updateMessageFlagsEvent,
+  delete_message: deleteMessageEvent,
   user_topic: userTopicEvent,
-  subscription: subscriptionEvent,
+  subscription: subscriptionAnyEvent,
   scheduled_messages: scheduledMessagesEvent,
+  typing: typingEvent,
+  presence: presenceEvent,
+  realm_user: realmUserEvent,
+  user_status: userStatusEvent,
+  stream: streamEvent,
+  restart: restartEvent,
 } as const;
 export type KnownEventType = keyof typeof eventSchemas;
 export type EventOf<T extends string> = T extends KnownEventType

@@ -7,6 +7,7 @@ import { encodeRequest } from "./encode.js";
 import { encodeMultipart, isReplayable, type FilePart } from "./multipart.js";
 import { ApiError, InvalidArgumentError, ResponseShapeError } from "./errors.js";
 import { sleep } from "./backoff.js";
+import { Pacer, type PacingOptions } from "./pacing.js";
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from "./retry.js";
 import { Transport } from "./transport.js";
 
@@ -23,6 +24,8 @@ export interface ClientOptions {
   /** Long-poll timeout until a registration says otherwise, in seconds. Default 90. */
   longPollTimeoutSeconds?: number;
   retry?: Partial<RetryPolicy>;
+  /** Slow down from the `X-RateLimit-*` headers before the server refuses; false turns it off. Default on. */
+  pacing?: PacingOptions | false;
   userAgent?: string;
 }
 
@@ -107,6 +110,7 @@ export function createClient(options: ClientOptions): ApiClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
   let longPollTimeoutMs = (options.longPollTimeoutSeconds ?? 90) * 1000;
   const rateLimit: RateLimitState = {};
+  const pacer = options.pacing === false ? undefined : new Pacer(options.pacing);
 
   async function call<P extends z.ZodObject, R extends z.ZodType>(
     ep: Endpoint<P, R>,
@@ -142,6 +146,8 @@ export function createClient(options: ClientOptions): ApiClient {
 
     for (let attempt = 0; ; attempt++) {
       try {
+        // Long polls wait on the server, not on the rate limit.
+        if (pacer && !ep.longPoll) await pacer.beforeRequest(name, callOptions.signal);
         const res = await transport.send({
           method: ep.method,
           path,
@@ -155,6 +161,10 @@ export function createClient(options: ClientOptions): ApiClient {
         rateLimit.limit = header(res.headers, "x-ratelimit-limit") ?? rateLimit.limit;
         rateLimit.remaining = header(res.headers, "x-ratelimit-remaining") ?? rateLimit.remaining;
         rateLimit.reset = header(res.headers, "x-ratelimit-reset") ?? rateLimit.reset;
+        pacer?.observe({
+          remaining: header(res.headers, "x-ratelimit-remaining"),
+          reset: header(res.headers, "x-ratelimit-reset"),
+        });
         if (res.status >= 400 || res.body.result !== "success") {
           const error = ApiError.fromBody(res.body, res.status, name);
           if (

@@ -1,3 +1,9 @@
 // The event layer: where the runtime's events come from.
-export { EventQueue, recoveryFor } from "./queue.js";
-export type { EventQueueOptions, EventSink, EventSource, Recovery } from "./queue.js";
+export { EventQueue, PollTimeoutError, recoveryFor, DEFAULT_REREGISTER_AFTER_MS } from "./queue.js";
+export type {
+  EventQueueOptions,
+  EventSink,
+  EventSource,
+  EventSourceHooks,
+  Recovery,
+} from "./queue.js";

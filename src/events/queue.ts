@@ -1,4 +1,4 @@
-// EventQueue: register, long-poll, acknowledge, recover (re-register, back off, stop on fatal), delete on stop.
+// EventQueue: register, long-poll, acknowledge, recover (re-register, back off, watchdog, stop on fatal), delete on stop.
 import type { ApiClient } from "../client/client.js";
 import { ApiError, isFatal } from "../client/errors.js";
 import { backoffDelay, sleep, type BackoffOptions } from "../client/backoff.js";
@@ -13,10 +13,19 @@ export type Recovery =
   | { action: "wait"; ms: number }
   | { action: "backoff" };
 
+/** A poll that outlived the watchdog and was abandoned. */
+export class PollTimeoutError extends Error {
+  override readonly name = "PollTimeoutError";
+  constructor(ms: number) {
+    super(`GET /events: no answer within ${ms} ms (watchdog); abandoning the poll`);
+  }
+}
+
 export function recoveryFor(error: unknown): Recovery {
   if (isFatal(error)) return { action: "fatal" };
   if (error instanceof ApiError) {
-    if (error.code === "BAD_EVENT_QUEUE_ID") return { action: "reregister" };
+    if (error.code === "BAD_EVENT_QUEUE_ID" || /^Bad event queue id:/i.test(error.msg))
+      return { action: "reregister" };
     if (error.code === "RATE_LIMIT_HIT" || error.status === 429) {
       return { action: "wait", ms: Math.ceil((error.retryAfter ?? 1) * 1000) };
     }
@@ -28,40 +37,85 @@ export interface EventQueueOptions {
   client: ApiClient;
   /** Registration parameters; `apply_markdown` defaults to false so commands see raw Markdown. */
   register?: RegisterParams;
+  /** Waits between failed polls: capped exponential with jitter. Default base 500 ms, cap 30 s. */
   backoff?: BackoffOptions;
+  /**
+   * A poll still unanswered after this long is abandoned and sent again. Default: the client's
+   * long-poll timeout (from the registration) plus 15 s.
+   */
+  watchdogMs?: number;
+  /**
+   * After polls have failed for this long, the queue is presumed collected: register a new one
+   * (and catch up) instead of polling the old one. Default 5 minutes.
+   */
+  reregisterAfterMs?: number;
   logger?: Logger;
+  /** The current time in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
 }
 
-/** Receives each batch of non-heartbeat events; the next poll waits until it resolves. */
-export type EventSink = (events: AnyEvent[]) => Promise<void> | void;
+/** Receives each batch of non-heartbeat events; the next poll waits until it resolves. `signal` aborts on stop. */
+export type EventSink = (events: AnyEvent[], signal: AbortSignal) => Promise<void> | void;
+
+export interface EventSourceHooks {
+  /**
+   * Before the first poll of each queue (the first one, and each that replaced a lost one): the
+   * queue is polled once this resolves, so catch-up runs here. If it throws, it runs again after backoff.
+   */
+  onRegistered?(
+    registration: Registration,
+    info: { replaced: boolean; signal: AbortSignal },
+  ): Promise<void> | void;
+  /** The loop ended because the server refused the bot for good. */
+  onFatal?(error: unknown): void;
+}
 
 /** Where events come from; the runtime only needs this much, so tests can push events in directly. */
 export interface EventSource {
-  start(sink: EventSink): Promise<Registration>;
+  start(sink: EventSink, hooks?: EventSourceHooks): Promise<Registration>;
+  /** Stops polling but keeps the queue (the runtime drains handlers before `stop`). */
+  halt?(): Promise<void>;
+  /** Stops polling and deletes the queue. */
   stop(): Promise<void>;
 }
 
+export const DEFAULT_REREGISTER_AFTER_MS = 5 * 60_000;
+const WATCHDOG_GRACE_MS = 15_000;
+
+/**
+ * The long-poll loop over one server-side queue, replaced whenever it is lost.
+ *
+ * @example
+ * const queue = new EventQueue({ client, register: { event_types: ["message"] } });
+ * await queue.start(async (events) => console.log(events));
+ * await queue.stop();
+ */
 export class EventQueue implements EventSource {
   readonly #client: ApiClient;
   readonly #params: RegisterParams;
   readonly #backoff: BackoffOptions;
   readonly #log: Logger;
+  readonly #watchdogMs: number | undefined;
+  readonly #reregisterAfterMs: number;
+  readonly #now: () => number;
   #queueId: string | null = null;
   #lastEventId = -1;
   #abort = new AbortController();
   #loop: Promise<void> | undefined;
+  #hooks: EventSourceHooks = {};
   /** The latest registration; refreshed on every re-registration. */
   registration: Registration | undefined;
-  /** Called after a re-registration replaced a lost queue (the runtime catches up here). */
-  onReregister: ((registration: Registration) => Promise<void> | void) | undefined;
-  /** Called when the loop ends because of a fatal error. */
-  onFatal: ((error: unknown) => void) | undefined;
+  /** How many queues this loop has registered (1 until one is lost). */
+  registrations = 0;
 
   constructor(options: EventQueueOptions) {
     this.#client = options.client;
     this.#params = { apply_markdown: false, ...options.register };
     this.#backoff = { baseMs: 500, capMs: 30_000, ...options.backoff };
     this.#log = options.logger ?? silentLogger();
+    this.#watchdogMs = options.watchdogMs;
+    this.#reregisterAfterMs = options.reregisterAfterMs ?? DEFAULT_REREGISTER_AFTER_MS;
+    this.#now = options.now ?? Date.now;
   }
 
   get queueId(): string | null {
@@ -72,6 +126,11 @@ export class EventQueue implements EventSource {
     return this.#lastEventId;
   }
 
+  /** The registration parameters (catch-up uses the same narrow). */
+  get params(): Readonly<RegisterParams> {
+    return this.#params;
+  }
+
   async #register(): Promise<Registration> {
     const registration = await this.#client.events.register(this.#params, {
       signal: this.#abort.signal,
@@ -79,6 +138,7 @@ export class EventQueue implements EventSource {
     this.#queueId = registration.queue_id;
     this.#lastEventId = registration.last_event_id;
     this.registration = registration;
+    this.registrations++;
     this.#log.info(
       { queueId: registration.queue_id, featureLevel: registration.zulip_feature_level },
       "event queue registered",
@@ -87,42 +147,63 @@ export class EventQueue implements EventSource {
   }
 
   /** Registers (failing fast on bad credentials) and starts polling in the background. */
-  async start(sink: EventSink): Promise<Registration> {
+  async start(sink: EventSink, hooks: EventSourceHooks = {}): Promise<Registration> {
+    this.#hooks = hooks;
     const registration = await this.#register();
     this.#loop = this.#run(sink);
     return registration;
   }
 
+  /** One poll, abandoned by the watchdog if it outlives the long-poll timeout. */
+  async #poll(): Promise<AnyEvent[]> {
+    const ms = this.#watchdogMs ?? this.#client.longPollTimeoutMs + WATCHDOG_GRACE_MS;
+    const watchdog = new AbortController();
+    const timer = setTimeout(() => watchdog.abort(new PollTimeoutError(ms)), ms);
+    try {
+      const { events } = await this.#client.events.get(
+        { queue_id: this.#queueId!, last_event_id: this.#lastEventId },
+        { signal: AbortSignal.any([this.#abort.signal, watchdog.signal]), retry: false },
+      );
+      return events;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async #run(sink: EventSink): Promise<void> {
     const signal = this.#abort.signal;
     let failures = 0;
+    let failingSince: number | undefined;
+    let needsCatchUp = true;
     while (!signal.aborted) {
       try {
         if (this.#queueId === null) {
-          const registration = await this.#register();
-          await this.onReregister?.(registration);
+          await this.#register();
+          needsCatchUp = true;
         }
-        const { events } = await this.#client.events.get(
-          { queue_id: this.#queueId!, last_event_id: this.#lastEventId },
-          { signal, retry: false },
-        );
+        if (needsCatchUp) {
+          await this.#hooks.onRegistered?.(this.registration!, {
+            replaced: this.registrations > 1,
+            signal,
+          });
+          needsCatchUp = false;
+        }
+        const events = await this.#poll();
         failures = 0;
+        failingSince = undefined;
         const delivered: AnyEvent[] = [];
         for (const event of events) {
           if (event.id <= this.#lastEventId) continue;
           this.#lastEventId = event.id;
           if (event.type !== "heartbeat") delivered.push(event);
         }
-        if (delivered.length > 0) await sink(delivered);
+        if (delivered.length > 0) await sink(delivered, signal);
       } catch (error) {
         if (signal.aborted) break;
         const recovery = recoveryFor(error);
         if (recovery.action === "fatal") {
-          this.#log.error(
-            { err: error },
-            "event queue stopped: the server refused the bot's credentials",
-          );
-          this.onFatal?.(error);
+          this.#log.error({ err: error }, "event queue stopped: the server refused the bot");
+          this.#hooks.onFatal?.(error);
           return;
         }
         if (recovery.action === "reregister") {
@@ -130,18 +211,48 @@ export class EventQueue implements EventSource {
           this.#queueId = null;
           continue;
         }
+        failingSince ??= this.#now();
+        if (
+          this.#queueId !== null &&
+          failures > 0 &&
+          this.#now() - failingSince >= this.#reregisterAfterMs
+        ) {
+          this.#log.warn(
+            { queueId: this.#queueId, failingForMs: this.#now() - failingSince },
+            "polling has failed for long; registering a new queue and catching up",
+          );
+          this.#forget(this.#queueId);
+          this.#queueId = null;
+        }
         const ms = recovery.action === "wait" ? recovery.ms : backoffDelay(failures, this.#backoff);
         failures++;
-        this.#log.warn({ err: error, retryInMs: ms }, "polling failed; retrying");
+        this.#log.warn(
+          { err: error, retryInMs: ms },
+          error instanceof PollTimeoutError
+            ? "poll abandoned; polling again"
+            : "polling failed; retrying",
+        );
         await sleep(ms, signal).catch(() => undefined);
       }
     }
   }
 
-  /** Aborts the poll in flight, waits for the loop to end and deletes the queue. */
-  async stop(): Promise<void> {
+  /** Deletes a queue we no longer poll, without waiting; the server collects it anyway. */
+  #forget(queueId: string): void {
+    void this.#client.events
+      .deleteQueue({ queue_id: queueId }, { timeoutMs: 5_000, retry: false })
+      .catch(() => undefined);
+  }
+
+  /** Aborts the poll in flight and waits for the loop to end; the queue stays registered. */
+  async halt(): Promise<void> {
     this.#abort.abort(new Error("event queue stopped"));
     await this.#loop;
+  }
+
+  /** Stops polling and deletes the queue (a queue already gone counts as deleted). */
+  async stop(): Promise<void> {
+    await this.halt();
     const queueId = this.#queueId;
     this.#queueId = null;
     if (queueId === null) return;

@@ -19,6 +19,8 @@ export interface ActionEnv {
   api: ApiClient;
   me: BotIdentity;
   server(): ServerFacts;
+  /** How messages go out; the runtime's resends after failures without doubling. Default: `api.messages.send`. */
+  sendMessage?: (params: SendParams) => Promise<{ id: number }>;
 }
 
 /** A message the bot sent; long content becomes several messages, all listed in `ids`. */
@@ -111,7 +113,10 @@ async function post(
   const { maxMessageLength } = env.server();
   const ids: number[] = [];
   for (const part of splitMessage(content, maxMessageLength)) {
-    const sent = await env.api.messages.send({ ...params, content: part } as SendParams);
+    const message = { ...params, content: part } as SendParams;
+    const sent = await (env.sendMessage
+      ? env.sendMessage(message)
+      : env.api.messages.send(message));
     ids.push(sent.id);
   }
   return { id: ids[0]!, ids };

@@ -1,17 +1,20 @@
 // createBot: wires the event source, the event bus, the middleware pipeline, the router and the plugins.
 import { EventEmitter } from "eventemitter3";
 import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
+import type { BackoffOptions } from "../client/backoff.js";
 import { ApiError } from "../client/errors.js";
-import {
-  messageEvent,
-  type AnyEvent,
-  type RegisterParams,
-  type Registration,
-} from "../api/events.js";
+import type { RegisterParams, Registration } from "../api/events.js";
+import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import { createMemoryStore, type KeyValueStore } from "../storage/store.js";
-import { DEFAULT_MAX_MESSAGE_LENGTH, type ServerFacts } from "./actions.js";
+import {
+  DEFAULT_MAX_MESSAGE_LENGTH,
+  type SendTarget,
+  type SentMessage,
+  type ServerFacts,
+} from "./actions.js";
+import { catchUpNarrows, type CatchUpWindow } from "./catch-up.js";
 import type { CommandInfo } from "./commands/command.js";
 import type { RateLimit } from "./commands/guards.js";
 import { createCommandRuntime } from "./commands/runtime.js";
@@ -22,7 +25,13 @@ import {
   type ContextServices,
   type MessageContext,
 } from "./context.js";
+import { conversationKey } from "./conversation.js";
+import { DeliveryLedger } from "./delivery.js";
 import { Directory } from "./directory.js";
+import { Dispatcher } from "./dispatcher.js";
+import { Intake } from "./intake.js";
+import { LoopGuard, LoopGuardError, type LoopGuardOptions } from "./loop-guard.js";
+import { reliableSend, ReplyLedger } from "./outbox.js";
 import { address, type BotIdentity } from "./gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
@@ -60,6 +69,22 @@ export interface BotOptions {
   unknownCommandReply?: boolean;
   /** The current time in epoch milliseconds (tests pass a fixed clock). Default `Date.now`. */
   now?: () => number;
+  /** Conversations handled at the same time; messages of one conversation always run in order. Default 8. */
+  concurrency?: number;
+  /** Messages waiting for their conversation before polling pauses (bounded memory). Default 100. */
+  maxQueued?: number;
+  /** How far catch-up after a lost queue or a restart reaches; false: no catch-up. Default 1000 messages, 24 h. */
+  catchUpWindow?: CatchUpWindow | false;
+  /** How long `stop()` waits for running handlers before it stops anyway, in ms. Default 10 s. */
+  stopTimeoutMs?: number;
+  /** The long-poll loop: backoff between failed polls, the hung-poll watchdog, re-registering after long loss. */
+  eventLoop?: { backoff?: BackoffOptions; watchdogMs?: number; reregisterAfterMs?: number };
+  /** Resending a reply after a 5xx, a lost connection or a rate limit: attempts (default 6) and backoff. */
+  sendRetry?: { attempts?: number } & BackoffOptions;
+  /** Per plugin and conversation send limit; over it the plugin is paused there. false: off. */
+  loopGuard?: Partial<LoopGuardOptions> | false;
+  /** Incoming messages whose replies are remembered (persisted), so none is answered twice. Default 500. */
+  replyMemory?: number;
 }
 
 export interface Bot extends Omit<PluginApi, "name" | "storage"> {
@@ -78,6 +103,8 @@ export interface Bot extends Omit<PluginApi, "name" | "storage"> {
   readonly storage: KeyValueStore;
   /** Users of the server, cached; what user arguments and role checks use. */
   readonly directory: Directory;
+  /** Messages handled or waiting in the dispatcher (for monitoring and tests). */
+  readonly pending: number;
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { commands: 10, perSeconds: 10 };
@@ -108,13 +135,33 @@ export function createBot(options: BotOptions): Bot {
   const middleware: Middleware<MessageContext>[] = [];
   const dialogs = new Dialogs<MessageContext>();
   const inflight = new Set<Promise<void>>();
+  const register: RegisterParams = {
+    fetch_event_types: ["realm", "realm_user"],
+    ...options.register,
+  };
   const events =
     options.events ??
     new EventQueue({
       client: api,
       logger: log.child({ component: "events" }),
-      register: { fetch_event_types: ["realm", "realm_user"], ...options.register },
+      register,
+      now,
+      ...options.eventLoop,
     });
+  const runtimeStore = storage.namespace("topicbot:runtime");
+  const ledger = new DeliveryLedger({
+    store: runtimeStore,
+    onError: (error) => log.error({ err: error }, "could not persist the last handled message"),
+  });
+  const replies = new ReplyLedger(runtimeStore, options.replyMemory);
+  const loopGuard =
+    options.loopGuard === false ? undefined : new LoopGuard({ now, ...options.loopGuard });
+  const dispatcher = new Dispatcher({
+    concurrency: options.concurrency ?? 8,
+    maxQueued: options.maxQueued ?? 100,
+    onError: (error, key) => log.error({ err: error, conversation: key }, "message task failed"),
+  });
+  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
 
   let me: BotIdentity | undefined;
   let firstRegistration: Registration | undefined;
@@ -151,6 +198,8 @@ export function createBot(options: BotOptions): Bot {
     ctx: MessageContext,
     origin: { plugin: string },
   ) => {
+    // The guard logged why, once; an error reply would only be refused as well.
+    if (error instanceof LoopGuardError) return;
     log.error(
       { err: error, plugin: origin.plugin, messageId: ctx.message.id },
       `plugin "${origin.plugin}" failed handling message ${ctx.message.id}`,
@@ -187,16 +236,42 @@ export function createBot(options: BotOptions): Bot {
 
   let services: ContextServices | undefined;
 
-  async function handleMessage(raw: AnyEvent): Promise<void> {
-    const parsed = messageEvent.safeParse(raw);
-    if (!parsed.success) {
-      log.warn(
-        { eventId: raw.id, issue: parsed.error.issues[0]?.message },
-        "skipping a malformed message event",
-      );
-      return;
-    }
-    const { message, flags } = parsed.data;
+  /**
+   * Wraps a context's reply and send: the n-th reply to a message goes out once (a message handled
+   * again after recovery sends nothing twice), and the loop guard may refuse a flood.
+   */
+  function guardReplies(ctx: MessageContext): void {
+    let index = 0;
+    const wrap =
+      <A>(send: (arg: A) => Promise<SentMessage>, where: (arg: A) => string) =>
+      async (arg: A): Promise<SentMessage> => {
+        const n = index++;
+        const before = replies.sent(ctx.message.id, n);
+        if (before && before.length > 0) return { id: before[0]!, ids: before };
+        const plugin = ctx.plugin ?? "bot";
+        const verdict = loopGuard?.check(plugin, where(arg));
+        if (verdict && !verdict.allowed) {
+          const error = new LoopGuardError(plugin, where(arg), verdict.pausedUntil!);
+          if (verdict.tripped)
+            log.warn(
+              { plugin, conversation: where(arg), pausedUntil: verdict.pausedUntil },
+              `${error.message}; its messages there are dropped until then (a reply loop?)`,
+            );
+          throw error;
+        }
+        const sent = await send(arg);
+        await replies
+          .record(ctx.message.id, n, sent.ids)
+          .catch((e: unknown) => log.error({ err: e }, "could not persist the reply ledger"));
+        return sent;
+      };
+    ctx.reply = wrap(ctx.reply, () => conversationKey(ctx.conversation));
+    ctx.send = wrap(ctx.send, (target: SendTarget) =>
+      JSON.stringify({ to: target.to, topic: target.topic ?? null }),
+    );
+  }
+
+  async function handleMessage(message: Message, flags: string[]): Promise<void> {
     const isDirect = message.type === "private";
     let suspend!: () => void;
     const suspended = new Promise<void>((resolve) => (suspend = resolve));
@@ -213,6 +288,7 @@ export function createBot(options: BotOptions): Bot {
       dialogs.offer(dialogKey(ctx.conversation, message.sender_id), ctx)
     )
       return;
+    guardReplies(ctx);
     const run = pipeline!(ctx).catch((error: unknown) =>
       log.error({ err: error, messageId: message.id }, "message pipeline failed"),
     );
@@ -222,16 +298,17 @@ export function createBot(options: BotOptions): Bot {
     await Promise.race([run, suspended]);
   }
 
-  async function onEvents(batch: AnyEvent[]): Promise<void> {
-    for (const event of batch) {
-      bus.emit(event.type, event);
-      if (event.type === "message") {
-        await handleMessage(event).catch((error: unknown) =>
-          log.error({ err: error, eventId: event.id }, "message pipeline failed"),
-        );
-      }
-    }
-  }
+  const intake = new Intake({
+    api,
+    log: log.child({ component: "events" }),
+    bus,
+    dispatcher,
+    ledger,
+    handle: handleMessage,
+    narrows: catchUpNarrows(register),
+    catchUpWindow: options.catchUpWindow ?? {},
+    now,
+  });
 
   const onSignal = (signal: NodeJS.Signals): void => {
     log.info({ signal }, "stopping");
@@ -251,6 +328,9 @@ export function createBot(options: BotOptions): Bot {
     get registration() {
       return registration();
     },
+    get pending() {
+      return dispatcher.pending;
+    },
     commands: () => router.commands(),
 
     async start() {
@@ -259,10 +339,19 @@ export function createBot(options: BotOptions): Bot {
       try {
         const own = await api.users.me();
         me = { userId: own.user_id, email: own.email, fullName: own.full_name };
+        const sendMessage = reliableSend({
+          api,
+          me: () => me!.userId,
+          floor: () => ledger.highestSeen,
+          log,
+          ...options.sendRetry,
+          backoff: options.sendRetry,
+        });
         services = {
           api,
           me,
           log,
+          sendMessage,
           server,
           sessions: storage.namespace("topicbot:sessions"),
           dialogs,
@@ -292,13 +381,17 @@ export function createBot(options: BotOptions): Bot {
           router.middleware(reportHandlerError),
           commands.unknownCommand(router),
         ]);
-        if (events instanceof EventQueue) {
-          events.onFatal = (error) => {
-            log.error({ err: error }, "stopping: the server refused the bot");
-            void stopWith(error);
-          };
-        }
-        firstRegistration = await events.start(onEvents);
+        await ledger.load();
+        await replies.load();
+        await intake.baseline();
+        firstRegistration = await events.start(intake.sink, {
+          onRegistered: (_registration, { signal }) => intake.catchUp(signal),
+          onFatal: (error) => {
+            const fatal = describeFatal(error, api.site);
+            log.error({ err: error }, `stopping: ${fatal.message}`);
+            void stopWith(fatal);
+          },
+        });
         state = "running";
         if (options.handleSignals ?? true) {
           process.once("SIGINT", onSignal);
@@ -308,12 +401,25 @@ export function createBot(options: BotOptions): Bot {
       } catch (error) {
         state = "stopped";
         if (!options.client) await api.close();
-        throw describeStartError(error, api.site);
+        throw describeFatal(error, api.site);
       }
     },
 
     stop: () => stopWith(undefined),
   };
+
+  /** Resolves true when `work` finished within `ms`, false when the time ran out first. */
+  async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      return await Promise.race([work.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   async function stopWith(error: unknown): Promise<void> {
     if (state === "stopping" || state === "stopped") return done.catch(() => undefined);
@@ -321,15 +427,26 @@ export function createBot(options: BotOptions): Bot {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     try {
-      await events.stop();
+      // 1. No more polling. 2. Let handlers finish (bounded). 3. Delete the queue. 4. Flush.
+      await (events.halt ? events.halt() : events.stop());
+      const deadline = now() + stopTimeoutMs;
+      let drained = await within(dispatcher.whenIdle(), stopTimeoutMs);
       // Open questions end unanswered, so the handlers waiting on them can finish.
       dialogs.cancelAll();
-      await Promise.all([...inflight]);
+      if (drained)
+        drained = await within(Promise.all([...inflight]), Math.max(0, deadline - now()));
+      if (!drained)
+        log.warn(
+          { running: ledger.running, stopTimeoutMs },
+          "handlers still running at the stop timeout; stopping anyway (their messages are caught up on the next start)",
+        );
+      if (events.halt) await events.stop();
       await storage.flush();
     } finally {
       if (!options.client) await api.close();
       state = "stopped";
       log.info("bot stopped");
+      log.flush();
       if (error === undefined) resolveDone();
       else rejectDone(error);
     }
@@ -338,13 +455,17 @@ export function createBot(options: BotOptions): Bot {
   return bot;
 }
 
-/** Start-up failures a user can fix, in words that say what to check. */
-function describeStartError(error: unknown, site: string): unknown {
-  if (error instanceof ApiError && (error.code === "INVALID_API_KEY" || error.status === 401)) {
-    return new Error(
-      `the server at ${site} refused the bot's credentials (${error.code}); check server.email and server.apiKey`,
-      { cause: error },
-    );
-  }
-  return error;
+/** Failures that end the bot (at start or later), in words that say what to check. */
+export function describeFatal(error: unknown, site: string): Error {
+  if (!(error instanceof ApiError))
+    return error instanceof Error ? error : new Error(String(error));
+  const what =
+    error.code === "USER_DEACTIVATED"
+      ? `the bot's account was deactivated (USER_DEACTIVATED); reactivate it on ${site}`
+      : error.code === "REALM_DEACTIVATED"
+        ? `the organization at ${site} was deactivated (REALM_DEACTIVATED)`
+        : error.code === "INVALID_API_KEY" || error.status === 401
+          ? `the server at ${site} refused the bot's credentials (${error.code}); check server.email and server.apiKey`
+          : undefined;
+  return what === undefined ? error : new Error(what, { cause: error });
 }

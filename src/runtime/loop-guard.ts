@@ -67,3 +67,20 @@ export class LoopGuard {
     for (const [key, times] of this.#sends) if (times.at(-1)! <= since) this.#sends.delete(key);
   }
 }
+
+/** A send refused because its plugin is paused in that conversation (the reason was logged once). */
+export class LoopGuardError extends Error {
+  override readonly name = "LoopGuardError";
+  readonly plugin: string;
+  readonly conversation: string;
+  readonly pausedUntil: number;
+
+  constructor(plugin: string, conversation: string, pausedUntil: number) {
+    super(
+      `plugin "${plugin}" is paused in ${conversation} until ${new Date(pausedUntil).toISOString()}: it sent too many messages there too fast`,
+    );
+    this.plugin = plugin;
+    this.conversation = conversation;
+    this.pausedUntil = pausedUntil;
+  }
+}

@@ -1,5 +1,5 @@
 // topicbot/testing: run plugins against the embedded sandbox and talk to them as a human would.
-import { createClient, type ApiClient } from "../client/client.js";
+import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
 import { createBot, type Bot, type BotOptions } from "../runtime/bot.js";
 import type { Plugin, PluginInstance } from "../runtime/plugin.js";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../sandbox/server.js";
@@ -19,7 +19,17 @@ export interface TestBotOptions {
     | "unknownCommandReply"
     | "now"
     | "storage"
+    | "concurrency"
+    | "maxQueued"
+    | "catchUpWindow"
+    | "stopTimeoutMs"
+    | "eventLoop"
+    | "sendRetry"
+    | "loopGuard"
+    | "replyMemory"
   >;
+  /** Client settings of the bot's connection (timeouts, retry policy, pacing). */
+  client?: Omit<ClientOptions, "site" | "email" | "apiKey">;
   sandbox?: SandboxOptions;
   logger?: Logger;
 }
@@ -108,7 +118,12 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
   };
 
   const bot = createBot({
-    server: { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey },
+    server: {
+      ...options.client,
+      site: sandbox.url,
+      email: sandbox.bot.email,
+      apiKey: sandbox.bot.apiKey,
+    },
     plugins: options.plugins,
     logger: options.logger,
     handleSignals: false,

@@ -65,6 +65,7 @@ describe("bot check", () => {
     expect(stdout).toContain("direct messages: yes");
     expect(stdout).toContain('messages starting with "?"');
     expect(stdout).toContain("Storage     file data/bot.json");
+    expect(stdout).toMatch(/Actions {5}all \d+ available at feature level 427/);
     expect(stdout).toContain("Plugins     ping: ?ping");
     expect(stdout).toContain("greeter: ?greet");
     expect(stdout).toMatch(/All good\.$/);

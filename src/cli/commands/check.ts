@@ -1,4 +1,5 @@
 // `bot check`: validate the config and plugin settings, connect, and say who the bot is and what it will hear.
+import { capabilitiesAt } from "../../runtime/capabilities.js";
 import { ApiError } from "../../client/errors.js";
 import { createClient, type ApiClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
@@ -124,6 +125,14 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
       : `direct messages, @-mentions, and messages starting with "${config.prefix}"`,
   );
   row("Storage", storageLine(config));
+  const capabilities = capabilitiesAt(registration.zulip_feature_level);
+  const missing = capabilities.filter((c) => !c.available);
+  row(
+    "Actions",
+    missing.length === 0
+      ? `all ${capabilities.length} available at feature level ${registration.zulip_feature_level}`
+      : `unavailable here: ${missing.map((c) => `${c.name} (needs level ${c.level})`).join(", ")}`,
+  );
   const commands = bot.commands();
   if (plugins.length === 0) row("Plugins", "none");
   for (const [i, { plugin }] of plugins.entries()) {

@@ -61,8 +61,11 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     prefix: config.prefix,
     respondTo: config.respondTo,
     errorReply: config.errorReply,
+    timeZone: config.timezone,
+    rateLimit: config.rateLimit,
     storage,
     logger: log,
+    concurrency: config.concurrency,
     register: config.allPublicChannels ? { all_public_streams: true } : undefined,
   });
   try {

@@ -1,0 +1,163 @@
+// The intake: events onto the typed bus, messages claimed once and dispatched per conversation, catch-up, drain.
+import type { EventEmitter } from "eventemitter3";
+import type { ApiClient } from "../client/client.js";
+import { eventSchemas, type AnyEvent, type KnownEventType } from "../api/events.js";
+import type { Narrow } from "../api/common.js";
+import type { Message } from "../api/messages.js";
+import type { Logger } from "../log/logger.js";
+import { catchUp, type CatchUpWindow } from "./catch-up.js";
+import { conversationKey, conversationOf } from "./conversation.js";
+import type { DeliveryLedger } from "./delivery.js";
+import type { Dispatcher } from "./dispatcher.js";
+
+export interface IntakeOptions {
+  api: ApiClient;
+  log: Logger;
+  bus: EventEmitter;
+  dispatcher: Dispatcher;
+  ledger: DeliveryLedger;
+  /** Handles one message; resolves when its conversation may move on to the next one. */
+  handle(message: Message, flags: string[]): Promise<void>;
+  /** GET /messages narrows that see what the queue sees. */
+  narrows: Narrow[];
+  /** How far catch-up reaches; false turns catch-up off. */
+  catchUpWindow: CatchUpWindow | false;
+  now(): number;
+}
+
+/** Waits for `ready`, or less if `signal` aborts first (without leaving a listener behind). */
+async function untilReady(ready: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  let onAbort!: () => void;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([ready, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * Turns batches of events into bus events and dispatched messages. Each message is claimed in the
+ * delivery ledger first (so a message seen again is dropped), and the sink waits for room in the
+ * dispatcher before returning, which holds the next poll back.
+ */
+export class Intake {
+  readonly #o: IntakeOptions;
+  readonly #warned = new Set<string>();
+
+  constructor(options: IntakeOptions) {
+    this.#o = options;
+  }
+
+  /** The EventSink: every event onto the bus, every new message to the dispatcher. */
+  readonly sink = async (events: AnyEvent[], signal: AbortSignal): Promise<void> => {
+    for (const raw of events) {
+      const event = this.#parse(raw);
+      if (!event) continue;
+      if (event.type === "message") {
+        const { message, flags } = event as unknown as { message: Message; flags: string[] };
+        await this.#deliver(message, flags, event, signal);
+      } else {
+        this.#o.bus.emit(event.type, event);
+      }
+      if (signal.aborted) return;
+    }
+  };
+
+  /** Validates a known event type; a malformed one is logged (once per type) and skipped. */
+  #parse(raw: AnyEvent): AnyEvent | undefined {
+    const schema = eventSchemas[raw.type as KnownEventType] as
+      (typeof eventSchemas)[KnownEventType] | undefined;
+    if (!schema) return raw;
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) return parsed.data as AnyEvent;
+    if (!this.#warned.has(raw.type)) {
+      this.#warned.add(raw.type);
+      this.#o.log.warn(
+        { eventId: raw.id, eventType: raw.type, issue: parsed.error.issues[0]?.message },
+        `skipping a malformed ${raw.type} event`,
+      );
+    }
+    return undefined;
+  }
+
+  async #deliver(
+    message: Message,
+    flags: string[],
+    event: AnyEvent,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { ledger, dispatcher } = this.#o;
+    if (!ledger.claim(message.id)) {
+      this.#o.log.debug({ messageId: message.id }, "skipping a message handled already");
+      return;
+    }
+    this.#o.bus.emit("message", event);
+    dispatcher.push(conversationKey(conversationOf(message)), async () => {
+      try {
+        await this.#o.handle(message, flags);
+      } finally {
+        await ledger.finish(message.id);
+      }
+    });
+    // Backpressure: no more events are taken (and no poll is made) until there is room.
+    await untilReady(dispatcher.whenReady(), signal);
+  }
+
+  /**
+   * Fetches what was sent after the last handled message (the queue is already registered, so
+   * nothing falls between) and dispatches it; the new queue's copies are dropped by the ledger.
+   */
+  async catchUp(signal: AbortSignal): Promise<void> {
+    const after = this.#o.ledger.lastHandledId;
+    if (this.#o.catchUpWindow === false || after === undefined) return;
+    const result = await catchUp(this.#o.api, {
+      after,
+      narrows: this.#o.narrows,
+      window: this.#o.catchUpWindow,
+      now: this.#o.now(),
+      signal,
+    });
+    if (result.truncated || result.tooOld > 0) {
+      this.#o.log.warn(
+        { after, truncated: result.truncated, tooOld: result.tooOld },
+        "catch-up window exceeded: some missed messages are not handled",
+      );
+    }
+    const fresh = result.messages.filter(({ message }) => !this.#o.ledger.has(message.id));
+    if (fresh.length > 0)
+      this.#o.log.info({ after, messages: fresh.length }, "catching up on missed messages");
+    for (const { message, flags } of fresh) {
+      await this.#deliver(message, flags, { id: -1, type: "message", message, flags }, signal);
+      if (signal.aborted) return;
+    }
+  }
+
+  /** Sets the catch-up starting point on a first start: the newest message visible now. */
+  async baseline(): Promise<void> {
+    if (this.#o.ledger.lastHandledId !== undefined) return;
+    try {
+      let newest = 0;
+      for (const narrow of this.#o.narrows) {
+        const { messages } = await this.#o.api.messages.list({
+          anchor: "newest",
+          num_before: 1,
+          num_after: 0,
+          narrow,
+          apply_markdown: false,
+        });
+        newest = Math.max(newest, messages.at(-1)?.id ?? 0);
+      }
+      await this.#o.ledger.baseline(newest);
+    } catch (error) {
+      this.#o.log.warn(
+        { err: error },
+        "could not read the newest message; no catch-up until one is handled",
+      );
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestBot, type TestBot } from "topicbot/testing";
+import { definePlugin } from "topicbot";
+import { captureLog } from "../helpers/log.js";
+import { post, until } from "../helpers/reliability.js";
+
+const fast = {
+  respondTo: "all" as const,
+  eventLoop: { backoff: { baseMs: 5, capMs: 20 } },
+  sendRetry: { baseMs: 5, capMs: 20 },
+};
+
+describe("replies under faults: nothing dropped, nothing doubled; a flooding plugin is paused", () => {
+  let t: TestBot | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  it("gets every reply out once through a 500, a dropped connection and RATE_LIMIT_HIT", async () => {
+    const echo = definePlugin({
+      name: "echo",
+      setup(bot) {
+        bot.hear(/^echo (.+)$/, (ctx) => ctx.reply(ctx.match[1]!));
+      },
+    });
+    t = await createTestBot({
+      plugins: [echo],
+      config: fast,
+      client: { retry: { baseMs: 5, capMs: 20 } },
+      sandbox: { heartbeatSeconds: 0.2 },
+    });
+    const { sandbox } = t;
+    // Rules apply in order: the first reply meets the 500, its resend the drop, then two rate limits.
+    const faults = [
+      sandbox.faults.add({ route: "POST /messages", status: 500, code: "INTERNAL", times: 1 }),
+      sandbox.faults.add({ route: "POST /messages", drop: true, times: 1 }),
+      sandbox.faults.add({
+        route: "POST /messages",
+        status: 429,
+        code: "RATE_LIMIT_HIT",
+        extra: { "retry-after": 0.02 },
+        times: 2,
+      }),
+    ];
+    for (const word of ["one", "two", "three"]) post(sandbox, `echo ${word}`, { topic: "faults" });
+    const replies = [
+      (await t.reply()).content,
+      (await t.reply()).content,
+      (await t.reply()).content,
+    ];
+    expect(replies).toEqual(["one", "two", "three"]);
+    expect(faults.map((id) => sandbox.faults.hits.get(id))).toEqual([1, 1, 2]);
+    post(sandbox, "echo four", { topic: "faults" });
+    expect((await t.reply()).content).toBe("four");
+    expect(t.botMessages().map((m) => m.content)).toEqual(["one", "two", "three", "four"]);
+  });
+
+  it("pauses a plugin that floods one conversation, logs why once, and keeps serving the others", async () => {
+    const chatty = definePlugin({
+      name: "chatty",
+      setup(bot) {
+        bot.hear(/^talk (\d+)$/, async (ctx) => {
+          for (let i = 1; i <= 3; i++) await ctx.reply(`${ctx.match[1]}.${i}`);
+        });
+      },
+    });
+    const log = captureLog();
+    t = await createTestBot({
+      plugins: [chatty],
+      config: { ...fast, loopGuard: { maxMessages: 4, windowMs: 60_000, pauseMs: 60_000 } },
+      sandbox: { heartbeatSeconds: 0.2 },
+      logger: log.logger,
+    });
+    const { sandbox } = t;
+    for (const n of [1, 2, 3]) post(sandbox, `talk ${n}`, { topic: "loop" });
+    post(sandbox, "talk 9", { topic: "elsewhere" });
+    const replies = [];
+    for (let i = 0; i < 7; i++) replies.push(await t.reply());
+    const inLoop = replies.filter((m) => m.topic === "loop").map((m) => m.content);
+    expect(inLoop).toEqual(["1.1", "1.2", "1.3", "2.1"]);
+    expect(replies.filter((m) => m.topic === "elsewhere").map((m) => m.content)).toEqual([
+      "9.1",
+      "9.2",
+      "9.3",
+    ]);
+    const warnings = () => log.lines().filter((l) => String(l.msg).includes("is paused in"));
+    await until(() => warnings().length > 0, "the guard's warning");
+    // Still serving other conversations after the trip.
+    post(sandbox, "talk 10", { topic: "third" });
+    const third = [(await t.reply()).content, (await t.reply()).content, (await t.reply()).content];
+    expect(third).toEqual(["10.1", "10.2", "10.3"]);
+    // Messages 2 and 3 of the loop topic ran into the pause too: still one warning.
+    await t.bot.stop();
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toMatchObject({ plugin: "chatty", level: 40 });
+    expect(log.lines().filter((l) => l.level === 50)).toEqual([]);
+    expect(t.botMessages()).toHaveLength(10);
+  });
+});

@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MockAgent } from "undici";
+import { createClient } from "../../src/client/index.js";
+import { EventQueue, PollTimeoutError, recoveryFor } from "../../src/events/index.js";
+import { ApiError, NetworkError } from "../../src/client/errors.js";
+import type { AnyEvent } from "../../src/api/events.js";
+
+const SITE = "http://chat.test";
+const json = { headers: { "content-type": "application/json" } };
+const ok = (body: Record<string, unknown>) => ({ result: "success", msg: "", ...body });
+
+describe("the event loop over undici's MockAgent", () => {
+  let agent: MockAgent;
+  beforeEach(() => {
+    agent = new MockAgent();
+    agent.disableNetConnect();
+  });
+  afterEach(() => agent.close());
+
+  const client = () =>
+    createClient({ site: SITE, email: "bot@chat.test", apiKey: "KEY", dispatcher: agent });
+  const register = (queueId: string) =>
+    agent
+      .get(SITE)
+      .intercept({ path: "/api/v1/register", method: "POST" })
+      .reply(200, ok({ queue_id: queueId, last_event_id: -1, zulip_feature_level: 400 }), json);
+  const poll = (queueId: string, lastEventId: number, status: number, body: object) =>
+    agent
+      .get(SITE)
+      .intercept({
+        path: `/api/v1/events?queue_id=${encodeURIComponent(queueId)}&last_event_id=${lastEventId}`,
+        method: "GET",
+      })
+      .reply(status, body, json);
+
+  it("acknowledges events, skips heartbeats, re-registers on BAD_EVENT_QUEUE_ID and calls onRegistered", async () => {
+    register("q1");
+    poll(
+      "q1",
+      -1,
+      200,
+      ok({
+        events: [
+          { id: 0, type: "heartbeat" },
+          { id: 1, type: "custom" },
+        ],
+      }),
+    );
+    poll("q1", 1, 400, {
+      result: "error",
+      code: "BAD_EVENT_QUEUE_ID",
+      msg: "Bad event queue ID: q1",
+      queue_id: "q1",
+    });
+    register("q2");
+    poll("q2", -1, 200, ok({ events: [{ id: 0, type: "custom" }] }));
+    // Further polls wait until the test stops the loop.
+    agent
+      .get(SITE)
+      .intercept({ path: /^\/api\/v1\/events\?queue_id=q2&last_event_id=0/, method: "GET" })
+      .reply(200, ok({ events: [] }), json)
+      .delay(10_000)
+      .persist();
+    agent
+      .get(SITE)
+      .intercept({ path: "/api/v1/events", method: "DELETE", body: "queue_id=q2" })
+      .reply(200, ok({}), json);
+
+    const queue = new EventQueue({ client: client(), backoff: { baseMs: 1, capMs: 2 } });
+    const batches: AnyEvent[][] = [];
+    const registered: { queue: string | null; replaced: boolean }[] = [];
+    let done!: () => void;
+    const secondBatch = new Promise<void>((resolve) => (done = resolve));
+    await queue.start(
+      (events) => {
+        batches.push(events);
+        if (batches.length === 2) done();
+      },
+      {
+        onRegistered: (registration, { replaced }) =>
+          void registered.push({ queue: registration.queue_id, replaced }),
+      },
+    );
+    await secondBatch;
+    expect(batches).toEqual([[{ id: 1, type: "custom" }], [{ id: 0, type: "custom" }]]);
+    expect(registered).toEqual([
+      { queue: "q1", replaced: false },
+      { queue: "q2", replaced: true },
+    ]);
+    expect(queue.registrations).toBe(2);
+    await queue.stop();
+    expect(queue.queueId).toBeNull();
+    // The queue was deleted on stop.
+    expect(agent.pendingInterceptors().filter((i) => i.method === "DELETE")).toEqual([]);
+  });
+
+  it("ends on a fatal error, calling onFatal once, without retrying", async () => {
+    register("q1");
+    poll("q1", -1, 401, {
+      result: "error",
+      code: "USER_DEACTIVATED",
+      msg: "Account is deactivated",
+    });
+    const queue = new EventQueue({ client: client(), backoff: { baseMs: 1, capMs: 2 } });
+    const fatal = new Promise<unknown>((resolve) => {
+      void queue.start(() => undefined, { onFatal: resolve });
+    });
+    const error = await fatal;
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe("USER_DEACTIVATED");
+    await queue.halt();
+  });
+
+  it("abandons a poll the watchdog finds hanging, and polls again", async () => {
+    register("q1");
+    agent
+      .get(SITE)
+      .intercept({ path: "/api/v1/events?queue_id=q1&last_event_id=-1", method: "GET" })
+      .reply(200, ok({ events: [] }), json)
+      .delay(10_000);
+    poll("q1", -1, 200, ok({ events: [{ id: 3, type: "custom" }] }));
+    const queue = new EventQueue({
+      client: client(),
+      watchdogMs: 50,
+      backoff: { baseMs: 1, capMs: 2 },
+    });
+    const events = await new Promise<AnyEvent[]>((resolve) => {
+      void queue.start(resolve);
+    });
+    expect(events).toEqual([{ id: 3, type: "custom" }]);
+    await queue.halt();
+  });
+
+  it("decides recovery by error class", () => {
+    const api = (code: string, status: number, extra = {}) =>
+      new ApiError({ code, status, msg: "", extra, endpoint: "GET /events" });
+    expect(recoveryFor(api("INVALID_API_KEY", 401))).toEqual({ action: "fatal" });
+    expect(recoveryFor(api("REALM_DEACTIVATED", 401))).toEqual({ action: "fatal" });
+    expect(recoveryFor(api("BAD_EVENT_QUEUE_ID", 400))).toEqual({ action: "reregister" });
+    expect(
+      recoveryFor(
+        new ApiError({
+          code: "BAD_REQUEST",
+          status: 400,
+          msg: "Bad event queue id: 1:2",
+          extra: {},
+          endpoint: "GET /events",
+        }),
+      ),
+    ).toEqual({ action: "reregister" });
+    expect(recoveryFor(api("RATE_LIMIT_HIT", 429, { "retry-after": 1.5 }))).toEqual({
+      action: "wait",
+      ms: 1500,
+    });
+    expect(recoveryFor(api("INTERNAL", 502))).toEqual({ action: "backoff" });
+    expect(recoveryFor(new NetworkError("reset", { endpoint: "GET /events" }))).toEqual({
+      action: "backoff",
+    });
+    expect(recoveryFor(new PollTimeoutError(10))).toEqual({ action: "backoff" });
+  });
+});
