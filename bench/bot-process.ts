@@ -20,6 +20,8 @@ const bot = createBot({
   server: { site, email, apiKey },
   plugins: [echo],
   rateLimit: false,
+  // Load from many users is not a runaway plugin: the per-conversation tripwire would drop replies.
+  loopGuard: false,
   timeZone: "UTC",
 });
 await bot.start();

@@ -94,6 +94,7 @@ export async function memory(): Promise<{ rss: number; heap: number }> {
 /** An event source a benchmark pushes batches into, the seam `createBot({ events })` offers. */
 export class PushSource implements EventSource {
   #sink: EventSink | undefined;
+  readonly #abort = new AbortController();
 
   async start(sink: EventSink): Promise<Registration> {
     this.#sink = sink;
@@ -108,10 +109,11 @@ export class PushSource implements EventSource {
   /** Hands a batch to the runtime; resolves when the runtime lets the next poll go. */
   async push(events: AnyEvent[]): Promise<void> {
     if (!this.#sink) throw new Error("the bot has not started");
-    await this.#sink(events);
+    await this.#sink(events, this.#abort.signal);
   }
 
   async stop(): Promise<void> {
+    this.#abort.abort();
     this.#sink = undefined;
   }
 }

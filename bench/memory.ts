@@ -37,6 +37,8 @@ void main(async () => {
     events,
     plugins: [plugin],
     rateLimit: false,
+    // Load from many users is not a runaway plugin: the per-conversation tripwire would drop replies.
+    loopGuard: false,
     handleSignals: false,
     timeZone: "UTC",
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { FaultRule } from "topicbot/sandbox";
 import { createTestBot } from "topicbot/testing";
 import {
+  LOAD_CONFIG,
   addUsers,
   botReplies,
   echoPlugin,
@@ -36,7 +37,11 @@ async function run(scenario: Scenario): Promise<void> {
   };
   process.on("unhandledRejection", onRejection);
   const before = openHandles();
-  const t = await createTestBot({ plugins: [echoPlugin], sandbox: { heartbeatSeconds: 1 } });
+  const t = await createTestBot({
+    plugins: [echoPlugin],
+    config: LOAD_CONFIG,
+    sandbox: { heartbeatSeconds: 1 },
+  });
   const { sandbox } = t;
   const users = addUsers(sandbox, USERS);
   let expiries = 0;
@@ -117,7 +122,7 @@ describe("chaos: polling faults and rate limits under load", () => {
   }, 120_000);
 });
 
-describe.skipIf(!process.env.TOPICBOT_CHAOS)("chaos: every kind of fault and queue expiry", () => {
+describe("chaos: every kind of fault and queue expiry", () => {
   it("2,000 commands while 5% of all API calls fail and the queue expires every 2 s", async () => {
     await run({
       commands: 2_000,

@@ -4,6 +4,12 @@ import { createClient, type ApiClient } from "topicbot/client";
 import type { Sandbox } from "topicbot/sandbox";
 import { arg, definePlugin } from "topicbot";
 
+/**
+ * Runtime settings for load tests: many users sending 100 commands into one topic within seconds is
+ * load, not a runaway plugin, so the loop guard (which would pause the plugin's replies) is off.
+ */
+export const LOAD_CONFIG = { loopGuard: false } as const;
+
 /** `!echo` answers `echo <message id>`, so every reply names the command it answers. */
 export const echoPlugin = definePlugin({
   name: "echo",

@@ -4,6 +4,7 @@ import { createBot, type Bot } from "topicbot";
 import { createTestBot, type TestBot } from "topicbot/testing";
 import { createMemoryStore } from "../../src/storage/store.js";
 import {
+  LOAD_CONFIG,
   addUsers,
   botReplies,
   echoPlugin,
@@ -15,7 +16,7 @@ import {
 const PER_PHASE = 60;
 const TOPICS = 6;
 
-describe.skipIf(!process.env.TOPICBOT_CHAOS)("chaos: a restart in the middle", () => {
+describe("chaos: a restart in the middle", () => {
   let t: TestBot;
   let second: Bot | undefined;
   // What a restarted process finds again: the same storage (here a memory store both bots share).
@@ -24,7 +25,7 @@ describe.skipIf(!process.env.TOPICBOT_CHAOS)("chaos: a restart in the middle", (
   beforeAll(async () => {
     t = await createTestBot({
       plugins: [echoPlugin],
-      config: { storage },
+      config: { ...LOAD_CONFIG, storage },
       sandbox: { heartbeatSeconds: 1 },
     });
   });
@@ -38,16 +39,16 @@ describe.skipIf(!process.env.TOPICBOT_CHAOS)("chaos: a restart in the middle", (
     const { sandbox } = t;
     const users = addUsers(sandbox, 4);
     const commands: { id: number; topic: string }[] = [];
-    const sendPhase = async (phase: string) => {
+    const sendPhase = async (phase: number) => {
       for (let i = 0; i < PER_PHASE; i++) {
         const topic = `restart ${i % TOPICS}`;
-        const id = await sendSurely(users[i % users.length]!, topic, `!echo ${phase} ${i}`);
+        const id = await sendSurely(users[i % users.length]!, topic, `!echo ${phase * 1000 + i}`);
         commands.push({ id, topic });
       }
     };
     const replied = () => botReplies(sandbox).length;
 
-    await sendPhase("1");
+    await sendPhase(1);
     await waitUntil(
       () => replied() >= PER_PHASE,
       30_000,
@@ -55,7 +56,7 @@ describe.skipIf(!process.env.TOPICBOT_CHAOS)("chaos: a restart in the middle", (
     );
     await t.bot.stop();
 
-    await sendPhase("2");
+    await sendPhase(2);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(replied(), "nothing answers while the bot is down").toBe(PER_PHASE);
 
@@ -65,9 +66,10 @@ describe.skipIf(!process.env.TOPICBOT_CHAOS)("chaos: a restart in the middle", (
       storage,
       rateLimit: false,
       handleSignals: false,
+      ...LOAD_CONFIG,
     });
     await second.start();
-    await sendPhase("3");
+    await sendPhase(3);
     await waitUntil(
       () => replied() >= 3 * PER_PHASE,
       30_000,
