@@ -1,7 +1,11 @@
 // The response envelope every endpoint shares: success and error bodies, and the error codes.
 import { z } from "zod";
 
-/** Error codes the contract names; servers may send others, so `code` stays a string. */
+/**
+ * Error codes the contract names, plus those the sandbox gives where the contract is silent
+ * (`AUTHENTICATION_FAILED` for POST /fetch_api_key, `UNAUTHORIZED` without credentials). Servers
+ * may send others, so `code` stays a string on the wire; the sandbox may only give these.
+ */
 export const ERROR_CODES = [
   "BAD_REQUEST",
   "INVALID_API_KEY",
@@ -20,6 +24,7 @@ export const ERROR_CODES = [
   "INTERNAL_SERVER_ERROR_ON_BOUNCER",
   "BAD_EVENT_QUEUE_ID",
   "UNAUTHORIZED",
+  "AUTHENTICATION_FAILED",
 ] as const;
 export type KnownErrorCode = (typeof ERROR_CODES)[number];
 

@@ -19,8 +19,19 @@ export interface LoadOptions {
 /** Keys whose values are never echoed in errors. */
 const SECRET_KEY = /key|secret|token|password/i;
 
+/** Values of environment variables whose names look secret (`ZULIP_API_KEY`), never shown in errors. */
+export function envSecrets(env: Env): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => SECRET_KEY.test(name) && value !== undefined && value.length >= 4)
+    .map(([, value]) => value!);
+}
+
 /** The value at a zod issue's path in the input, when that is safe and short to show. */
-function gotValue(input: unknown, path: readonly PropertyKey[]): string | undefined {
+function gotValue(
+  input: unknown,
+  path: readonly PropertyKey[],
+  hidden: readonly string[],
+): string | undefined {
   if (path.some((k) => typeof k === "string" && SECRET_KEY.test(k))) return undefined;
   let value: unknown = input;
   for (const key of path) {
@@ -29,6 +40,7 @@ function gotValue(input: unknown, path: readonly PropertyKey[]): string | undefi
   }
   if (value === undefined) return undefined;
   const shown = JSON.stringify(value);
+  if (shown !== undefined && hidden.some((secret) => shown.includes(secret))) return typeof value;
   return shown === undefined || shown.length > 60 ? typeof value : shown;
 }
 
@@ -38,6 +50,7 @@ export function issueError(
   input: unknown,
   file: string,
   prefix: readonly PropertyKey[] = [],
+  hidden: readonly string[] = [],
 ): ConfigError {
   const issue = error.issues[0]!;
   const key = keyPath([...prefix, ...issue.path]);
@@ -47,7 +60,7 @@ export function issueError(
       key,
       `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`,
     );
-  const got = issue.code === "custom" ? undefined : gotValue(input, issue.path);
+  const got = issue.code === "custom" ? undefined : gotValue(input, issue.path, hidden);
   return new ConfigError(file, key, `${issue.message}${got === undefined ? "" : ` (got ${got})`}`);
 }
 
@@ -80,7 +93,7 @@ function resolveServer(
       Object.entries({ ...fromRc, ...given }).filter(([, v]) => v !== undefined),
     );
     const checked = serverConfig.safeParse(merged);
-    if (!checked.success) throw issueError(checked.error, merged, path, []);
+    if (!checked.success) throw issueError(checked.error, merged, path, [], envSecrets(env));
     return { server: checked.data, serverSource: path };
   }
   const found = Object.entries(ENV_KEYS).filter(([, name]) => env[name]);
@@ -173,7 +186,7 @@ export function loadConfig(
     throw new ConfigError(file, "", "the top level must be a map of settings");
   const input = interpolate(raw, env, file);
   const result = botConfig.safeParse(input);
-  if (!result.success) throw issueError(result.error, input, file);
+  if (!result.success) throw issueError(result.error, input, file, [], envSecrets(env));
   const { server: section, ...rest } = result.data;
   const readText = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
   return { ...rest, ...resolveServer(section, env, file, readText) };

@@ -1,18 +1,11 @@
 // The schema of bot.config.yaml: one zod description, from which types, validation, the JSON Schema and docs come.
+import { isTimeZone } from "../time/zoned.js";
 import { z } from "zod";
 import { schedulesConfig } from "../scheduler/config.js";
 import { receiverConfig, webhooksConfig } from "../webhooks/config.js";
 import { outgoingWebhookConfig } from "../webhooks/outgoing.js";
 
-/** True when `name` is a time zone the runtime's Intl knows (IANA names such as `Europe/Paris`, and `UTC`). */
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isTimeZone };
 
 const site = z
   .url({ protocol: /^https?$/, error: "expected an http(s) URL such as https://chat.example.com" })

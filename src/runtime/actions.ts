@@ -98,10 +98,10 @@ export function sendParams(
     return { type: direct, to: ids.length === list.length ? ids : list.map(String) };
   }
   if (typeof to === "object" && "topic" in to) {
-    return { type: "channel", to: to.channel, topic: topic ?? to.topic };
+    return { type: "channel", to: to.streamId, topic: topic ?? to.topic };
   }
   if (topic === undefined) throw new TypeError("send: a channel target needs a `topic`");
-  return { type: "channel", to: typeof to === "object" ? to.name : to, topic };
+  return { type: "channel", to: typeof to === "object" ? to.streamId : to, topic };
 }
 
 /** Sends `content` as one or more messages; later parts wait for earlier ones, keeping order. */

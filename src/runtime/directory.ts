@@ -53,6 +53,12 @@ export class AmbiguousNameError extends Error {
 }
 
 /** Users of the server, fetched with GET /users and cached; one request serves concurrent callers. */
+/** A channel as command arguments resolve it. */
+export interface ChatChannel {
+  streamId: number;
+  name: string;
+}
+
 export class Directory {
   readonly #api: ApiClient;
   readonly #listTtlMs: number;
@@ -60,6 +66,7 @@ export class Directory {
   readonly #now: () => number;
   readonly #featureLevel: () => number | undefined;
   #list: { at: number; users: Promise<ChatUser[]> } | undefined;
+  #channels: { at: number; channels: Promise<ChatChannel[]> } | undefined;
   readonly #fresh = new Map<number, { at: number; user: Promise<ChatUser | undefined> }>();
 
   constructor(api: ApiClient, options: DirectoryOptions = {}) {
@@ -118,9 +125,35 @@ export class Directory {
     return (await this.users()).find((u) => u.email.toLowerCase() === wanted);
   }
 
-  /** Forgets everything, e.g. after a `realm_user` event. */
+  /** Every channel the bot can see (cached for `listTtlMs`). */
+  channels(): Promise<ChatChannel[]> {
+    const now = this.#now();
+    if (!this.#channels || now - this.#channels.at >= this.#listTtlMs) {
+      const channels = this.#api.channels
+        .list()
+        .then((r) => r.streams.map((c) => ({ streamId: c.stream_id, name: c.name })));
+      channels.catch(() => {
+        if (this.#channels?.channels === channels) this.#channels = undefined;
+      });
+      this.#channels = { at: now, channels };
+    }
+    return this.#channels.channels;
+  }
+
+  /** The channel called `name` (case-insensitively), refreshing the list once if it is unknown. */
+  async channelByName(name: string): Promise<ChatChannel | undefined> {
+    const wanted = name.trim().toLowerCase();
+    const find = (all: ChatChannel[]) => all.find((c) => c.name.toLowerCase() === wanted);
+    const found = find(await this.channels());
+    if (found) return found;
+    this.#channels = undefined;
+    return find(await this.channels());
+  }
+
+  /** Forgets everything, e.g. after a `realm_user` or `stream` event. */
   invalidate(): void {
     this.#list = undefined;
+    this.#channels = undefined;
     this.#fresh.clear();
   }
 

@@ -1,4 +1,5 @@
 // Human durations and times: `2h30m`, `in 10 minutes`, `tomorrow 9:00`, in a time zone, with Intl only.
+import { instantOf, wallTime } from "../time/zoned.js";
 
 const UNITS: Record<string, number> = {
   s: 1_000,
@@ -75,74 +76,13 @@ export function formatDuration(ms: number): string {
   return parts.join("") || "0s";
 }
 
-/** Whether `zone` is an IANA time zone Intl knows. */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface WallTime {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  /** 0 = Sunday. */
-  weekday: number;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-
-/** The wall-clock time in `zone` at instant `ms`. */
-export function wallTime(ms: number, zone: string): WallTime & { second: number } {
-  let format = formatters.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      weekday: "short",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    formatters.set(zone, format);
-  }
-  const parts: Record<string, string> = {};
-  for (const part of format.formatToParts(new Date(ms))) parts[part.type] = part.value;
-  return {
-    year: Number(parts.year),
-    month: Number(parts.month),
-    day: Number(parts.day),
-    hour: Number(parts.hour),
-    minute: Number(parts.minute),
-    second: Number(parts.second),
-    weekday: WEEKDAYS.indexOf(parts.weekday!.toLowerCase().slice(0, 3)),
-  };
-}
+export { isTimeZone, wallTime } from "../time/zoned.js";
 
 /** The instant at which the clock in `zone` shows the given date and time (DST gaps move forward). */
-export function fromWallTime(
+export const fromWallTime = (
   t: { year: number; month: number; day: number; hour: number; minute: number },
   zone: string,
-): number {
-  const guess = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute);
-  const offsetAt = (ms: number): number => {
-    const w = wallTime(ms, zone);
-    const shown = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-    return shown - Math.floor(ms / 1000) * 1000;
-  };
-  const first = guess - offsetAt(guess);
-  const second = guess - offsetAt(first);
-  return second;
-}
+): number => instantOf(t, zone);
 
 /** `9`, `9:30`, `21:15`, `9am`, `9:30pm`, `noon`, `midnight` as hours and minutes. */
 function parseClock(text: string): { hour: number; minute: number } | undefined {

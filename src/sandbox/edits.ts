@@ -126,8 +126,9 @@ export function editMessage(realm: Realm, req: EditRequest): void {
   if (original.streamId !== undefined) {
     for (const id of realm.channels.get(original.streamId)?.subscribers ?? []) audience.add(id);
   }
+  const lost = channelChanged ? loseAccess(realm, moved, original) : new Set<number>();
   for (const queue of realm.queues.all()) {
-    if (!audience.has(queue.userId)) continue;
+    if (!audience.has(queue.userId) || lost.has(queue.userId)) continue;
     const viewer = realm.users.get(queue.userId)!;
     const flags = message.flags.has(viewer.userId) ? realm.flagsFor(message, viewer) : [];
     const allowEmpty = queue.filter.allowEmptyTopicName;
@@ -138,6 +139,58 @@ export function editMessage(realm: Realm, req: EditRequest): void {
       shown.subject = realm.displayTopic(event.subject, allowEmpty);
     queue.push(shown);
   }
+}
+
+/**
+ * After a channel move: users who had the messages but may not see the new channel lose them
+ * (their copies go, with `delete_message` events for the original channel and topic); users who
+ * still see them without being subscribed get them marked read (`update_message_flags`).
+ * Answers the users who lost access.
+ */
+function loseAccess(
+  realm: Realm,
+  moved: StoredMessage[],
+  original: { topic: string; streamId?: number },
+): Set<number> {
+  const lostIds = new Map<number, number[]>();
+  const readIds = new Map<number, number[]>();
+  for (const m of moved) {
+    const channel = realm.channels.get(m.streamId!);
+    for (const [userId, flags] of [...m.flags]) {
+      const user = realm.users.get(userId)!;
+      if (!realm.canSee(user, m)) {
+        m.flags.delete(userId);
+        lostIds.set(userId, [...(lostIds.get(userId) ?? []), m.id]);
+      } else if (!channel?.subscribers.has(userId) && !flags.has("read")) {
+        flags.add("read");
+        readIds.set(userId, [...(readIds.get(userId) ?? []), m.id]);
+      }
+    }
+  }
+  for (const queue of realm.queues.all()) {
+    const ids = lostIds.get(queue.userId);
+    if (ids) {
+      const where = {
+        type: "delete_message",
+        message_type: "stream",
+        stream_id: original.streamId,
+        topic: realm.displayTopic(original.topic, queue.filter.allowEmptyTopicName),
+      };
+      if (queue.filter.bulkMessageDeletion) queue.push({ ...where, message_ids: ids });
+      else for (const id of ids) queue.push({ ...where, message_id: id });
+    }
+    const read = readIds.get(queue.userId);
+    if (read)
+      queue.push({
+        type: "update_message_flags",
+        op: "add",
+        operation: "add",
+        flag: "read",
+        messages: read,
+        all: false,
+      });
+  }
+  return new Set(lostIds.keys());
 }
 
 /** Who may edit what: content only by its sender; topics by the sender or moderators and above. */

@@ -1,4 +1,4 @@
-// Emoji names and codes for reactions: Unicode data from unicode-emoji-json, loaded on first use.
+// Emoji names and codes, as the server checks them for reactions and statuses: Unicode data from unicode-emoji-json, realm emoji, extra emoji.
 import { createRequire } from "node:module";
 import type { EmojiReactionType } from "../api/common.js";
 import { badRequest } from "./errors.js";
@@ -23,7 +23,19 @@ export function unicodeCode(emoji: string): string {
     .join("-");
 }
 
-/** Loads the Unicode emoji table the first time a reaction needs it. */
+/** Names the chat server's users know by heart, as aliases of the Unicode data's names. */
+const ALIASES: Readonly<Record<string, string>> = {
+  "+1": "thumbs_up",
+  "-1": "thumbs_down",
+  heart: "red_heart",
+  tada: "party_popper",
+  smile: "grinning_face_with_smiling_eyes",
+  check: "check_mark_button",
+  car: "automobile",
+  coffee: "hot_beverage",
+};
+
+/** Loads the Unicode emoji table the first time an emoji is looked up. */
 function unicodeData(): UnicodeData {
   if (!unicode) {
     const require = createRequire(import.meta.url);
@@ -35,16 +47,7 @@ function unicodeData(): UnicodeData {
       byName.set(entry.slug, code);
       if (!byCode.has(code)) byCode.set(code, entry.slug);
     }
-    // Names the chat server's users know by heart, as aliases of the Unicode names.
-    const aliases: Record<string, string> = {
-      "+1": "thumbs_up",
-      "-1": "thumbs_down",
-      heart: "red_heart",
-      tada: "party_popper",
-      smile: "grinning_face_with_smiling_eyes",
-      check: "check_mark_button",
-    };
-    for (const [alias, slug] of Object.entries(aliases)) {
+    for (const [alias, slug] of Object.entries(ALIASES)) {
       const code = byName.get(slug);
       if (code) byName.set(alias, code);
     }
@@ -53,8 +56,33 @@ function unicodeData(): UnicodeData {
   return unicode;
 }
 
-/** Built-in emoji that are not Unicode (`zulip_extra_emoji` on real servers). */
-export const SERVICE_EXTRA_EMOJI: ReadonlyMap<string, string> = new Map([["zulip", "zulip"]]);
+/** The code of a Unicode emoji name (`car` to `1f697`), or undefined. */
+export const unicodeCodeOfName = (name: string): string | undefined =>
+  unicodeData().byName.get(name);
+
+/** Whether `code` is some Unicode emoji's code. */
+export const isUnicodeEmojiCode = (code: string): boolean => unicodeData().byCode.has(code);
+
+/** Built-in emoji that are not Unicode (`zulip_extra_emoji` on real servers); the code is the name. */
+export const SERVICE_EXTRA_EMOJI: readonly string[] = ["zulip"];
+
+/** A custom emoji uploaded to the realm; its `emoji_code` is its ID. */
+export interface RealmEmoji {
+  id: string;
+  name: string;
+  deactivated: boolean;
+}
+
+/** The custom emoji every sandbox realm starts with. */
+export const SEED_REALM_EMOJI: readonly RealmEmoji[] = [
+  { id: "1", name: "sandbox_logo", deactivated: false },
+  { id: "2", name: "old_logo", deactivated: true },
+  { id: "3", name: "green_tick", deactivated: false },
+];
+
+/** A realm's custom emoji by ID, from the seeded list. */
+export const seedRealmEmoji = (): Map<string, RealmEmoji> =>
+  new Map(SEED_REALM_EMOJI.map((e) => [e.id, { ...e }]));
 
 export interface ResolvedEmoji {
   emojiName: string;
@@ -63,39 +91,45 @@ export interface ResolvedEmoji {
 }
 
 /**
- * Resolves a reaction's emoji as the server does: by name, or by `emoji_code` within `reaction_type`'s
- * namespace. Unknown names and codes give `BAD_REQUEST`.
+ * Resolves an emoji as the server does for reactions and statuses. With only a name, the code
+ * and type are looked up (active custom emoji first, then Unicode, then the extra emoji); with a
+ * code, the code must exist in the type's namespace (default `unicode_emoji`) and the name must
+ * be that code's name. Every refusal is `BAD_REQUEST` with the server's message.
+ *
+ * @example
+ * resolveEmoji(realm.realmEmoji, "car"); // { emojiName: "car", emojiCode: "1f697", reactionType: "unicode_emoji" }
  */
 export function resolveEmoji(
-  customEmoji: ReadonlyMap<string, string>,
+  realmEmoji: ReadonlyMap<string, RealmEmoji>,
   name: string,
   code?: string,
   type?: EmojiReactionType,
 ): ResolvedEmoji {
-  const byNameCustom = [...customEmoji].find(([, n]) => n === name);
-  const reactionType: EmojiReactionType =
-    type ??
-    (code === undefined && byNameCustom
+  if (code === undefined) {
+    const custom = [...realmEmoji.values()].find((e) => e.name === name && !e.deactivated);
+    const unicodeFound = unicodeCodeOfName(name);
+    if (custom) code = custom.id;
+    else if (unicodeFound !== undefined) code = unicodeFound;
+    else if (SERVICE_EXTRA_EMOJI.includes(name)) code = name;
+    else throw badRequest(`Emoji '${name}' does not exist`);
+    type ??= custom
       ? "realm_emoji"
-      : SERVICE_EXTRA_EMOJI.has(name) && code === undefined
-        ? "service_extra_emoji"
-        : "unicode_emoji");
-  if (reactionType === "realm_emoji") {
-    const id = code ?? byNameCustom?.[0];
-    if (id === undefined || !customEmoji.has(id)) throw badRequest(`Invalid custom emoji.`);
-    return { emojiName: name, emojiCode: id, reactionType };
+      : unicodeFound !== undefined
+        ? "unicode_emoji"
+        : "service_extra_emoji";
   }
-  if (reactionType === "service_extra_emoji") {
-    const extra = SERVICE_EXTRA_EMOJI.get(name);
-    if (!extra || (code !== undefined && code !== extra)) throw badRequest("Invalid emoji code.");
-    return { emojiName: name, emojiCode: extra, reactionType };
+  type ??= "unicode_emoji";
+  if (type === "realm_emoji") {
+    const custom = realmEmoji.get(code);
+    if (!custom) throw badRequest("Invalid custom emoji.");
+    if (custom.name !== name) throw badRequest("Invalid custom emoji name.");
+    if (custom.deactivated) throw badRequest("This custom emoji has been deactivated.");
+  } else if (type === "service_extra_emoji") {
+    if (!SERVICE_EXTRA_EMOJI.includes(code)) throw badRequest("Invalid emoji code.");
+    if (name !== code) throw badRequest("Invalid emoji name.");
+  } else {
+    if (!isUnicodeEmojiCode(code)) throw badRequest("Invalid emoji code.");
+    if (unicodeCodeOfName(name) !== code) throw badRequest("Invalid emoji name.");
   }
-  const data = unicodeData();
-  if (code !== undefined) {
-    if (!data.byCode.has(code)) throw badRequest("Invalid emoji code.");
-    return { emojiName: name, emojiCode: code, reactionType };
-  }
-  const found = data.byName.get(name);
-  if (!found) throw badRequest(`Emoji '${name}' does not exist`);
-  return { emojiName: name, emojiCode: found, reactionType };
+  return { emojiName: name, emojiCode: code, reactionType: type };
 }

@@ -1,13 +1,15 @@
 // Errors the sandbox answers with: an HTTP status, a stable code, a message and extra keys.
+import type { KnownErrorCode } from "../api/envelope.js";
 
 export class SandboxError extends Error {
   readonly status: number;
-  readonly code: string;
+  /** Only codes of `ERROR_CODES` in `src/api/envelope.ts`, so clients can rely on the list. */
+  readonly code: KnownErrorCode;
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
   constructor(
-    code: string,
+    code: KnownErrorCode,
     msg: string,
     options: {
       status?: number;

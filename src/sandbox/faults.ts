@@ -19,6 +19,8 @@ export const faultRule = z.object({
   drop: z.boolean().optional(),
   /** How many matching requests the rule applies to; unlimited when absent. */
   times: z.number().int().min(1).optional(),
+  /** Applies to each matching request with this chance (0 to 1), e.g. 0.05 for one in twenty; always when absent. */
+  probability: z.number().min(0).max(1).optional(),
 });
 export type FaultRule = z.input<typeof faultRule>;
 
@@ -31,8 +33,14 @@ interface ActiveRule {
 export class FaultInjector {
   #rules: ActiveRule[] = [];
   #nextId = 1;
+  readonly #random: () => number;
   /** Requests each rule has hit, by rule ID (for assertions). */
   readonly hits = new Map<number, number>();
+
+  /** `random` decides `probability` rules (default Math.random); tests may pass a seeded one. */
+  constructor(random: () => number = Math.random) {
+    this.#random = random;
+  }
 
   /** Adds a fault; returns its ID for `remove`. */
   add(rule: FaultRule): number {
@@ -64,7 +72,10 @@ export class FaultInjector {
   /** Applies the first matching rule; true when the request was answered (or dropped) here. */
   async apply(_req: IncomingMessage, res: ServerResponse, endpoint: string): Promise<boolean> {
     const active = this.#rules.find(
-      (r) => r.remaining > 0 && (r.rule.route === undefined || r.rule.route === endpoint),
+      (r) =>
+        r.remaining > 0 &&
+        (r.rule.route === undefined || r.rule.route === endpoint) &&
+        (r.rule.probability === undefined || this.#random() < r.rule.probability),
     );
     if (!active) return false;
     active.remaining--;

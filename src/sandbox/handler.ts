@@ -1,5 +1,6 @@
 // The sandbox as a request handler: match a route, authenticate, decode parameters, answer JSON.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { clientNameOf } from "./send.js";
 import { pathParamNames } from "../api/endpoint.js";
 import { authenticate, notLoggedIn, parseBasicAuth } from "./auth.js";
 import { readBody } from "./body.js";
@@ -87,6 +88,15 @@ function serveUpload(realm: Realm, user: SandboxUser | undefined, path: string):
   );
 }
 
+/** A path parameter's text; a broken %-escape (`%zz`) is a bad request naming the parameter. */
+function decodePathValue(name: string, text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new SandboxError("BAD_REQUEST", `Invalid ${name}`);
+  }
+}
+
 function writeRaw(res: ServerResponse, result: RawResponse): void {
   res.writeHead(result.status, result.headers);
   res.end(result.body);
@@ -97,6 +107,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
   const { realm } = options;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A target such as `/\` is no path at all: the client's fault, so a 400, not a 500.
+    if (!URL.canParse(req.url ?? "/", "http://sandbox.invalid"))
+      throw new SandboxError("BAD_REQUEST", "Malformed request path");
     const url = new URL(req.url ?? "/", "http://sandbox.invalid");
     const uploadPath = url.pathname.replace(/^\/api\/v1(?=\/user_uploads\/)/, "");
     if (req.method === "GET" && uploadPath.startsWith("/user_uploads/")) {
@@ -152,7 +165,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     const bodyLimit = (realm.settings.maxFileUploadSizeMib + 1) * 1024 * 1024;
     const body = await readBody(req, bodyLimit);
     const raw: Record<string, string> = { ...Object.fromEntries(url.searchParams), ...body.fields };
-    names.forEach((name, i) => (raw[name] = decodeURIComponent(match.values[i + 1]!)));
+    names.forEach((name, i) => (raw[name] = decodePathValue(name, match.values[i + 1]!)));
     const { params, ignored } = decodeParams(route.endpoint.params, raw);
 
     const closed = new AbortController();
@@ -162,6 +175,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       user,
       params,
       files: body.files,
+      clientName: clientNameOf(req.headers["user-agent"]),
       signal: closed.signal,
     });
     if (result instanceof RawResponse) return writeRaw(res, result);

@@ -1,6 +1,7 @@
 // The one narrow evaluator: GET /messages, matches_narrow, flag updates and queue narrows all filter here.
 import type { Narrow } from "../api/common.js";
 import { badRequest } from "./errors.js";
+import { findUserByEmail } from "./emailVisibility.js";
 import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
 
 export interface NarrowTerm {
@@ -163,7 +164,7 @@ export class CompiledNarrow {
     const user =
       typeof operand === "number" || /^\d+$/.test(operand)
         ? this.#realm.users.get(Number(operand))
-        : this.#realm.userByEmail(operand);
+        : findUserByEmail(this.#realm, this.#viewer, operand);
     if (!user) throw badRequest("Invalid narrow operator: unknown user");
     return user.userId;
   }
@@ -265,7 +266,7 @@ export class CompiledNarrow {
         return (m) =>
           m.kind === "stream" &&
           (realm.topicPolicy(viewer, m.streamId!, m.topic) === 1 ||
-            realm.subscriptionSettings.get(`${viewer}:${m.streamId}`)?.isMuted === true);
+            realm.subscriptionProperties.isMuted(viewer, m.streamId!));
       default: // starred and other flags
         return (m) => this.#flags(m).has(operand);
     }

@@ -2,9 +2,12 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "../api/common.js";
 import type { Clock } from "./clock.js";
+import { apiEmail } from "./emailVisibility.js";
+import { seedRealmEmoji, type RealmEmoji } from "./emoji.js";
 import { findMentions, renderMarkdown } from "./markdown.js";
 import type { QueueRegistry } from "./queues.js";
 import { Scheduler } from "./scheduled.js";
+import { SubscriptionPropertyStore } from "./subscriptionProperties.js";
 import { UploadStore } from "./uploads.js";
 import { DEFAULT_USER_SETTINGS, type UserSettings } from "./userSettings.js";
 
@@ -47,18 +50,6 @@ export interface Channel {
   subscribers: Set<number>;
   /** UNIX seconds. */
   dateCreated?: number;
-}
-
-/** A user's personal settings for one subscribed channel. */
-export interface SubscriptionSettings {
-  color: string;
-  isMuted: boolean;
-  pinToTop: boolean;
-  desktopNotifications: boolean | null;
-  audibleNotifications: boolean | null;
-  pushNotifications: boolean | null;
-  emailNotifications: boolean | null;
-  wildcardMentionsNotify: boolean | null;
 }
 
 export interface StoredReaction {
@@ -149,8 +140,6 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   pushBouncer: "ok",
 };
 
-const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#b0a5fd", "#e4523d", "#f5ce6e"];
-
 /** A fresh 32-character API key or password. */
 export const newSecret = (): string => randomBytes(16).toString("hex");
 
@@ -172,12 +161,12 @@ export class Realm {
   readonly #dmRecipientIds = new Map<string, number>();
   #nextRecipientId = 1;
   readonly #messageListeners = new Set<(message: StoredMessage) => void>();
-  /** Personal subscription settings, keyed `userId:streamId`. */
-  readonly subscriptionSettings = new Map<string, SubscriptionSettings>();
+  /** Personal subscription settings (colour, muting, notifications), the only store of them. */
+  readonly subscriptionProperties = new SubscriptionPropertyStore();
   /** Topic visibility policies (1 muted, 2 unmuted, 3 followed), keyed `userId:streamId:topic` (topic lowercased). */
   readonly userTopics = new Map<string, number>();
-  /** Custom (realm) emoji: ID to name. */
-  readonly customEmoji = new Map<string, string>([["1", "sandbox_logo"]]);
+  /** Custom (realm) emoji by ID; reactions and statuses resolve emoji against them. */
+  readonly realmEmoji: Map<string, RealmEmoji> = seedRealmEmoji();
   readonly uploads = new UploadStore();
   readonly scheduler: Scheduler;
 
@@ -245,28 +234,8 @@ export class Realm {
   subscribe(channel: Channel, userId: number): boolean {
     if (channel.subscribers.has(userId)) return false;
     channel.subscribers.add(userId);
-    this.subscriptionSettingsOf(userId, channel.streamId);
+    this.subscriptionProperties.of(userId, channel.streamId);
     return true;
-  }
-
-  /** The user's settings for a channel, created with defaults on first use. */
-  subscriptionSettingsOf(userId: number, streamId: number): SubscriptionSettings {
-    const key = `${userId}:${streamId}`;
-    let settings = this.subscriptionSettings.get(key);
-    if (!settings) {
-      settings = {
-        color: COLORS[streamId % COLORS.length]!,
-        isMuted: false,
-        pinToTop: false,
-        desktopNotifications: null,
-        audibleNotifications: null,
-        pushNotifications: null,
-        emailNotifications: null,
-        wildcardMentionsNotify: null,
-      };
-      this.subscriptionSettings.set(key, settings);
-    }
-    return settings;
   }
 
   /** Topic visibility policy of a user (0 none, 1 muted, 2 unmuted, 3 followed). */
@@ -470,7 +439,8 @@ export class Realm {
     const base = {
       id: message.id,
       sender_id: sender.userId,
-      sender_email: sender.email,
+      // The API email: the placeholder for every viewer when the real one is not public.
+      sender_email: apiEmail(this, sender),
       sender_full_name: sender.fullName,
       sender_realm_str: "sandbox",
       avatar_url: null,
@@ -504,7 +474,12 @@ export class Realm {
     }
     const display = message.recipients.map((id) => {
       const u = this.users.get(id)!;
-      return { id: u.userId, email: u.email, full_name: u.fullName, is_mirror_dummy: false };
+      return {
+        id: u.userId,
+        email: apiEmail(this, u),
+        full_name: u.fullName,
+        is_mirror_dummy: false,
+      };
     });
     return { ...base, type: "private", display_recipient: display, subject: "" };
   }

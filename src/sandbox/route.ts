@@ -10,6 +10,8 @@ export interface RouteContext<P, U extends SandboxUser | undefined = SandboxUser
   user: U;
   params: P;
   files: UploadedFile[];
+  /** The sending client's name, from the User-Agent as the server reads it (`ZulipMobile`, `topicbot`, `Unspecified`). */
+  clientName: string;
   /** Aborts when the client goes away (long-polls end early). */
   signal: AbortSignal;
 }

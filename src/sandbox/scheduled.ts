@@ -14,7 +14,10 @@ export interface ScheduledMessage {
   content: string;
   /** UNIX seconds. */
   deliverAt: number;
-  readBySender?: boolean;
+  /** Decided when scheduled: `read_by_sender`, or the client-and-recipient heuristic. */
+  readBySender: boolean;
+  /** The scheduling client's name, which the sent message records. */
+  client: string;
   /** Set once sent: the new message's ID. */
   sentMessageId?: number;
   failed?: string;
@@ -83,14 +86,16 @@ export class Scheduler {
           channel,
           topic: s.topic,
           content: s.content,
+          client: s.client,
           readBySender: s.readBySender,
         });
         s.sentMessageId = message.id;
       } else {
         const message = sendDirect(realm, {
           sender,
-          recipients: resolveRecipients(realm, s.recipients),
+          recipients: resolveRecipients(realm, sender, s.recipients),
           content: s.content,
+          client: s.client,
           readBySender: s.readBySender,
         });
         s.sentMessageId = message.id;

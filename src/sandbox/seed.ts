@@ -68,5 +68,7 @@ export function seedRealm(realm: Realm): Map<string, SandboxUser> {
     const channel = realm.addChannel(name, description);
     for (const user of byHandle.values()) realm.subscribe(channel, user.userId);
   }
+  // Every real server has its system bots; creating it now keeps its ID after the seeded users'.
+  realm.systemBot();
   return byHandle;
 }

@@ -2,6 +2,7 @@
 import { NO_TOPIC } from "../api/common.js";
 import { badRequest, SandboxError } from "./errors.js";
 import type { Channel, Realm, SandboxUser, StoredMessage } from "./realm.js";
+import { findUserByEmail } from "./emailVisibility.js";
 
 /** The topic rule: `(no topic)` and the realm's empty-topic display name mean the empty string. */
 export function normalizeTopic(realm: Realm, topic: string): string {
@@ -64,6 +65,35 @@ function wildcards(
   return found;
 }
 
+/** Clients whose users send by hand (the web app, the mobile, desktop and terminal apps). */
+const HUMAN_CLIENTS = new Set([
+  "zulipandroid",
+  "zulipios",
+  "zulipdesktop",
+  "zulipmobile",
+  "zulipelectron",
+  "zulipterminal",
+  "snipe",
+  "website",
+  "ios",
+  "android",
+]);
+
+/** The client name the server records: the User-Agent's product name, `Unspecified` without one. */
+export function clientNameOf(userAgent: string | undefined): string {
+  const name = /^([^/ ]*[^0-9/(]*)/.exec(userAgent ?? "")?.[1]?.trim();
+  return name ? name : "Unspecified";
+}
+
+/**
+ * The server's heuristic when `read_by_sender` is absent: a message starts as read for its
+ * sender only when sent from a client people type into, not from bots, scripts or integrations.
+ */
+export function defaultReadBySender(clientName: string): boolean {
+  const name = clientName.toLowerCase();
+  return HUMAN_CLIENTS.has(name) || name.includes("desktop app");
+}
+
 const FOLLOWED = 3;
 const UNMUTED = 2;
 
@@ -82,7 +112,7 @@ function newVisibilityPolicy(
   const applies = (policy: number): boolean =>
     policy === 1 || policy === 2 || (policy === 3 && startsTopic);
   if (applies(sender.followTopicsPolicy ?? 3) && current !== FOLLOWED) return FOLLOWED;
-  const muted = realm.subscriptionSettingsOf(sender.userId, channel.streamId).isMuted;
+  const muted = realm.subscriptionProperties.isMuted(sender.userId, channel.streamId);
   if (
     muted &&
     applies(sender.unmuteTopicsPolicy ?? 2) &&
@@ -98,6 +128,8 @@ export interface ChannelSend {
   channel: Channel;
   topic: string;
   content: string;
+  /** The sending client's name (default `Internal`, as the server's own notices). */
+  client?: string;
   readBySender?: boolean;
   localEcho?: { queueId: string; localId: string };
 }
@@ -121,7 +153,8 @@ export function sendToChannel(
     channel,
     topic,
     content: init.content,
-    readBySender: init.readBySender,
+    client: init.client ?? "Internal",
+    readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,
     extraFlags: (userId) => [
       ...(found.channel ? ["stream_wildcard_mentioned"] : []),
@@ -144,10 +177,15 @@ export function sendToChannel(
   return { message, automaticPolicy: policy };
 }
 
-/** DM recipients given as IDs or emails, resolved to active users. */
-export function resolveRecipients(realm: Realm, to: readonly (string | number)[]): SandboxUser[] {
+/** DM recipients given as IDs or emails (API emails, or real ones `sender` may see), resolved to active users. */
+export function resolveRecipients(
+  realm: Realm,
+  sender: SandboxUser,
+  to: readonly (string | number)[],
+): SandboxUser[] {
   return to.map((item) => {
-    const user = typeof item === "number" ? realm.users.get(item) : realm.userByEmail(item);
+    const user =
+      typeof item === "number" ? realm.users.get(item) : findUserByEmail(realm, sender, item);
     if (!user || !user.isActive)
       throw badRequest(
         typeof item === "number" ? `Invalid user ID ${item}` : `Invalid email '${item}'`,
@@ -163,6 +201,7 @@ export function sendDirect(
     sender: SandboxUser;
     recipients: SandboxUser[];
     content: string;
+    client?: string;
     readBySender?: boolean;
     localEcho?: { queueId: string; localId: string };
   },
@@ -173,7 +212,8 @@ export function sendDirect(
     kind: "private",
     recipients: init.recipients.map((r) => r.userId),
     content: init.content,
-    readBySender: init.readBySender,
+    client: init.client ?? "Internal",
+    readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,
   });
 }

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import type { SendFn } from "../webhooks/config.js";
 import { compileTemplate, TemplateError } from "../webhooks/template.js";
-import { compileCron, CronExpressionError, localParts } from "./cron.js";
+import { compileCron, CronExpressionError } from "./cron.js";
+import { wallTime } from "../time/zoned.js";
 import type { CronJob, ScheduleOptions } from "./scheduler.js";
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
@@ -78,7 +79,7 @@ export const schedulesConfig = z
 
 /** The values a schedule's templates can use, for one fire time. */
 export function scheduleVars(name: string, at: Date, timezone?: string): Record<string, string> {
-  const p = localParts(at.getTime(), timezone);
+  const p = wallTime(at.getTime(), timezone);
   const pad = (n: number) => String(n).padStart(2, "0");
   const weekday = new Date(Date.UTC(p.year, p.month - 1, p.day)).getUTCDay();
   return {

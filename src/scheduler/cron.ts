@@ -1,4 +1,5 @@
 // Cron expressions: validation with named culprits and next fire times from any instant, in any time zone.
+import { instantOf, isTimeZone, wallTime, type WallTime } from "../time/zoned.js";
 import { createTask, parse, validateDetailed, type ParsedFields } from "node-cron";
 
 /** A cron expression or time zone that cannot be used; the message names the job and the culprit. */
@@ -26,79 +27,12 @@ export interface CronSchedule {
 
 /** How far `next` looks ahead: eight years covers every leap-day schedule. */
 const MAX_DAYS = 366 * 8;
-const DAY_MS = 86_400_000;
 
-interface LocalParts {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timezone: string | undefined): Intl.DateTimeFormat {
-  const key = timezone ?? "";
-  let found = formatters.get(key);
-  if (!found) {
-    found = new Intl.DateTimeFormat("en-US", {
-      timeZone: timezone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    formatters.set(key, found);
-  }
-  return found;
-}
-
-/** The wall-clock fields of an instant in a time zone (the process's zone when undefined). */
-export function localParts(ms: number, timezone: string | undefined): LocalParts {
-  const out: Record<string, number> = {};
-  for (const part of formatter(timezone).formatToParts(new Date(ms)))
-    if (part.type !== "literal") out[part.type] = Number(part.value);
-  return {
-    year: out.year!,
-    month: out.month!,
-    day: out.day!,
-    hour: out.hour! % 24,
-    minute: out.minute!,
-    second: out.second!,
-  };
-}
-
-/** The UTC offset of a zone at an instant, in milliseconds. */
-function offsetAt(ms: number, timezone: string | undefined): number {
-  const p = localParts(ms, timezone);
-  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-  return asUtc - Math.floor(ms / 1000) * 1000;
-}
-
-/** The instant of a wall-clock time in a zone: the earlier one when a DST fall-back repeats it, the
- * one after the gap when a spring-forward skips it. */
-export function localToInstant(p: LocalParts, timezone: string | undefined): number {
-  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-  const before = wall - offsetAt(wall - DAY_MS, timezone);
-  const after = wall - offsetAt(wall + DAY_MS, timezone);
-  for (const candidate of before <= after ? [before, after] : [after, before]) {
-    const q = localParts(candidate, timezone);
-    if (q.day === p.day && q.hour === p.hour && q.minute === p.minute && q.second === p.second)
-      return candidate;
-  }
-  return before;
-}
+type LocalParts = Omit<WallTime, "weekday">;
 
 /** Throws CronExpressionError unless the time zone is one Intl knows. */
 export function checkTimezone(expression: string, timezone: string, job?: string): void {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: timezone });
-  } catch {
+  if (!isTimeZone(timezone)) {
     throw new CronExpressionError(
       expression,
       `unknown time zone "${timezone}" (use an IANA name such as Europe/Paris or UTC)`,
@@ -150,7 +84,7 @@ export function compileCron(
       for (const minute of minutes) {
         for (const second of seconds) {
           if (hour * 3600 + minute * 60 + second <= bound) continue;
-          const ms = localToInstant({ year: y, month: m, day: d, hour, minute, second }, timezone);
+          const ms = instantOf({ year: y, month: m, day: d, hour, minute, second }, timezone);
           if (ms > afterMs && matcher.match(new Date(ms))) return ms;
         }
       }
@@ -160,7 +94,7 @@ export function compileCron(
 
   function next(after: Date | number): Date | undefined {
     const afterMs = Math.floor((typeof after === "number" ? after : after.getTime()) / 1000) * 1000;
-    const start = localParts(afterMs, timezone);
+    const start = wallTime(afterMs, timezone);
     const cursor = new Date(Date.UTC(start.year, start.month - 1, start.day, 12));
     for (let i = 0; i < MAX_DAYS; i++) {
       if (days.match(cursor)) {

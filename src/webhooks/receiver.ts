@@ -207,9 +207,14 @@ export class WebhookReceiver {
   }
 
   async #dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? "GET";
+    // A target such as `/\` or `//` is no path at all; that is the caller's fault, not ours.
+    if (!URL.canParse(req.url ?? "/", "http://receiver")) {
+      req.resume();
+      return this.#send(res, "unmatched", 400, { error: "malformed request path" });
+    }
     const url = new URL(req.url ?? "/", "http://receiver");
     const path = url.pathname;
-    const method = req.method ?? "GET";
 
     if (path === "/healthz" || (path === "/metrics" && this.#options.metrics)) {
       if (method !== "GET" && method !== "HEAD") {

@@ -2,7 +2,7 @@
 import { expect, it } from "vitest";
 import type { ApiError } from "topicbot/client";
 import { createClient, isFatal, loginWithPassword } from "topicbot/client";
-import { describeContract, expectApiError, needSandbox, rawRequest } from "./contract/roles.js";
+import { describeContract, expectApiError, needSandbox, rawRequest } from "./contract/servers.js";
 
 describeContract("Authentication", (server) => {
   it("a wrong API key is INVALID_API_KEY with HTTP 401, and fatal", async () => {

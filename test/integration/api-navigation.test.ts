@@ -6,7 +6,7 @@ import {
   expectApiError,
   needSandbox,
   rawRequest,
-} from "./contract/roles.js";
+} from "./contract/servers.js";
 import { navigationViews } from "../../src/sandbox/routes/navigation.js";
 
 describeContract("POST /navigation_views (navigationViews.add)", (server) => {

@@ -2,7 +2,7 @@
 import { expect, it } from "vitest";
 import { createClient } from "topicbot/client";
 import { startSandbox } from "topicbot/sandbox";
-import { describeContract, expectApiError, needSandbox } from "./contract/roles.js";
+import { describeContract, expectApiError, needSandbox } from "./contract/servers.js";
 import { pushState } from "../../src/sandbox/routes/push.js";
 
 describeContract("Push: device tokens and the E2EE test notification", (server) => {

@@ -1,7 +1,7 @@
 // Contract: PATCH /realm/user_settings_defaults (realm.updateUserSettingsDefaults).
 import { expect, it } from "vitest";
 import { InvalidArgumentError, realmApi, type UserSettingsDefaults } from "topicbot/client";
-import { describeContract, expectApiError, needSandbox, rawRequest } from "./contract/roles.js";
+import { describeContract, expectApiError, needSandbox, rawRequest } from "./contract/servers.js";
 
 /** One allowed value of every non-boolean setting, and one refused value where the spec limits them. */
 const SETTINGS: [keyof UserSettingsDefaults, unknown, string | undefined][] = [

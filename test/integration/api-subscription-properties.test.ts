@@ -7,8 +7,7 @@ import {
   expectApiError,
   needSandbox,
   rawRequest,
-} from "./contract/roles.js";
-import { subscriptionProperties } from "../../src/sandbox/subscriptionProperties.js";
+} from "./contract/servers.js";
 
 const BOOLEAN_PROPERTIES = [
   "pin_to_top",
@@ -23,7 +22,7 @@ describeContract("POST /users/me/subscriptions/properties", (server) => {
   const general = () => server().sandbox!.realm.channelByName("general")!.streamId;
   const props = (handle: string) => {
     const sandbox = server().sandbox!;
-    return subscriptionProperties(sandbox.realm, sandbox.user(handle).userId, general());
+    return sandbox.realm.subscriptionProperties.of(sandbox.user(handle).userId, general());
   };
 
   it("sets every boolean property and a hex colour, one event each, without echoing", async (ctx) => {
@@ -157,5 +156,100 @@ describeContract("POST /users/me/subscriptions/properties", (server) => {
       code: "REQUEST_VARIABLE_MISSING",
       var_name: "subscription_data",
     });
+  });
+
+  it("GET /users/me/subscriptions and the is:muted narrow read the properties set", async (ctx) => {
+    needSandbox(ctx, server());
+    const client = server().client("moderator");
+    const stream_id = general();
+    const generalOf = async () =>
+      (await client.subscriptions.list()).subscriptions.find((s) => s.stream_id === stream_id)!;
+    await client.subscriptions.updateProperties({
+      subscription_data: [
+        { stream_id, property: "color", value: "#abc" },
+        { stream_id, property: "is_muted", value: true },
+        { stream_id, property: "pin_to_top", value: true },
+        { stream_id, property: "desktop_notifications", value: false },
+        { stream_id, property: "wildcard_mentions_notify", value: true },
+      ],
+    });
+    expect(await generalOf()).toMatchObject({
+      color: "#abc",
+      is_muted: true,
+      in_home_view: false,
+      pin_to_top: true,
+      desktop_notifications: false,
+      audible_notifications: null,
+      wildcard_mentions_notify: true,
+    });
+    const { id } = await server()
+      .client("member")
+      .messages.send({ type: "channel", to: "general", topic: "muted?", content: "hi" });
+    const muted = async () =>
+      (
+        await client.messages.list({
+          anchor: "newest",
+          num_before: 10,
+          num_after: 0,
+          narrow: [{ operator: "is", operand: "muted" }],
+        })
+      ).messages.map((m) => m.id);
+    expect(await muted()).toContain(id);
+
+    await client.subscriptions.updateProperties({
+      subscription_data: [{ stream_id, property: "in_home_view", value: true }],
+    });
+    expect(await generalOf()).toMatchObject({ is_muted: false, in_home_view: true, color: "#abc" });
+    expect(await muted()).not.toContain(id);
+    // Someone else's properties are their own.
+    const mine = (await server().client("guest").subscriptions.list()).subscriptions.find(
+      (s) => s.stream_id === stream_id,
+    )!;
+    expect(mine).toMatchObject({ color: expect.not.stringMatching(/^#abc$/), pin_to_top: false });
+  });
+
+  it("is_muted drives the automatic unmute of topics the user sends to", async (ctx) => {
+    const sandbox = needSandbox(ctx, server());
+    const client = server().client("guest");
+    const stream_id = general();
+    await server()
+      .client("member")
+      .messages.send({ type: "channel", to: "general", topic: "theirs", content: "a" });
+    const before = await client.messages.send({
+      type: "channel",
+      to: "general",
+      topic: "theirs",
+      content: "b",
+    });
+    expect(before.automatic_new_visibility_policy).toBeUndefined();
+    await client.subscriptions.updateProperties({
+      subscription_data: [{ stream_id, property: "is_muted", value: true }],
+    });
+    const events = await eventsDuring(client, ["user_topic"], async () => {
+      const after = await client.messages.send({
+        type: "channel",
+        to: "general",
+        topic: "theirs",
+        content: "c",
+      });
+      expect(after.automatic_new_visibility_policy).toBe(2);
+    });
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: "user_topic",
+        stream_id,
+        topic_name: "theirs",
+        visibility_policy: 2,
+      }),
+    ]);
+    expect(sandbox.realm.topicPolicy(sandbox.user("gus").userId, stream_id, "theirs")).toBe(2);
+    // Already unmuted: no further change.
+    const again = await client.messages.send({
+      type: "channel",
+      to: "general",
+      topic: "theirs",
+      content: "d",
+    });
+    expect(again.automatic_new_visibility_policy).toBeUndefined();
   });
 });

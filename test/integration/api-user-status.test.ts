@@ -1,6 +1,6 @@
 // Contract: POST /users/{user_id}/status (users.setStatus): administrators only, text and emoji rules, events.
 import { expect, it } from "vitest";
-import { describeContract, eventsDuring, expectApiError, needSandbox } from "./contract/roles.js";
+import { describeContract, eventsDuring, expectApiError, needSandbox } from "./contract/servers.js";
 import { userStatuses } from "../../src/sandbox/status.js";
 
 describeContract("POST /users/{user_id}/status (users.setStatus)", (server) => {
@@ -85,7 +85,7 @@ describeContract("POST /users/{user_id}/status (users.setStatus)", (server) => {
     const user_id = idOf("gus");
     await admin.users.setStatus({ user_id, status_text: "é".repeat(60) });
     await admin.users.setStatus({ user_id, emoji_name: "green_tick" });
-    expect(statusOf("gus")).toMatchObject({ emoji_code: "1", reaction_type: "realm_emoji" });
+    expect(statusOf("gus")).toMatchObject({ emoji_code: "3", reaction_type: "realm_emoji" });
     await admin.users.setStatus({
       user_id,
       emoji_name: "zulip",

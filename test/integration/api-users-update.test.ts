@@ -6,7 +6,7 @@ import {
   expectApiError,
   needSandbox,
   rawRequest,
-} from "./contract/roles.js";
+} from "./contract/servers.js";
 
 describeContract("PATCH /users/{email} (users.updateByEmail)", (server) => {
   const userOf = (handle: string) => {

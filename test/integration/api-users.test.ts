@@ -9,7 +9,7 @@ import {
   needSandbox,
   needWritable,
   rawRequest,
-} from "./contract/roles.js";
+} from "./contract/servers.js";
 
 describeContract("GET /users/me (users.me)", (server) => {
   it("answers the requester's own profile at the top level", async (ctx) => {
@@ -116,6 +116,61 @@ describeContract("GET /users (users.list)", (server) => {
       expect(members.length).toBe(sandbox.users.length);
     } finally {
       sandbox.realm.settings.enableSpectatorAccess = false;
+    }
+  });
+
+  it("leaves system bots out; the registration lists them in cross_realm_bots instead", async (ctx) => {
+    need(ctx, server(), "member");
+    const client = server().client("member");
+    const { members } = await client.users.list();
+    const state = (await client.events.register({
+      event_types: ["message"],
+      fetch_event_types: ["realm_user"],
+    })) as unknown as {
+      realm_users: { user_id: number }[];
+      cross_realm_bots: {
+        user_id: number;
+        full_name: string;
+        is_bot: boolean;
+        is_system_bot: boolean;
+      }[];
+    };
+    expect(state.cross_realm_bots).toContainEqual(
+      expect.objectContaining({ full_name: "Notification Bot", is_bot: true, is_system_bot: true }),
+    );
+    const systemIds = state.cross_realm_bots.map((b) => b.user_id);
+    expect(members.filter((m) => systemIds.includes(m.user_id))).toEqual([]);
+    expect(state.realm_users.filter((u) => systemIds.includes(u.user_id))).toEqual([]);
+    expect(new Set(state.realm_users.map((u) => u.user_id))).toEqual(
+      new Set(members.filter((m) => m.is_active).map((m) => m.user_id)),
+    );
+    const asked = await client.users.list({ user_ids: systemIds });
+    expect(asked.members).toEqual([]);
+  });
+
+  it("lists the Notification Bot nowhere after it has posted a report notice", async (ctx) => {
+    const sandbox = needSandbox(ctx, server());
+    sandbox.realm.settings.moderationRequestChannel = "sandbox";
+    try {
+      const { id } = await server()
+        .client("member")
+        .messages.send({ type: "channel", to: "sandbox", topic: "spam", content: "buy now" });
+      await server().client("admin").messages.report({ message_id: id, report_type: "spam" });
+      const notice = (
+        await server()
+          .client("admin")
+          .messages.list({
+            anchor: "newest",
+            num_before: 1,
+            num_after: 0,
+            narrow: [{ operator: "channel", operand: "sandbox" }],
+          })
+      ).messages[0]!;
+      expect(notice.sender_full_name).toBe("Notification Bot");
+      const { members } = await server().client("admin").users.list();
+      expect(members.map((m) => m.user_id)).not.toContain(notice.sender_id);
+    } finally {
+      sandbox.realm.settings.moderationRequestChannel = null;
     }
   });
 

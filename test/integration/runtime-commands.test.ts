@@ -134,6 +134,10 @@ describe("typed commands, help, roles, errors and dialogs over the sandbox", () 
     expect((await t.reply()).content).toMatch(
       /^Usage: `!snooze <for:duration>`\n<for>: `forever` is not a duration/,
     );
+    await t.send("!announce #**nowhere** hello", { as: "max" });
+    expect((await t.reply()).content).toMatch(/<channel>: I don't know a channel #\*\*nowhere\*\*/);
+    await t.send("!crosspost #**nowhere>plans** hello");
+    expect((await t.reply()).content).toMatch(/I don't know a channel #\*\*nowhere\*\*/);
     await t.send("!roll 1");
     expect((await t.reply()).content).toMatch(
       /^Usage: `!roll \[sides:number\]`\n<sides>: Too small/,

@@ -110,6 +110,20 @@ describe("sandbox fault injection (JS API and /sandbox/* control routes)", () =>
     });
   });
 
+  it("applies a rule with a probability to about that share of requests", async () => {
+    const id = sandbox.faults.add({ route: "GET /users/me", status: 503, probability: 0.25 });
+    let failed = 0;
+    for (let i = 0; i < 200; i++) await client.users.me({}, { retry: false }).catch(() => failed++);
+    expect(sandbox.faults.hits.get(id)).toBe(failed);
+    // 200 tries at 25%: 50 expected; outside 20..80 has odds below one in a million.
+    expect(failed).toBeGreaterThan(20);
+    expect(failed).toBeLessThan(80);
+    sandbox.faults.clear();
+    const never = sandbox.faults.add({ route: "GET /users/me", status: 503, probability: 0 });
+    await client.users.me({}, { retry: false });
+    expect(sandbox.faults.hits.get(never)).toBe(0);
+  });
+
   it("manages faults over HTTP: add, list, remove, clear; bad input is a clear 400", async () => {
     const added = await control("POST", "/sandbox/faults", {
       route: "GET /users/me",

@@ -114,12 +114,12 @@ describe("send targets", () => {
       to: "general",
       topic: "x",
     });
-    expect(sendParams({ to: { name: "general" }, topic: "x" }, 400)).toMatchObject({
-      to: "general",
+    expect(sendParams({ to: { name: "general", streamId: 1 }, topic: "x" }, 400)).toMatchObject({
+      to: 1,
     });
-    expect(sendParams({ to: { channel: "dev", topic: "ci" } }, 400)).toEqual({
+    expect(sendParams({ to: { channel: "dev", streamId: 3, topic: "ci" } }, 400)).toEqual({
       type: "channel",
-      to: "dev",
+      to: 3,
       topic: "ci",
     });
     expect(sendParams({ to: [{ userId: 4 }, 7] }, 400)).toEqual({ type: "direct", to: [4, 7] });

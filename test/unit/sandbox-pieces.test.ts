@@ -3,6 +3,7 @@ import { highlightHtml, parseNarrow, searchWords } from "../../src/sandbox/narro
 import { htmlDiff } from "../../src/sandbox/edits.js";
 import { sanitizeFilename } from "../../src/sandbox/uploads.js";
 import { resolveEmoji, unicodeCode } from "../../src/sandbox/emoji.js";
+import { clientNameOf, defaultReadBySender } from "../../src/sandbox/send.js";
 import { SandboxError } from "../../src/sandbox/errors.js";
 
 describe("narrow parsing", () => {
@@ -57,7 +58,7 @@ describe("emoji", () => {
   });
 
   it("resolves names, aliases and codes in each namespace", () => {
-    const custom = new Map([["7", "party_parrot"]]);
+    const custom = new Map([["7", { id: "7", name: "party_parrot", deactivated: false }]]);
     expect(resolveEmoji(custom, "+1")).toEqual({
       emojiName: "+1",
       emojiCode: "1f44d",
@@ -67,5 +68,34 @@ describe("emoji", () => {
     expect(resolveEmoji(custom, "zulip").reactionType).toBe("service_extra_emoji");
     expect(() => resolveEmoji(custom, "nope_nope")).toThrow(SandboxError);
     expect(() => resolveEmoji(custom, "x", "99", "realm_emoji")).toThrow(SandboxError);
+    expect(resolveEmoji(custom, "octopus", "1f419")).toEqual({
+      emojiName: "octopus",
+      emojiCode: "1f419",
+      reactionType: "unicode_emoji",
+    });
+    expect(() => resolveEmoji(custom, "octopus", "1f680")).toThrow(/Invalid emoji name/);
+  });
+});
+
+describe("client names and the read_by_sender heuristic", () => {
+  it("reads the product name from the User-Agent", () => {
+    expect(clientNameOf("ZulipMobile/27.231 (Android 14)")).toBe("ZulipMobile");
+    expect(clientNameOf("topicbot")).toBe("topicbot");
+    expect(clientNameOf("ZulipPython/0.9.0 (Ubuntu; 22.04)")).toBe("ZulipPython");
+    expect(clientNameOf(undefined)).toBe("Unspecified");
+    expect(clientNameOf("")).toBe("Unspecified");
+  });
+
+  it("marks messages read for their sender only from clients people type into", () => {
+    for (const name of [
+      "website",
+      "ZulipMobile",
+      "ZulipElectron",
+      "ZulipTerminal",
+      "Zulip Desktop App",
+    ])
+      expect(defaultReadBySender(name), name).toBe(true);
+    for (const name of ["topicbot", "ZulipPython", "Internal", "Unspecified", "curl"])
+      expect(defaultReadBySender(name), name).toBe(false);
   });
 });

@@ -29,6 +29,14 @@ describe("the seeded realm", () => {
     expect(users.get("adam")!.permissions.size).toBe(0);
   });
 
+  it("has the Notification Bot, a system bot created after the seeded accounts", () => {
+    const { realm, users } = seeded();
+    const system = [...realm.users.values()].filter((u) => u.isSystemBot);
+    expect(system.map((u) => [u.fullName, u.isBot])).toEqual([["Notification Bot", true]]);
+    expect(Math.max(...[...users.values()].map((u) => u.userId))).toBeLessThan(system[0]!.userId);
+    expect(realm.systemBot()).toBe(system[0]);
+  });
+
   it("gives every user the realm's default settings, each its own copy", () => {
     const { realm, users } = seeded();
     const mia = users.get("mia")!;

@@ -1,12 +1,6 @@
 // Status rules and emoji resolution of the sandbox, without HTTP.
 import { describe, expect, it } from "vitest";
-import {
-  createEmojiLookup,
-  defaultEmojiLookup,
-  resolveEmoji,
-  updateStatus,
-  userStatuses,
-} from "../../src/sandbox/status.js";
+import { updateStatus, userStatuses } from "../../src/sandbox/status.js";
 import { Realm, DEFAULT_SETTINGS } from "../../src/sandbox/realm.js";
 import { QueueRegistry } from "../../src/sandbox/queues.js";
 import { ManualClock } from "../../src/sandbox/clock.js";
@@ -20,35 +14,65 @@ function realm(): Realm {
   return new Realm({ ...DEFAULT_SETTINGS }, clock, queues);
 }
 
-describe("resolveEmoji", () => {
+describe("status emoji (the sandbox's emoji data and the realm's custom emoji)", () => {
   it("looks a name up: custom first, then Unicode, then the service's extra emoji", () => {
-    expect(resolveEmoji(defaultEmojiLookup, "green_tick", undefined, undefined)).toEqual({
+    const r = realm();
+    expect(updateStatus(r, 7, { emoji_name: "green_tick" })).toEqual({
       emoji_name: "green_tick",
-      emoji_code: "1",
+      emoji_code: "3",
       reaction_type: "realm_emoji",
     });
-    expect(resolveEmoji(defaultEmojiLookup, "car", undefined, undefined).emoji_code).toBe("1f697");
-    expect(resolveEmoji(defaultEmojiLookup, "zulip", undefined, undefined).reaction_type).toBe(
-      "service_extra_emoji",
+    expect(updateStatus(r, 7, { emoji_name: "car" }).emoji_code).toBe("1f697");
+    expect(updateStatus(r, 7, { emoji_name: "zulip" }).reaction_type).toBe("service_extra_emoji");
+  });
+
+  it("knows every emoji of the Unicode data, not a small table", () => {
+    const r = realm();
+    expect(updateStatus(r, 7, { emoji_name: "rocket" }).emoji_code).toBe("1f680");
+    expect(updateStatus(r, 7, { emoji_name: "flag_japan", emoji_code: "1f1ef-1f1f5" })).toEqual({
+      emoji_name: "flag_japan",
+      emoji_code: "1f1ef-1f1f5",
+      reaction_type: "unicode_emoji",
+    });
+    expect(() => updateStatus(r, 7, { emoji_name: "not_an_emoji_at_all" })).toThrow(
+      /does not exist/,
     );
   });
 
-  it("uses whatever name-to-code function backs it", () => {
-    const lookup = createEmojiLookup((name) => (name === "rocket" ? "1f680" : undefined));
-    expect(resolveEmoji(lookup, "rocket", "1f680", "unicode_emoji").emoji_code).toBe("1f680");
-    expect(() => resolveEmoji(lookup, "car", undefined, undefined)).toThrow(/does not exist/);
+  it("follows the realm's custom emoji as they change", () => {
+    const r = realm();
+    r.realmEmoji.set("9", { id: "9", name: "party_parrot", deactivated: false });
+    expect(updateStatus(r, 7, { emoji_name: "party_parrot" }).emoji_code).toBe("9");
+    r.realmEmoji.get("9")!.deactivated = true;
+    expect(() =>
+      updateStatus(r, 7, {
+        emoji_name: "party_parrot",
+        emoji_code: "9",
+        reaction_type: "realm_emoji",
+      }),
+    ).toThrow(/deactivated/);
+    expect(() => updateStatus(r, 7, { emoji_name: "party_parrot" })).toThrow(/does not exist/);
   });
 
   it("checks the code in the namespace of the type", () => {
-    expect(() => resolveEmoji(defaultEmojiLookup, "green_tick", "3", "realm_emoji")).toThrow(
-      /Invalid custom emoji\./,
-    );
-    expect(() => resolveEmoji(defaultEmojiLookup, "smile", "1", "realm_emoji")).toThrow(
-      /Invalid custom emoji name/,
-    );
-    expect(() => resolveEmoji(defaultEmojiLookup, "zulip", "other", "service_extra_emoji")).toThrow(
-      /Invalid emoji code/,
-    );
+    const r = realm();
+    const cases: [Parameters<typeof updateStatus>[2], RegExp][] = [
+      [
+        { emoji_name: "green_tick", emoji_code: "4", reaction_type: "realm_emoji" },
+        /Invalid custom emoji\./,
+      ],
+      [
+        { emoji_name: "smile", emoji_code: "1", reaction_type: "realm_emoji" },
+        /Invalid custom emoji name/,
+      ],
+      [
+        { emoji_name: "zulip", emoji_code: "other", reaction_type: "service_extra_emoji" },
+        /Invalid emoji code/,
+      ],
+      [{ emoji_name: "car", emoji_code: "1f680" }, /Invalid emoji name/],
+    ];
+    for (const [update, msg] of cases) expect(() => updateStatus(r, 7, update)).toThrow(msg);
+    expect(userStatuses(r).has(7)).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTask } from "node-cron";
-import { compileCron, CronExpressionError, localToInstant } from "../../src/scheduler/cron.js";
+import { compileCron, CronExpressionError } from "../../src/scheduler/cron.js";
+import { instantOf } from "../../src/time/zoned.js";
 
 const iso = (d: Date | undefined) => d?.toISOString();
 
@@ -73,10 +74,7 @@ describe("compileCron", () => {
   it("converts wall-clock times to instants in both directions of DST", () => {
     const at = (h: number, day: number, month: number) =>
       new Date(
-        localToInstant(
-          { year: 2025, month, day, hour: h, minute: 0, second: 0 },
-          "America/New_York",
-        ),
+        instantOf({ year: 2025, month, day, hour: h, minute: 0, second: 0 }, "America/New_York"),
       ).toISOString();
     expect(at(12, 15, 1)).toBe("2025-01-15T17:00:00.000Z");
     expect(at(12, 15, 7)).toBe("2025-07-15T16:00:00.000Z");

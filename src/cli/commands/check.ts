@@ -3,15 +3,14 @@ import { capabilitiesAt } from "../../runtime/capabilities.js";
 import { ApiError } from "../../client/errors.js";
 import { createClient, type ApiClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
-import { configSecrets } from "../../config/secrets.js";
 import { resolvePlugins } from "../../config/plugins.js";
 import type { BotConfig } from "../../config/schema.js";
 import type { Registration } from "../../api/events.js";
 import type { EventSource } from "../../events/queue.js";
-import { redactSecrets, serverSecrets, silentLogger } from "../../log/logger.js";
+import { redactSecrets, silentLogger } from "../../log/logger.js";
 import { createBot } from "../../runtime/bot.js";
-import { startSandbox, type Sandbox } from "../../sandbox/server.js";
 import { maskSecret, type Output } from "../output.js";
+import { resolveTarget } from "../target.js";
 
 export interface CheckOptions {
   config: string;
@@ -51,13 +50,7 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
   const config = await loadConfigFile(options.config);
   const plugins = await resolvePlugins(config, options.config);
 
-  let sandbox: Sandbox | undefined;
-  let server = config.server;
-  if (!server) {
-    sandbox = await startSandbox();
-    server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
-  }
-  const secrets = [...serverSecrets(server), ...configSecrets(config)];
+  const { server, sandbox, secrets } = await resolveTarget(config);
   const out: Output = {
     stdout: (line) => rawOut.stdout(redactSecrets(line, secrets)),
     stderr: (line) => rawOut.stderr(redactSecrets(line, secrets)),

@@ -3,14 +3,13 @@ import { dirname, resolve } from "node:path";
 import { createClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
-import { configSecrets } from "../../config/secrets.js";
-import { createLogger, serverSecrets } from "../../log/logger.js";
+import { createLogger } from "../../log/logger.js";
 import { createBotMetrics, observeCalls } from "../../metrics/bot.js";
 import { createBot } from "../../runtime/bot.js";
-import { startSandbox, type Sandbox } from "../../sandbox/server.js";
 import { createStore } from "../../storage/create.js";
 import type { Output } from "../output.js";
 import { subscribeToChannels } from "../subscribe.js";
+import { resolveTarget } from "../target.js";
 
 export interface StartOptions {
   config: string;
@@ -21,15 +20,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   const config = await loadConfigFile(options.config);
   const plugins = await resolvePlugins(config, options.config);
 
-  let sandbox: Sandbox | undefined;
-  let server = config.server;
-  if (!server) {
-    sandbox = await startSandbox({ port: config.sandbox.port });
-    server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
-  }
+  const { server, sandbox, secrets } = await resolveTarget(config, { port: config.sandbox.port });
   const log = createLogger({
     ...config.logging,
-    secrets: [...serverSecrets(server), ...configSecrets(config)],
+    secrets,
   });
   if (sandbox) {
     const human = sandbox.user("mia");

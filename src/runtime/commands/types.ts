@@ -121,17 +121,25 @@ const USER_MENTION = /^@_?\*\*([^*|]+?)(?:\|(\d+))?\*\*$/;
 const CHANNEL_LINK = /^#\*\*([^*>]+)\*\*$/;
 const TOPIC_LINK = /^#\*\*([^*>]+)>([^*]*?)(?:@(\d+))?\*\*$/;
 
-/** A channel named by a command argument. */
+/** A channel named by a command argument, resolved against the server. */
 export interface ChannelRef {
   name: string;
+  streamId: number;
 }
 
-/** A topic named by a command argument (`#**channel>topic**`). */
+/** A topic named by a command argument (`#**channel>topic**`), its channel resolved. */
 export interface TopicRef {
   channel: string;
+  streamId: number;
   topic: string;
   /** Set when the link points at one message (`#**channel>topic@123**`). */
   messageId?: number;
+}
+
+async function resolveChannel(name: string, text: string, env: ArgEnv): Promise<ChannelRef> {
+  const channel = await env.directory.channelByName(name);
+  if (!channel) throw new UsageError(`I don't know a channel ${text}`);
+  return { name: channel.name, streamId: channel.streamId };
 }
 
 async function resolveUser(text: string, env: ArgEnv): Promise<ChatUser> {
@@ -175,17 +183,17 @@ export const arg = {
   /** A user: `@**Name**`, `@**Name|id**`, an email, or `me`; resolved against the server. */
   user: (): Arg<ChatUser> => makeArg({ kind: "user", parse: resolveUser }),
 
-  /** A channel: `#**name**` or a bare name. */
+  /** A channel: `#**name**` or a bare name; resolved against the server. */
   channel: (): Arg<ChannelRef> =>
     makeArg({
       kind: "channel",
-      parse(text) {
+      parse(text, env) {
         if (TOPIC_LINK.test(text))
           throw new UsageError(`${text} is a topic; give a channel like #**name**`);
         const link = CHANNEL_LINK.exec(text);
         const name = link ? link[1]! : text.replace(/^#/, "");
         if (name === "" || name.includes("*")) throw new UsageError(`${text} is not a channel`);
-        return { name };
+        return resolveChannel(name, text, env);
       },
     }),
 
@@ -193,10 +201,15 @@ export const arg = {
   topic: (): Arg<TopicRef> =>
     makeArg({
       kind: "topic",
-      parse(text) {
+      async parse(text, env) {
         const link = TOPIC_LINK.exec(text);
         if (!link) throw new UsageError(`${text} is not a topic link like #**channel>topic**`);
-        const ref: TopicRef = { channel: link[1]!, topic: link[2]! };
+        const channel = await resolveChannel(link[1]!, `#**${link[1]}**`, env);
+        const ref: TopicRef = {
+          channel: channel.name,
+          streamId: channel.streamId,
+          topic: link[2]!,
+        };
         if (link[3] !== undefined) ref.messageId = Number(link[3]);
         return ref;
       },

@@ -4,6 +4,8 @@ import { route, type Route } from "../route.js";
 import type { Channel, Realm, SandboxUser } from "../realm.js";
 import { badRequest } from "../errors.js";
 import { renderMarkdown } from "../markdown.js";
+import { findUserByEmail } from "../emailVisibility.js";
+import { subscriptionPropertiesView } from "../subscriptionProperties.js";
 
 function channelView(realm: Realm, channel: Channel): Record<string, unknown> {
   const first = realm.messages.find((m) => m.streamId === channel.streamId);
@@ -30,18 +32,9 @@ function subscriptionView(
   channel: Channel,
   includeSubscribers: boolean,
 ): Record<string, unknown> {
-  const s = realm.subscriptionSettingsOf(user.userId, channel.streamId);
   return {
     ...channelView(realm, channel),
-    color: s.color,
-    is_muted: s.isMuted,
-    in_home_view: !s.isMuted,
-    pin_to_top: s.pinToTop,
-    desktop_notifications: s.desktopNotifications,
-    audible_notifications: s.audibleNotifications,
-    push_notifications: s.pushNotifications,
-    email_notifications: s.emailNotifications,
-    wildcard_mentions_notify: s.wildcardMentionsNotify,
+    ...subscriptionPropertiesView(realm.subscriptionProperties.of(user.userId, channel.streamId)),
     ...(includeSubscribers ? { subscribers: [...channel.subscribers].sort((a, b) => a - b) } : {}),
   };
 }
@@ -50,7 +43,7 @@ function subscriptionView(
 function principals(realm: Realm, user: SandboxUser, given?: (string | number)[]): SandboxUser[] {
   if (!given || given.length === 0) return [user];
   return given.map((p) => {
-    const found = typeof p === "number" ? realm.users.get(p) : realm.userByEmail(p);
+    const found = typeof p === "number" ? realm.users.get(p) : findUserByEmail(realm, user, p);
     if (!found || !found.isActive) throw badRequest(`No such user: ${String(p)}`);
     return found;
   });

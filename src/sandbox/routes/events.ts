@@ -2,7 +2,7 @@
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser } from "../realm.js";
-import { ownUserView } from "./users.js";
+import { ownUserView, realmMembers, userView } from "./users.js";
 import { compileNarrow } from "../narrow.js";
 
 /** The parts of the initial state a bot needs, each present only when its type was fetched. */
@@ -36,6 +36,16 @@ function initialState(
       is_admin: own.is_admin,
       is_owner: own.is_owner,
       is_guest: own.is_guest,
+      realm_users: realmMembers(realm)
+        .filter((u) => u.isActive)
+        .map((u) => userView(realm, user, u)),
+      realm_non_active_users: realmMembers(realm)
+        .filter((u) => !u.isActive)
+        .map((u) => userView(realm, user, u)),
+      // System bots are not in the organization's lists; clients combine them where needed.
+      cross_realm_bots: [...realm.users.values()]
+        .filter((u) => u.isSystemBot)
+        .map((u) => ({ ...userView(realm, user, u), is_system_bot: true })),
     });
   }
   if (fetch("message")) state.max_message_id = realm.messages.at(-1)?.id ?? -1;
@@ -56,6 +66,7 @@ export const eventRoutes: Route[] = [
       allPublicStreams: params.all_public_streams ?? false,
       applyMarkdown: params.apply_markdown ?? false,
       allowEmptyTopicName: params.client_capabilities?.empty_topic_name ?? false,
+      bulkMessageDeletion: params.client_capabilities?.bulk_message_deletion ?? false,
       narrow: params.narrow ?? [],
     });
     const fetchTypes = params.fetch_event_types ?? params.event_types;

@@ -22,7 +22,7 @@ export function visibleMessage(realm: Realm, user: SandboxUser, id: number): Sto
 }
 
 export const messageRoutes: Route[] = [
-  route(endpoints.messages.send, ({ realm, user, params }) => {
+  route(endpoints.messages.send, ({ realm, user, params, clientName }) => {
     if (params.queue_id !== undefined && params.local_id === undefined) throw missing("local_id");
     const localEcho =
       params.queue_id !== undefined
@@ -31,11 +31,12 @@ export const messageRoutes: Route[] = [
 
     if (isDirectType(params.type)) {
       const to = Array.isArray(params.to) ? params.to : [params.to];
-      const recipients = resolveRecipients(realm, to);
+      const recipients = resolveRecipients(realm, user, to);
       const message = sendDirect(realm, {
         sender: user,
         recipients,
         content: params.content,
+        client: clientName,
         readBySender: params.read_by_sender,
         localEcho,
       });
@@ -65,6 +66,7 @@ export const messageRoutes: Route[] = [
       channel,
       topic,
       content: params.content,
+      client: clientName,
       readBySender: params.read_by_sender,
       localEcho,
     });

@@ -4,6 +4,7 @@ import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser, StoredMessage, StoredReaction } from "../realm.js";
 import { badRequest, SandboxError } from "../errors.js";
 import { resolveEmoji } from "../emoji.js";
+import { apiEmail } from "../emailVisibility.js";
 import { visibleMessage } from "./messages.js";
 
 function reactionEvent(
@@ -28,7 +29,7 @@ function reactionEvent(
     user_id: user.userId,
     user: {
       user_id: user.userId,
-      email: user.email,
+      email: apiEmail(realm, user),
       full_name: user.fullName,
       is_mirror_dummy: false,
     },
@@ -42,7 +43,7 @@ export const reactionRoutes: Route[] = [
   route(endpoints.messages.addReaction, ({ realm, user, params }) => {
     const message = visibleMessage(realm, user, params.message_id);
     const emoji = resolveEmoji(
-      realm.customEmoji,
+      realm.realmEmoji,
       params.emoji_name,
       params.emoji_code,
       params.reaction_type,

@@ -2,10 +2,10 @@
 import { endpoints, isDirectType } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import { badRequest, missing, SandboxError } from "../errors.js";
-import { checkContent, checkedTopic, resolveRecipients } from "../send.js";
+import { checkContent, checkedTopic, defaultReadBySender, resolveRecipients } from "../send.js";
 
 export const scheduledRoutes: Route[] = [
-  route(endpoints.scheduledMessages.create, ({ realm, user, params }) => {
+  route(endpoints.scheduledMessages.create, ({ realm, user, params, clientName }) => {
     checkContent(realm, params.content);
     if (params.scheduled_delivery_timestamp <= realm.nowSeconds())
       throw badRequest("Scheduled delivery time must be in the future.");
@@ -13,13 +13,18 @@ export const scheduledRoutes: Route[] = [
       senderId: user.userId,
       content: params.content,
       deliverAt: params.scheduled_delivery_timestamp,
-      readBySender: params.read_by_sender,
+      client: clientName,
     };
+    // Absent read_by_sender: the client heuristic, except that a message to oneself alone (a
+    // reminder) stays unread, as the server's "client name and recipient" rule has it.
+    const readBySender = (toSelfOnly: boolean): boolean =>
+      params.read_by_sender ?? (defaultReadBySender(clientName) && !toSelfOnly);
     if (isDirectType(params.type)) {
       const ids = Array.isArray(params.to) ? params.to : [params.to];
-      const recipients = resolveRecipients(realm, ids);
+      const recipients = resolveRecipients(realm, user, ids);
       const scheduled = realm.scheduler.add({
         ...base,
+        readBySender: readBySender(recipients.every((r) => r.userId === user.userId)),
         kind: "private",
         topic: "",
         recipients: recipients.map((r) => r.userId),
@@ -43,6 +48,7 @@ export const scheduledRoutes: Route[] = [
     const topic = checkedTopic(realm, params.topic);
     const scheduled = realm.scheduler.add({
       ...base,
+      readBySender: readBySender(false),
       kind: "stream",
       streamId,
       topic,

@@ -3,11 +3,7 @@ import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import { badRequest } from "../errors.js";
 import { notifyUsers } from "../notify.js";
-import {
-  applyPropertyChange,
-  HEX_COLOR,
-  subscriptionProperties,
-} from "../subscriptionProperties.js";
+import { applyPropertyChange, HEX_COLOR } from "../subscriptionProperties.js";
 
 export const subscriptionPropertyRoutes: Route[] = [
   route(endpoints.subscriptions.updateProperties, ({ realm, user, params }) => {
@@ -21,7 +17,7 @@ export const subscriptionPropertyRoutes: Route[] = [
         throw badRequest(`color is not a valid hex color code: '${change.value}'`);
     }
     for (const change of params.subscription_data) {
-      const props = subscriptionProperties(realm, user.userId, change.stream_id);
+      const props = realm.subscriptionProperties.of(user.userId, change.stream_id);
       for (const [property, value] of applyPropertyChange(props, change.property, change.value)) {
         notifyUsers(realm, [user.userId], () => ({
           type: "subscription",

@@ -82,6 +82,10 @@ export function userView(
   };
 }
 
+/** The organization's users, active or not, without system bots (which belong to no organization). */
+export const realmMembers = (realm: Realm): SandboxUser[] =>
+  [...realm.users.values()].filter((u) => !u.isSystemBot);
+
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
 
 function checkFullName(name: string): string {
@@ -119,7 +123,9 @@ export const userRoutes: Route[] = [
       clientExtavatar: params.client_extavatar,
       includeCustomProfileFields: params.include_custom_profile_fields,
     };
-    const members = [...realm.users.values()]
+    // The organization's users only: system bots (Notification Bot) live outside it, as on a real
+    // server, which lists them in the registration's `cross_realm_bots` instead.
+    const members = realmMembers(realm)
       .filter((u) => !wanted || wanted.has(u.userId))
       .map((u) => userView(realm, user, u, options));
     return { members };

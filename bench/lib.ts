@@ -1,0 +1,195 @@
+// Benchmark helpers: results and their JSON hand-off, percentiles, a push event source, an in-memory client.
+import { MockAgent } from "undici";
+import { createClient, type ApiClient } from "../src/client/client.js";
+import type { AnyEvent, Registration } from "../src/api/events.js";
+import type { EventSink, EventSource } from "../src/events/queue.js";
+
+/** One line of a result table: a figure, the baseline measured beside it, and how they compare. */
+export interface Row {
+  metric: string;
+  value: number;
+  baseline: number | null;
+  unit: string;
+  /** `higher` when more is better (throughput), `lower` when less is (latency, memory). */
+  better: "higher" | "lower";
+  /** What the baseline is, in a few words. */
+  baselineIs?: string;
+}
+
+/** A pass/fail statement a benchmark makes about its own figures (e.g. "memory growth is flat"). */
+export interface Check {
+  what: string;
+  ok: boolean;
+}
+
+export interface BenchResult {
+  name: string;
+  title: string;
+  /** What was measured and how, for the report. */
+  method: string;
+  rows: Row[];
+  checks: Check[];
+  seconds: number;
+}
+
+const MARK = "BENCH-RESULT ";
+
+/** Runs a benchmark as a child process's main: progress on stderr, the result as one line on stdout. */
+export async function main(run: () => Promise<Omit<BenchResult, "seconds">>): Promise<void> {
+  const started = performance.now();
+  try {
+    const result = await run();
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`${MARK}${JSON.stringify({ ...result, seconds })}\n`);
+    process.exit(0);
+  } catch (error) {
+    console.error(error);
+    process.exit(1);
+  }
+}
+
+/** Reads the result line a benchmark child printed. */
+export function parseResult(stdout: string): BenchResult | undefined {
+  const line = stdout.split("\n").find((l) => l.startsWith(MARK));
+  return line ? (JSON.parse(line.slice(MARK.length)) as BenchResult) : undefined;
+}
+
+export const progress = (text: string): void => {
+  process.stderr.write(`  ${text}\n`);
+};
+
+/** The p-th percentile (0-100) of the samples, nearest rank. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export const median = (samples: readonly number[]): number => percentile(samples, 50);
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves when `done()` is true, checking every few milliseconds; rejects after `timeoutMs`. */
+export async function until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+/** Collects garbage (the benchmarks run with --expose-gc) and reads memory, in MiB. */
+export async function memory(): Promise<{ rss: number; heap: number }> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  for (let i = 0; i < 3; i++) {
+    gc?.();
+    await sleep(20);
+  }
+  const m = process.memoryUsage();
+  return { rss: m.rss / 2 ** 20, heap: m.heapUsed / 2 ** 20 };
+}
+
+/** An event source a benchmark pushes batches into, the seam `createBot({ events })` offers. */
+export class PushSource implements EventSource {
+  #sink: EventSink | undefined;
+  readonly #abort = new AbortController();
+
+  async start(sink: EventSink): Promise<Registration> {
+    this.#sink = sink;
+    return {
+      queue_id: "bench",
+      last_event_id: -1,
+      zulip_feature_level: 400,
+      max_message_length: 10_000,
+    } as Registration;
+  }
+
+  /** Hands a batch to the runtime; resolves when the runtime lets the next poll go. */
+  async push(events: AnyEvent[]): Promise<void> {
+    if (!this.#sink) throw new Error("the bot has not started");
+    await this.#sink(events, this.#abort.signal);
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    this.#sink = undefined;
+  }
+}
+
+export const BOT_ID = 1000;
+
+/** A channel message event as the server delivers it. */
+export function messageEvent(
+  id: number,
+  senderId: number,
+  topic: string,
+  content: string,
+): AnyEvent {
+  return {
+    id,
+    type: "message",
+    flags: [],
+    message: {
+      id,
+      type: "stream",
+      stream_id: 1,
+      display_recipient: "general",
+      subject: topic,
+      content,
+      timestamp: 1_700_000_000 + id,
+      sender_id: senderId,
+      sender_email: `user${senderId}@bench.invalid`,
+      sender_full_name: `User ${senderId}`,
+      reactions: [],
+      submessages: [],
+      topic_links: [],
+    },
+  };
+}
+
+/**
+ * A real client whose requests go to an undici MockAgent: GET /users/me answers with the bot,
+ * POST /messages counts into `sent` and answers with a fresh ID. Nothing leaves the process.
+ */
+export function inMemoryClient(): {
+  client: ApiClient;
+  sent: () => number;
+  close(): Promise<void>;
+} {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const origin = agent.get("http://bench.invalid");
+  origin
+    .intercept({ path: "/api/v1/users/me", method: "GET" })
+    .reply(200, {
+      result: "success",
+      msg: "",
+      user_id: BOT_ID,
+      email: "bot@bench.invalid",
+      delivery_email: "bot@bench.invalid",
+      full_name: "Bench Bot",
+      is_admin: false,
+      is_owner: false,
+      is_guest: false,
+      is_bot: true,
+      is_active: true,
+      role: 400,
+      timezone: "UTC",
+      date_joined: "2024-01-01T00:00:00Z",
+    })
+    .persist();
+  let sent = 0;
+  origin
+    .intercept({ path: "/api/v1/messages", method: "POST" })
+    .reply(200, () => ({ result: "success", msg: "", id: 1_000_000 + ++sent }))
+    .persist();
+  const client = createClient({
+    site: "http://bench.invalid",
+    email: "bot@bench.invalid",
+    apiKey: "bench-key",
+    dispatcher: agent,
+  });
+  return { client, sent: () => sent, close: () => agent.close() };
+}

@@ -1,0 +1,118 @@
+// `npm run bench`: runs each benchmark in its own process, prints figures beside baselines, writes docs/performance.md.
+// `npm run bench -- dispatch memory` runs only those and leaves the report alone.
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseResult, type BenchResult, type Check, type Row } from "./lib.js";
+
+const ALL = ["dispatch", "reply", "memory", "startup", "sandbox"] as const;
+const report = fileURLToPath(new URL("../docs/performance.md", import.meta.url));
+
+/** Runs `bench/<name>.ts` in a fresh process (with --expose-gc) and reads its result line. */
+function runOne(name: string): Promise<BenchResult> {
+  const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", file], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    child.once("exit", (code) => {
+      const result = parseResult(out);
+      if (code === 0 && result) resolve(result);
+      else reject(new Error(`benchmark ${name} failed (exit ${code})\n${out}`));
+    });
+  });
+}
+
+/** Three significant digits, thousands grouped. */
+function fmt(n: number | null): string {
+  if (n === null || !Number.isFinite(n)) return "–";
+  const digits = Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 10 ? 1 : Math.abs(n) >= 1 ? 2 : 3;
+  return n.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** topicbot ÷ baseline, with a word on which way is good. */
+function ratio(row: Row): string {
+  if (row.baseline === null || row.baseline === 0) return "–";
+  const r = row.value / row.baseline;
+  return `${fmt(r)}×`;
+}
+
+function table(result: BenchResult): string[] {
+  return [
+    "| metric | topicbot | baseline | topicbot ÷ baseline | better | baseline is |",
+    "| --- | ---: | ---: | ---: | --- | --- |",
+    ...result.rows.map(
+      (r) =>
+        `| ${r.metric} | ${fmt(r.value)} ${r.unit} | ${r.baseline === null ? "–" : `${fmt(r.baseline)} ${r.unit}`} | ${ratio(r)} | ${r.better} | ${r.baselineIs ?? ""} |`,
+    ),
+  ];
+}
+
+const checkLine = (c: Check): string => `- ${c.ok ? "PASS" : "FAIL"}: ${c.what}`;
+
+const wanted = process.argv.slice(2);
+for (const name of wanted)
+  if (!(ALL as readonly string[]).includes(name))
+    throw new Error(`unknown benchmark "${name}"; known: ${ALL.join(", ")}`);
+const names = wanted.length > 0 ? wanted : [...ALL];
+const load = loadavg();
+const started = performance.now();
+const results: BenchResult[] = [];
+for (const name of names) {
+  process.stderr.write(`${name}\n`);
+  const result = await runOne(name);
+  results.push(result);
+  console.log(`\n${result.title} (${result.seconds.toFixed(1)} s)`);
+  console.log(table(result).join("\n"));
+  for (const c of result.checks) console.log(checkLine(c));
+}
+
+// The sandbox must outpace what the reply benchmark asks of it: a command costs two POSTs.
+const reply = results.find((r) => r.name === "reply");
+const sandbox = results.find((r) => r.name === "sandbox");
+if (reply && sandbox) {
+  const bot = reply.rows.find((r) => r.metric === "saturation: throughput")!.value;
+  const posts = sandbox.rows.find((r) => r.metric === "POST /messages")!.value;
+  const check = {
+    what: `the sandbox is not the reply benchmark's bottleneck: it serves ${fmt(posts)} POST /messages/s, more than twice the ${fmt(2 * bot)}/s the saturated bot needs (two per command)`,
+    ok: posts > 4 * bot,
+  };
+  sandbox.checks.push(check);
+  console.log(checkLine(check));
+}
+
+const seconds = (performance.now() - started) / 1000;
+const failed = results.flatMap((r) => r.checks).filter((c) => !c.ok);
+console.log(
+  `\n${names.length} benchmarks in ${seconds.toFixed(0)} s; ${failed.length} checks failed`,
+);
+
+if (wanted.length === 0) {
+  const cpu = cpus();
+  const lines = [
+    "# Performance",
+    "",
+    "Written by `npm run bench` (`bench/run.ts`); do not edit by hand. `bench/README.md` explains",
+    "how each figure is made and how to read it. Every figure stands beside a baseline measured in",
+    "the same run on the same machine, so the ratio means more than the absolute number.",
+    "",
+    `- Command: \`npm run bench\``,
+    `- Date: ${new Date().toISOString()}`,
+    `- Node: ${process.version} (${platform()} ${release()})`,
+    `- Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `- Load average when the run began: ${load.map((l) => l.toFixed(2)).join(", ")} (a shared machine: compare ratios, not absolutes)`,
+    `- Total time: ${seconds.toFixed(0)} s`,
+    "",
+  ];
+  for (const r of results) {
+    lines.push(`## ${r.title}`, "", r.method, "", ...table(r), "");
+    if (r.checks.length > 0) lines.push(...r.checks.map(checkLine), "");
+    lines.push(`(${r.seconds.toFixed(1)} s)`, "");
+  }
+  await writeFile(report, lines.join("\n"));
+  console.log(`report written to docs/performance.md`);
+}
+process.exit(failed.length > 0 ? 1 : 0);
