@@ -42,6 +42,9 @@ import { isTimeZone } from "./time.js";
 
 export type { PluginApi, EventListener } from "./plugin-api.js";
 
+/** Replies to one human message that the loop guard does not count (more look like a loop). */
+const ANSWERS_PER_MESSAGE = 3;
+
 export interface BotOptions extends ServiceOptions {
   /** A ready client; or give `server` and one is created (and closed on stop). */
   client?: ApiClient;
@@ -248,14 +251,24 @@ export function createBot(options: BotOptions): Bot {
    */
   function guardReplies(ctx: MessageContext): void {
     let index = 0;
+    /** The first few replies to a human's message are answers, not a flood: the guard skips them. */
+    const isAnswer = async (n: number, isReply: boolean): Promise<boolean> => {
+      if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
+      const users = await directory.users().catch(() => []);
+      const sender = users.find((u) => u.userId === ctx.message.sender_id);
+      return sender !== undefined && !sender.isBot;
+    };
     const wrap =
-      <A>(send: (arg: A) => Promise<SentMessage>, where: (arg: A) => string) =>
+      <A>(send: (arg: A) => Promise<SentMessage>, where: (arg: A) => string, isReply: boolean) =>
       async (arg: A): Promise<SentMessage> => {
         const n = index++;
         const before = replies.sent(ctx.message.id, n);
         if (before && before.length > 0) return { id: before[0]!, ids: before };
         const plugin = ctx.plugin ?? "bot";
-        const verdict = loopGuard?.check(plugin, where(arg));
+        const verdict =
+          loopGuard && !(await isAnswer(n, isReply))
+            ? loopGuard.check(plugin, where(arg))
+            : undefined;
         if (verdict && !verdict.allowed) {
           const error = new LoopGuardError(plugin, where(arg), verdict.pausedUntil!);
           if (verdict.tripped)
@@ -271,9 +284,11 @@ export function createBot(options: BotOptions): Bot {
           .catch((e: unknown) => log.error({ err: e }, "could not persist the reply ledger"));
         return sent;
       };
-    ctx.reply = wrap(ctx.reply, () => conversationKey(ctx.conversation));
-    ctx.send = wrap(ctx.send, (target: SendTarget) =>
-      JSON.stringify({ to: target.to, topic: target.topic ?? null }),
+    ctx.reply = wrap(ctx.reply, () => conversationKey(ctx.conversation), true);
+    ctx.send = wrap(
+      ctx.send,
+      (target: SendTarget) => JSON.stringify({ to: target.to, topic: target.topic ?? null }),
+      false,
     );
   }
 

@@ -57,11 +57,13 @@ describe("replies under faults: nothing dropped, nothing doubled; a flooding plu
   });
 
   it("pauses a plugin that floods one conversation, logs why once, and keeps serving the others", async () => {
+    // Up to three replies to one human message are answers the guard does not count; the
+    // fourth and fifth are counted, so a plugin answering each message five times trips it.
     const chatty = definePlugin({
       name: "chatty",
       setup(bot) {
         bot.hear(/^talk (\d+)$/, async (ctx) => {
-          for (let i = 1; i <= 3; i++) await ctx.reply(`${ctx.match[1]}.${i}`);
+          for (let i = 1; i <= 5; i++) await ctx.reply(`${ctx.match[1]}.${i}`);
         });
       },
     });
@@ -76,25 +78,42 @@ describe("replies under faults: nothing dropped, nothing doubled; a flooding plu
     for (const n of [1, 2, 3]) post(sandbox, `talk ${n}`, { topic: "loop" });
     post(sandbox, "talk 9", { topic: "elsewhere" });
     const replies = [];
-    for (let i = 0; i < 7; i++) replies.push(await t.reply());
+    for (let i = 0; i < 18; i++) replies.push(await t.reply());
     const inLoop = replies.filter((m) => m.topic === "loop").map((m) => m.content);
-    expect(inLoop).toEqual(["1.1", "1.2", "1.3", "2.1"]);
+    // Counted: 1.4, 1.5, 2.4, 2.5; the fifth counted send (3.4) trips the guard, 3.5 is refused too.
+    expect(inLoop).toEqual([
+      "1.1",
+      "1.2",
+      "1.3",
+      "1.4",
+      "1.5",
+      "2.1",
+      "2.2",
+      "2.3",
+      "2.4",
+      "2.5",
+      "3.1",
+      "3.2",
+      "3.3",
+    ]);
     expect(replies.filter((m) => m.topic === "elsewhere").map((m) => m.content)).toEqual([
       "9.1",
       "9.2",
       "9.3",
+      "9.4",
+      "9.5",
     ]);
     const warnings = () => log.lines().filter((l) => String(l.msg).includes("is paused in"));
     await until(() => warnings().length > 0, "the guard's warning");
     // Still serving other conversations after the trip.
     post(sandbox, "talk 10", { topic: "third" });
-    const third = [(await t.reply()).content, (await t.reply()).content, (await t.reply()).content];
-    expect(third).toEqual(["10.1", "10.2", "10.3"]);
-    // Messages 2 and 3 of the loop topic ran into the pause too: still one warning.
+    const third = [];
+    for (let i = 0; i < 5; i++) third.push((await t.reply()).content);
+    expect(third).toEqual(["10.1", "10.2", "10.3", "10.4", "10.5"]);
     await t.bot.stop();
     expect(warnings()).toHaveLength(1);
     expect(warnings()[0]).toMatchObject({ plugin: "chatty", level: 40 });
     expect(log.lines().filter((l) => l.level === 50)).toEqual([]);
-    expect(t.botMessages()).toHaveLength(10);
+    expect(t.botMessages()).toHaveLength(23);
   });
 });

@@ -222,6 +222,16 @@ describe("typed arguments on any text", () => {
   ].map((u) => ({ ...u, is_bot: false, is_active: true }));
   const api = {
     users: { list: async () => ({ result: "success", msg: "", members: users }) },
+    channels: {
+      list: async () => ({
+        result: "success",
+        msg: "",
+        streams: [
+          { stream_id: 1, name: "general" },
+          { stream_id: 2, name: "dev ops" },
+        ],
+      }),
+    },
   } as unknown as ApiClient;
   const env = {
     directory: new Directory(api),
