@@ -5,12 +5,8 @@ export default definePlugin({
   name: "echo",
   description: "Repeats what you say after `echo`.",
   setup(bot) {
-    bot.command(
-      "echo",
-      { description: "Repeat the text", examples: ["!echo hello"] },
-      async (ctx) => {
-        await ctx.reply(ctx.command.text || "Say something after `echo` and I will repeat it.");
-      },
+    bot.command("echo", { description: "Repeat the text", examples: ["!echo hello"] }, (ctx) =>
+      ctx.reply(ctx.command.text || "Say something after `echo` and I will repeat it."),
     );
   },
 });

@@ -8,6 +8,7 @@ import { runSandbox } from "./commands/sandbox.js";
 import { runCheck } from "./commands/check.js";
 import { runInit } from "./commands/init.js";
 import { runSchema } from "./commands/schema.js";
+import { runDev } from "./commands/dev.js";
 import { registerSend } from "./commands/send.js";
 
 const parsePort = (value: string): number => {
@@ -37,6 +38,18 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     .option("-c, --config <file>", "configuration file", "bot.config.yaml")
     .action(async (opts: { config: string }) => {
       exitCode = await runStart(opts, out);
+    });
+
+  program
+    .command("dev")
+    .description(
+      "chat with the bot in the terminal against the embedded sandbox; plugins reload when their files change",
+    )
+    .option("-c, --config <file>", "configuration file", "bot.config.yaml")
+    .option("--as <handle>", "the user you speak as: olivia, adam, max, mia or gus", "mia")
+    .option("--no-watch", "do not reload plugins when their files change")
+    .action(async (opts: { config: string; as: string; watch: boolean }) => {
+      exitCode = await runDev(opts);
     });
 
   program

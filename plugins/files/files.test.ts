@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestBot, describePluginDefaults, type TestBot } from "topicbot/testing";
+import files, { fileName } from "./index.js";
+
+describePluginDefaults(files);
+
+describe("files", () => {
+  let t: TestBot;
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it("saves text as a file and answers with its link", async () => {
+    t = await createTestBot({ plugins: [files] });
+    await t.send("!file notes.txt remember the milk");
+    const reply = await t.expectReply(
+      /^Saved \[notes\.txt\]\(\/user_uploads\/\S+\) \(18 bytes\)\.$/,
+    );
+    const upload = t.uploads().at(-1)!;
+    expect(reply.content).toContain(upload.url);
+    expect(upload).toMatchObject({ filename: "notes.txt", ownerId: t.sandbox.bot.userId });
+    expect(upload.data.toString()).toBe("remember the milk\n");
+
+    await t.send("!file deploy.sh ```bash\nnpm ci\nnpm run deploy\n```");
+    await t.expectReply(/^Saved \[deploy\.sh\]/);
+    expect(t.uploads().at(-1)!.data.toString()).toBe("npm ci\nnpm run deploy\n");
+    await t.dialog([["!file", /^Usage: `!file <name> <text>`/]]);
+  });
+
+  it("exports a topic as a Markdown transcript", async () => {
+    t = await createTestBot({ plugins: [files], now: "2025-03-03T08:00:00Z" });
+    await t.send("first thought", { as: "adam", topic: "design" });
+    await t.send("second thought", { as: "max", topic: "design" });
+    await t.send("elsewhere", { as: "max", topic: "other" });
+    await t.send("!export", { topic: "design" });
+    await t.expectReply(/^Exported 2 messages: \[general-design\.md\]\(\/user_uploads\/\S+\)$/);
+    expect(t.uploads().at(-1)!.data.toString()).toBe(
+      "# #general > design\n\n**Adam Admin** (2025-03-03T08:00:00Z):\n\nfirst thought\n\n**Max Moderator** (2025-03-03T08:00:00Z):\n\nsecond thought\n",
+    );
+    await t.dialog([["export", "`export` works in a channel topic."]], { dm: true });
+  });
+});
+
+describe("fileName", () => {
+  it("keeps safe names and adds .md when there is no extension", () => {
+    expect(fileName("report.csv", "x")).toBe("report.csv");
+    expect(fileName("my notes", "x")).toBe("my-notes.md");
+    expect(fileName("../../etc/passwd", "x")).toBe("etc-passwd.md");
+    expect(fileName("***", "note")).toBe("note.md");
+  });
+});

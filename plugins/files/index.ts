@@ -1,0 +1,76 @@
+// files: turns text and whole topics into uploaded files, and answers with their links.
+import { definePlugin, z } from "topicbot";
+
+/** A safe file name: letters, digits, dots, dashes; `.md` added when there is no extension. */
+export function fileName(name: string, fallback: string): string {
+  const cleaned = name
+    .normalize("NFKC")
+    .replace(/[^\p{L}\p{N}._-]+/gu, "-")
+    .replace(/^[-.]+|-+$/g, "");
+  const base = cleaned === "" ? fallback : cleaned;
+  return /\.[a-z0-9]{1,8}$/i.test(base) ? base : `${base}.md`;
+}
+
+export default definePlugin({
+  name: "files",
+  description: "Saves text and topic transcripts as files and links them.",
+  config: z.object({
+    /** How many messages `export` takes at most (the newest). */
+    maxExport: z.number().int().min(1).max(5000).default(1000),
+  }),
+  setup(bot, config) {
+    bot.command(
+      "file",
+      {
+        description: "Save the text after the name (a code block works too) as a file",
+        examples: ["file notes.txt remember the milk", "file deploy.sh ```\nnpm run deploy\n```"],
+      },
+      async (ctx) => {
+        const match = /^(\S+)\s+([\s\S]+)$/.exec(ctx.command.text);
+        if (!match) {
+          await ctx.reply("Usage: `!file <name> <text>`: the text becomes the file's content.");
+          return;
+        }
+        const fence = /^```[^\n]*\n([\s\S]*?)\n?```\s*$/.exec(match[2]!);
+        const content = fence ? `${fence[1]}\n` : `${match[2]}\n`;
+        const file = await ctx.upload(Buffer.from(content, "utf8"), fileName(match[1]!, "note"));
+        await ctx.reply(`Saved ${file.markdown} (${Buffer.byteLength(content)} bytes).`);
+      },
+    );
+
+    bot.command(
+      "export",
+      { description: "Save this topic's messages as a Markdown file", examples: ["export"] },
+      async (ctx) => {
+        if (ctx.conversation.type !== "channel") {
+          await ctx.reply("`export` works in a channel topic.");
+          return;
+        }
+        const { channel, topic } = ctx.conversation;
+        const { messages } = await ctx.api.messages.list({
+          anchor: ctx.message.id,
+          include_anchor: false,
+          num_before: config.maxExport,
+          num_after: 0,
+          narrow: [
+            { operator: "channel", operand: channel },
+            { operator: "topic", operand: topic },
+          ],
+          apply_markdown: false,
+        });
+        const lines = [`# #${channel} > ${topic}`, ""];
+        for (const m of messages) {
+          const when = new Date(m.timestamp * 1000).toISOString().replace(".000Z", "Z");
+          lines.push(`**${m.sender_full_name}** (${when}):`, "", m.content, "");
+        }
+        const file = await ctx.upload(
+          Buffer.from(lines.join("\n"), "utf8"),
+          fileName(`${channel}-${topic}`, "topic"),
+        );
+        await ctx.reply(
+          `Exported ${messages.length} ${messages.length === 1 ? "message" : "messages"}: ${file.markdown}`,
+        );
+      },
+    );
+  },
+});

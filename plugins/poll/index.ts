@@ -1,0 +1,103 @@
+// poll: a question with options, reactions as votes, a tally kept live in the poll message.
+import { conversationKey, definePlugin, tokenize, z } from "topicbot";
+import { countVotes, renderPoll, winner, type Poll } from "./tally.js";
+
+const FRUIT = [
+  "banana",
+  "cherries",
+  "grapes",
+  "lemon",
+  "peach",
+  "pear",
+  "strawberry",
+  "watermelon",
+  "tangerine",
+  "pineapple",
+];
+
+export default definePlugin({
+  name: "poll",
+  description: "Polls: reactions are the votes, and the poll message keeps the tally.",
+  config: z.object({
+    /** The emoji that vote for the first, second, ... option; also bounds the number of options. */
+    emoji: z.array(z.string().min(1)).min(2).default(FRUIT),
+  }),
+  setup(bot, config) {
+    const pollKey = (id: number) => `poll:${id}`;
+    const latestKey = (conversation: string) => `latest:${conversation}`;
+
+    let botId: number | undefined;
+    const me = async (): Promise<number> => (botId ??= (await bot.api.users.me()).user_id);
+
+    /** Recounts from the server's reactions and rewrites the poll message. */
+    const refresh = async (id: number, poll: Poll): Promise<number[]> => {
+      const { message } = await bot.api.messages.get({ message_id: id });
+      const votes = countVotes(poll, message.reactions ?? [], await me());
+      await bot.api.messages.update({ message_id: id, content: renderPoll(poll, votes) });
+      return votes;
+    };
+
+    bot.command(
+      "poll",
+      {
+        description:
+          "Start a poll (question and options, quoted when they have spaces), or `close` the last one here",
+        examples: ['poll "Lunch where?" pizza sushi "the usual place"', "poll close"],
+      },
+      async (ctx) => {
+        const words = tokenize(ctx.command.text).map((t) => t.value);
+        const here = latestKey(conversationKey(ctx.conversation));
+        if (words.length === 1 && words[0]!.toLowerCase() === "close") {
+          const id = await bot.storage.get<number>(here);
+          const poll = id === undefined ? undefined : await bot.storage.get<Poll>(pollKey(id));
+          if (id === undefined || !poll || poll.closed) {
+            await ctx.reply("There is no open poll in this conversation.");
+            return;
+          }
+          poll.closed = true;
+          await bot.storage.set(pollKey(id), poll);
+          const votes = await refresh(id, poll);
+          await ctx.react("check");
+          await ctx.reply(`Poll closed: **${poll.question}**. Result: ${winner(poll, votes)}.`);
+          return;
+        }
+        const [question, ...options] = words;
+        if (!question || options.length < 2) {
+          await ctx.reply(
+            'A poll needs a question and at least two options: `!poll "Lunch where?" pizza sushi`.',
+          );
+          return;
+        }
+        if (options.length > config.emoji.length) {
+          await ctx.reply(`A poll can have at most ${config.emoji.length} options.`);
+          return;
+        }
+        const poll: Poll = {
+          question,
+          options,
+          emoji: config.emoji.slice(0, options.length),
+          author: ctx.sender.fullName,
+          closed: false,
+        };
+        const sent = await ctx.reply(
+          renderPoll(
+            poll,
+            options.map(() => 0),
+          ),
+        );
+        await bot.storage.set(pollKey(sent.id), poll);
+        await bot.storage.set(here, sent.id);
+        // The bot's own reactions are the ballot: one click to vote.
+        for (const emoji of poll.emoji)
+          await ctx.api.messages.addReaction({ message_id: sent.id, emoji_name: emoji });
+      },
+    );
+
+    bot.on("reaction", async (event) => {
+      const poll = await bot.storage.get<Poll>(pollKey(event.message_id));
+      if (!poll || poll.closed || !poll.emoji.includes(event.emoji_name)) return;
+      if (event.user_id === (await me())) return;
+      await refresh(event.message_id, poll);
+    });
+  },
+});

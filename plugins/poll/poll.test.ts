@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestBot, describePluginDefaults, type TestBot } from "topicbot/testing";
+import poll from "./index.js";
+
+describePluginDefaults(poll);
+
+describe("poll", () => {
+  let t: TestBot;
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it("posts the poll with its ballot, counts reactions as votes, and closes with the result", async () => {
+    t = await createTestBot({ plugins: [poll] });
+    await t.send('!poll "Lunch where?" pizza sushi "the usual place"');
+    const posted = await t.expectReply(/^\*\*Poll: Lunch where\?\*\* \(asked by Mia Member\)/);
+    expect(posted.content).toContain(
+      ":banana: pizza: **0** votes\n:cherries: sushi: **0** votes\n:grapes: the usual place: **0** votes",
+    );
+    await t.settle();
+    expect(t.reactions(posted.id).map((r) => r.emoji)).toEqual(["banana", "cherries", "grapes"]);
+
+    await t.react(posted.id, "cherries", { as: "mia" });
+    await t.react(posted.id, "cherries", { as: "adam" });
+    await t.react(posted.id, "banana", { as: "max" });
+    await t.react(posted.id, "tada", { as: "gus" }); // not an option: ignored
+    await expect
+      .poll(() => t.realm.message(posted.id)!.content, { timeout: 3_000, interval: 5 })
+      .toContain(":banana: pizza: **1** vote\n:cherries: sushi: **2** votes");
+
+    const close = await t.send("!poll close", { as: "adam" });
+    await t.expectReply("Poll closed: **Lunch where?**. Result: sushi (2 votes).");
+    expect(t.realm.message(posted.id)!.content).toMatch(/Closed with 3 votes\.$/);
+    expect(t.reactions(close)).toEqual([expect.objectContaining({ emoji: "check" })]);
+    await t.dialog([["!poll close", "There is no open poll in this conversation."]]);
+  });
+
+  it("keeps polls per conversation and refuses bad polls", async () => {
+    t = await createTestBot({
+      plugins: [{ plugin: poll, settings: { emoji: ["lemon", "pear"] } }],
+    });
+    await t.dialog([
+      ["!poll Tea?", /needs a question and at least two options/],
+      ["!poll Tea? yes no maybe", "A poll can have at most 2 options."],
+      ["!poll Tea? yes no", /^\*\*Poll: Tea\?\*\*/],
+    ]);
+    await t.dialog([["!poll close", "There is no open poll in this conversation."]], {
+      topic: "other",
+    });
+    await t.dialog([["!poll close", "Poll closed: **Tea?**. Result: no votes."]]);
+  });
+});

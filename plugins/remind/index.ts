@@ -1,0 +1,124 @@
+// remind: "remind me in 2 hours to ...", reminders for others and for topics, sent as the server's scheduled messages.
+import { definePlugin, z, type MessageContext } from "topicbot";
+import { parseReminder, type ReminderRequest } from "./parse.js";
+
+/** A request the plugin turns down, with the reason for the sender. */
+class Refusal extends Error {}
+
+interface Pending {
+  id: number;
+  /** Epoch milliseconds. */
+  at: number;
+  what: string;
+  where: string;
+}
+
+const USAGE =
+  "Usage: `remind <me|@**user**|#**channel>topic**> <when> <what>`, e.g. `remind me in 2 hours to stretch`.";
+
+export default definePlugin({
+  name: "remind",
+  description: "Reminders for you, for others and for topics, delivered by the server at the time.",
+  config: z.object({
+    /** Time zone for wall times (`tomorrow 9:00`) when the sender's profile has none. */
+    timeZone: z.string().default("UTC"),
+  }),
+  setup(bot, config) {
+    /** The sender's profile time zone, else the configured one. */
+    const zoneOf = async (ctx: MessageContext): Promise<string> => {
+      const { members } = await ctx.api.users.list({ user_ids: [ctx.sender.userId] });
+      const zone = members.find((m) => m.user_id === ctx.sender.userId)?.timezone;
+      return zone || config.timeZone;
+    };
+
+    const deliver = async (ctx: MessageContext, request: ReminderRequest): Promise<string> => {
+      const { target, at, what } = request;
+      if (target.kind === "me") {
+        const mention = ctx.isDirect ? "" : `@**${ctx.sender.fullName}** `;
+        await ctx.schedule(`${mention}Reminder: ${what}`, at);
+        return ctx.isDirect ? "you" : "you here";
+      }
+      if (target.kind === "user") {
+        const { members } = await ctx.api.users.list({});
+        const user = members.find(
+          (m) =>
+            (target.userId !== undefined && m.user_id === target.userId) ||
+            m.full_name.toLowerCase() === target.name.toLowerCase(),
+        );
+        if (!user || !user.is_active) throw new Refusal(`I don't know a user @**${target.name}**.`);
+        await ctx.schedule(`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
+          to: [user.user_id],
+        });
+        return `@**${user.full_name}**`;
+      }
+      const { streams } = await ctx.api.channels.list({});
+      const channel = streams.find((s) => s.name.toLowerCase() === target.channel.toLowerCase());
+      if (!channel) throw new Refusal(`I don't know a channel #**${target.channel}**.`);
+      await ctx.schedule(`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
+        to: channel.stream_id,
+        topic: target.topic,
+      });
+      return `#**${channel.name}>${target.topic}**`;
+    };
+
+    bot.command(
+      "remind",
+      {
+        description: "Remind you, someone or a topic of something at a time",
+        examples: [
+          "remind me in 2 hours to stretch",
+          "remind @**Mia Member** tomorrow 9:00 to send the report",
+          "remind #**general>standup** friday 5pm code freeze",
+        ],
+      },
+      async (ctx) => {
+        let request: ReminderRequest;
+        try {
+          request = parseReminder(ctx.command.text, {
+            now: ctx.message.timestamp * 1000,
+            zone: await zoneOf(ctx),
+          });
+        } catch (error) {
+          await ctx.reply(`${(error as Error).message}\n${USAGE}`);
+          return;
+        }
+        let where: string;
+        try {
+          where = await deliver(ctx, request);
+        } catch (error) {
+          if (!(error instanceof Refusal)) throw error;
+          await ctx.reply(error.message);
+          return;
+        }
+        const key = `pending:${ctx.sender.userId}`;
+        const pending = (await bot.storage.get<Pending[]>(key)) ?? [];
+        const now = ctx.message.timestamp * 1000;
+        const kept = pending.filter((p) => p.at > now);
+        kept.push({ id: ctx.message.id, at: request.at.getTime(), what: request.what, where });
+        await bot.storage.set(key, kept);
+        await ctx.reply(`I'll remind ${where} <time:${request.at.toISOString()}>: ${request.what}`);
+      },
+    );
+
+    bot.command(
+      "reminders",
+      { description: "List the reminders you set that are still to come", examples: ["reminders"] },
+      async (ctx) => {
+        const now = ctx.message.timestamp * 1000;
+        const pending = ((await bot.storage.get<Pending[]>(`pending:${ctx.sender.userId}`)) ?? [])
+          .filter((p) => p.at > now)
+          .sort((a, b) => a.at - b.at);
+        await ctx.reply(
+          pending.length === 0
+            ? "You have no reminders to come."
+            : [
+                "Your reminders to come:",
+                ...pending.map(
+                  (p) => `- <time:${new Date(p.at).toISOString()}> for ${p.where}: ${p.what}`,
+                ),
+              ].join("\n"),
+        );
+      },
+    );
+  },
+});

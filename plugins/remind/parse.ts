@@ -1,0 +1,73 @@
+// Reading a reminder request: who or where, when (the longest run of words that is a time), what.
+import { parseTime, tokenize } from "topicbot";
+
+/** Who gets the reminder: the sender, another user (by mention), or a channel topic. */
+export type ReminderTarget =
+  | { kind: "me" }
+  | { kind: "user"; name: string; userId?: number }
+  | { kind: "topic"; channel: string; topic: string };
+
+export interface ReminderRequest {
+  target: ReminderTarget;
+  at: Date;
+  /** The words that said when, as typed. */
+  when: string;
+  what: string;
+}
+
+const USER = /^@_?\*\*([^*|]+?)(?:\|(\d+))?\*\*$/;
+const TOPIC = /^#(?:\*\*([^*>]+)>([^*]+)\*\*|([^\s>]+)>(\S+))$/;
+
+/** The target a first word names, or undefined. */
+export function readTarget(word: string): ReminderTarget | undefined {
+  if (word.toLowerCase() === "me") return { kind: "me" };
+  const user = USER.exec(word);
+  if (user)
+    return {
+      kind: "user",
+      name: user[1]!,
+      ...(user[2] !== undefined && { userId: Number(user[2]) }),
+    };
+  const topic = TOPIC.exec(word);
+  if (topic) return { kind: "topic", channel: topic[1] ?? topic[3]!, topic: topic[2] ?? topic[4]! };
+  return undefined;
+}
+
+/**
+ * Parses `me in 2 hours to stretch`, `@**Mia Member** tomorrow 9:00 call Bob`,
+ * `#**ops>deploys** friday 5pm freeze`. Throws an Error whose message is meant for the chat.
+ *
+ * @example
+ * parseReminder("me in 2 hours to stretch", { now: Date.now(), zone: "UTC" }).what; // "stretch"
+ */
+export function parseReminder(
+  text: string,
+  options: { now: number; zone: string },
+): ReminderRequest {
+  const tokens = tokenize(text);
+  const first = tokens[0];
+  const target = first && readTarget(first.value);
+  if (!target)
+    throw new Error(
+      first
+        ? `I can remind \`me\`, a user (\`@**Name**\`) or a topic (\`#**channel>topic**\`), not \`${first.value}\`.`
+        : "Tell me whom to remind, when, and what.",
+    );
+  // The longest run of words after the target that reads as a time.
+  const rest = tokens.slice(1);
+  for (let n = Math.min(rest.length, 6); n >= 1; n--) {
+    const when = text.slice(rest[0]!.start, rest[n - 1]!.end);
+    const at = parseTime(when, options);
+    if (!at) continue;
+    const what = text
+      .slice(rest[n - 1]!.end)
+      .trim()
+      .replace(/^to\s+/i, "");
+    if (what === "") throw new Error("What should I remind about? Add it after the time.");
+    if (at.getTime() <= options.now) throw new Error(`\`${when}\` is not in the future.`);
+    return { target, at, when, what };
+  }
+  throw new Error(
+    `I could not read a time after \`${first!.value}\`; try \`in 10 minutes\`, \`tomorrow 9:00\` or \`friday 5pm\`.`,
+  );
+}

@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestBot, describePluginDefaults, type TestBot } from "topicbot/testing";
+import remind from "./index.js";
+import { parseReminder } from "./parse.js";
+
+describePluginDefaults(remind);
+
+// Monday 3 March 2025, 08:00 UTC.
+const START = "2025-03-03T08:00:00Z";
+
+describe("remind", () => {
+  let t: TestBot;
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it("reminds the sender in the same topic when the time comes", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    await t.dialog([
+      [
+        "!remind me in 2 hours to stretch",
+        "I'll remind you here <time:2025-03-03T10:00:00.000Z>: stretch",
+      ],
+    ]);
+    await t.clock.advance("119m");
+    await t.expectNoReply();
+    await t.clock.advance("1m");
+    expect(await t.expectReply("@**Mia Member** Reminder: stretch")).toMatchObject({
+      channel: "general",
+      topic: "test",
+    });
+  });
+
+  it("reads wall times in the sender's profile time zone", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    await t.createUser({ handle: "lea", fullName: "Léa", timezone: "Europe/Paris" });
+    await t.dm("remind me tomorrow 9:00 water the plants", { as: "lea" });
+    await t.expectReply("I'll remind you <time:2025-03-04T08:00:00.000Z>: water the plants");
+    expect(t.scheduled()).toEqual([
+      expect.objectContaining({
+        type: "direct",
+        content: "Reminder: water the plants",
+        at: new Date("2025-03-04T08:00:00Z"),
+      }),
+    ]);
+  });
+
+  it("reminds another user by direct message and a topic by name", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    await t.send("!remind @**Adam Admin** in 10 minutes to review the PR");
+    await t.expectReply(
+      "I'll remind @**Adam Admin** <time:2025-03-03T08:10:00.000Z>: review the PR",
+    );
+    await t.send("!remind #**sandbox>standup** tomorrow 9:00 standup in 5");
+    await t.expectReply(
+      /^I'll remind #\*\*sandbox>standup\*\* <time:2025-03-04T09:00:00.000Z>: standup in 5$/,
+    );
+    await t.clock.advance("10m");
+    expect(await t.expectReply("Reminder from **Mia Member**: review the PR")).toMatchObject({
+      type: "direct",
+      userIds: [t.user("adam").userId, t.sandbox.bot.userId],
+    });
+    await t.clock.set("2025-03-04T09:00:00Z");
+    expect(await t.expectReply("Reminder from **Mia Member**: standup in 5")).toMatchObject({
+      channel: "sandbox",
+      topic: "standup",
+    });
+  });
+
+  it("lists the sender's reminders still to come", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    await t.dialog([
+      ["!reminders", "You have no reminders to come."],
+      ["!remind me in 1h tea", /tea$/],
+      ["!remind me in 30m call", /call$/],
+      [
+        "!reminders",
+        "Your reminders to come:\n- <time:2025-03-03T08:30:00.000Z> for you here: call\n- <time:2025-03-03T09:00:00.000Z> for you here: tea",
+      ],
+    ]);
+  });
+
+  it("explains what it could not read", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    await t.dialog([
+      ["!remind", /^Tell me whom to remind, when, and what\.\nUsage: `remind/],
+      ["!remind bob in 1h x", /not `bob`/],
+      ["!remind me sometime soon", /I could not read a time after `me`/],
+      ["!remind me in 2 hours", /What should I remind about/],
+      ["!remind @**Nobody** in 1h x", "I don't know a user @**Nobody**."],
+      ["!remind #**nowhere>x** in 1h x", "I don't know a channel #**nowhere**."],
+    ]);
+    expect(t.scheduled()).toEqual([]);
+  });
+});
+
+describe("parseReminder", () => {
+  const now = Date.parse(START);
+  it("takes the longest run of words that is a time", () => {
+    expect(parseReminder("me tomorrow 9:00 call Bob", { now, zone: "UTC" })).toEqual({
+      target: { kind: "me" },
+      at: new Date("2025-03-04T09:00:00Z"),
+      when: "tomorrow 9:00",
+      what: "call Bob",
+    });
+    expect(parseReminder("#ops>deploys friday at 5pm freeze", { now, zone: "UTC" }).target).toEqual(
+      {
+        kind: "topic",
+        channel: "ops",
+        topic: "deploys",
+      },
+    );
+  });
+});

@@ -1,0 +1,85 @@
+// triage: reports messages to the moderators (by command, or by rule), then marks the topic read.
+import { definePlugin, z, type MessageContext } from "topicbot";
+
+const REASONS = ["spam", "harassment", "inappropriate", "norms", "other"] as const;
+type Reason = (typeof REASONS)[number];
+
+const rule = z.object({
+  /** A regular expression (case-insensitive) the whole message text is tested against. */
+  pattern: z.string().min(1),
+  reason: z.enum(REASONS).default("spam"),
+  /** Sent with the report; required by the server when the reason is `other`. */
+  explanation: z.string().optional(),
+});
+
+/** A message ID from a bare number or a message link (`.../near/123`, `.../with/123`). */
+export function messageIdOf(word: string): number | undefined {
+  const match = /^(\d+)$/.exec(word) ?? /\/(?:near|with)\/(\d+)(?:[/?#)]|$)/.exec(word);
+  return match ? Number(match[1]) : undefined;
+}
+
+export default definePlugin({
+  name: "triage",
+  description:
+    "Reports messages to the moderators, on request or by rule, and keeps the bot's unread count down.",
+  config: z.object({
+    /** Messages matching a rule are reported automatically (every message with `respondTo: all`). */
+    rules: z.array(rule).default([]),
+  }),
+  setup(bot, config) {
+    const rules = config.rules.map((r) => ({ ...r, regex: new RegExp(r.pattern, "i") }));
+
+    const markRead = async (ctx: MessageContext): Promise<void> => {
+      if (ctx.conversation.type === "channel") await ctx.markTopicRead();
+    };
+
+    // Rules: the matching message itself is reported, and goes no further.
+    bot.use(async (ctx, next) => {
+      const hit =
+        ctx.sender.userId === ctx.me.userId
+          ? undefined
+          : rules.find((r) => r.regex.test(ctx.message.content));
+      if (!hit) return next();
+      await ctx.report(hit.reason, hit.explanation ?? `matched the triage rule /${hit.pattern}/`);
+      await markRead(ctx);
+      bot.log.info({ messageId: ctx.message.id, rule: hit.pattern }, "reported a message by rule");
+    });
+
+    bot.command(
+      "triage",
+      {
+        description: `Report a message (its ID or link) to the moderators: ${REASONS.join(", ")}`,
+        examples: [
+          "triage 1234 spam",
+          "triage https://chat.example.com/#narrow/channel/1-general/topic/x/near/1234 other off-topic ads",
+        ],
+      },
+      async (ctx) => {
+        const [target, reasonWord, ...rest] = ctx.command.text.split(/\s+/).filter(Boolean);
+        const messageId = target === undefined ? undefined : messageIdOf(target);
+        const reason = (reasonWord ?? "").toLowerCase() as Reason;
+        const explanation = rest.join(" ");
+        if (messageId === undefined || !REASONS.includes(reason)) {
+          await ctx.reply(
+            `Usage: \`!triage <message ID or link> <${REASONS.join("|")}> [explanation]\``,
+          );
+          return;
+        }
+        if (reason === "other" && explanation === "") {
+          await ctx.reply("Say why after `other`, e.g. `!triage 1234 other posting ads`.");
+          return;
+        }
+        const by = `Triaged by ${ctx.sender.fullName}`;
+        await ctx.api.messages.report({
+          message_id: messageId,
+          report_type: reason,
+          description: explanation ? `${explanation} (${by})` : by,
+        });
+        await markRead(ctx);
+        await ctx.reply(
+          `Reported message ${messageId} to the moderators for ${reason}. Thank you.`,
+        );
+      },
+    );
+  },
+});

@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestBot, describePluginDefaults, type TestBot } from "topicbot/testing";
+import triage, { messageIdOf } from "./index.js";
+
+describePluginDefaults(triage);
+
+describe("triage", () => {
+  let t: TestBot;
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it("reports a message named by ID or link, with the reason, and marks the topic read", async () => {
+    t = await createTestBot({ plugins: [triage] });
+    const bad = await t.send("Buy cheap watches at example.test", { as: "gus", topic: "market" });
+    await t.send(`!triage ${bad} spam`, { topic: "market" });
+    await t.expectReply(`Reported message ${bad} to the moderators for spam. Thank you.`);
+    expect(t.reports()).toEqual([
+      expect.objectContaining({
+        authorId: t.user("gus").userId,
+        reporterId: t.sandbox.bot.userId,
+        reason: "spam",
+        explanation: "Triaged by Mia Member",
+        quoted: "Buy cheap watches at example.test",
+        where: "#**general>market**",
+      }),
+    ]);
+    expect(t.realm.message(bad)!.flags.get(t.sandbox.bot.userId)?.has("read")).toBe(true);
+
+    const rude = await t.send("you are all idiots", { as: "gus", topic: "market" });
+    await t.send(
+      `!triage ${t.sandbox.url}/#narrow/channel/1-general/topic/market/near/${rude} other insults people`,
+      {
+        topic: "market",
+      },
+    );
+    await t.expectReply(/^Reported message \d+ to the moderators for other/);
+    expect(t.reports().at(-1)).toMatchObject({
+      reason: "other reason",
+      explanation: "insults people (Triaged by Mia Member)",
+    });
+  });
+
+  it("answers bad requests with the usage, reporting nothing", async () => {
+    t = await createTestBot({ plugins: [triage] });
+    await t.dialog([
+      ["!triage", /^Usage: `!triage <message ID or link>/],
+      ["!triage 12 rude", /^Usage:/],
+      ["!triage 12 other", /Say why after `other`/],
+    ]);
+    expect(t.reports()).toEqual([]);
+  });
+
+  it("reports messages that match a rule by itself", async () => {
+    t = await createTestBot({
+      plugins: [
+        { plugin: triage, settings: { rules: [{ pattern: "cheap watches", reason: "spam" }] } },
+      ],
+      config: { respondTo: "all" },
+    });
+    const spam = await t.send("CHEAP WATCHES here!", { as: "gus", topic: "market" });
+    await t.send("a normal message", { as: "mia", topic: "market" });
+    await t.expectNoReply();
+    expect(t.reports()).toEqual([
+      expect.objectContaining({
+        authorId: t.user("gus").userId,
+        reason: "spam",
+        explanation: "matched the triage rule /cheap watches/",
+      }),
+    ]);
+    expect(t.realm.message(spam)!.flags.get(t.sandbox.bot.userId)?.has("read")).toBe(true);
+  });
+});
+
+describe("messageIdOf", () => {
+  it("reads message IDs from numbers and links", () => {
+    expect(messageIdOf("42")).toBe(42);
+    expect(messageIdOf("https://x.test/#narrow/channel/1-general/topic/a/near/77")).toBe(77);
+    expect(messageIdOf("https://x.test/#narrow/channel/1-general/topic/a/with/78")).toBe(78);
+    expect(messageIdOf("soon")).toBeUndefined();
+  });
+});

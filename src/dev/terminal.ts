@@ -1,0 +1,58 @@
+// What the developer types in `bot dev` and how the chat is printed: pure functions, tested alone.
+
+/** Where the developer's next line goes. */
+export type Place =
+  { type: "channel"; channel: string; topic: string } | { type: "direct"; to: string };
+
+/** One line typed at the prompt, understood. */
+export type Input =
+  | { kind: "say"; text: string }
+  | { kind: "switch"; place: Place }
+  | { kind: "as"; handle: string }
+  | { kind: "help" }
+  | { kind: "quit" }
+  | { kind: "nothing" }
+  | { kind: "error"; message: string };
+
+export const HELP = [
+  "Type a message and press Enter to send it.",
+  "  #channel > topic   talk in that channel topic (created if needed); `#channel` keeps the topic",
+  "  @name              talk to someone in a direct message (`@bot` is the bot)",
+  "  /as <handle>       speak as another user: olivia (owner), adam (admin), max (moderator), mia, gus (guest)",
+  "  /help              this text      /quit   stop (or Ctrl-D)",
+].join("\n");
+
+/**
+ * Reads one typed line.
+ *
+ * @example
+ * parseInput("#general > lunch", current); // { kind: "switch", place: { type: "channel", channel: "general", topic: "lunch" } }
+ */
+export function parseInput(line: string, current: Place): Input {
+  const text = line.trim();
+  if (text === "") return { kind: "nothing" };
+  const place = /^#\s*([^>]+?)\s*(?:>\s*(.+?)\s*)?$/.exec(text);
+  if (place && !text.startsWith("#**")) {
+    const topic = place[2] ?? (current.type === "channel" ? current.topic : "dev");
+    return { kind: "switch", place: { type: "channel", channel: place[1]!, topic } };
+  }
+  const direct = /^@(\S+)$/.exec(text);
+  if (direct) return { kind: "switch", place: { type: "direct", to: direct[1]! } };
+  if (text === "/quit" || text === "/exit") return { kind: "quit" };
+  if (text === "/help") return { kind: "help" };
+  const as = /^\/as\s+(\S+)$/.exec(text);
+  if (as) return { kind: "as", handle: as[1]! };
+  if (/^\/[a-z]+/.test(text) && !text.startsWith("//"))
+    return { kind: "error", message: `unknown command ${text.split(/\s/)[0]}; /help lists them` };
+  return { kind: "say", text: line.replace(/\s+$/, "") };
+}
+
+/** `#general > dev` or `@bot`. */
+export const describePlace = (place: Place): string =>
+  place.type === "channel" ? `#${place.channel} > ${place.topic}` : `@${place.to}`;
+
+/** A chat line: `[#general > dev] Topic Bot (ping › command ping): pong`, continuation lines indented. */
+export function chatLine(where: string, who: string, text: string, via?: string): string {
+  const head = `[${where}] ${who}${via ? ` (${via})` : ""}: `;
+  return head + text.split("\n").join(`\n${" ".repeat(Math.min(head.length, 8))}`);
+}

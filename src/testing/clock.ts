@@ -1,0 +1,95 @@
+// The harness's fake clock: one time for the sandbox (scheduled messages) and the bot's cron jobs.
+import { ManualClock } from "../sandbox/clock.js";
+import type { SchedulerClock, TimerHandle } from "../scheduler/clock.js";
+import { parseDuration } from "../runtime/time.js";
+
+interface PendingTimer {
+  id: number;
+  at: number;
+  callback: () => void;
+}
+
+/**
+ * A clock that moves only when a test says so. It is the sandbox's clock (scheduled messages are
+ * delivered when it passes their time) and a `SchedulerClock` (cron timers fire as it passes
+ * them), so one `advance` drives both, in time order.
+ *
+ * @example
+ * const t = await createTestBot({ plugins: [remind], now: "2025-03-03T08:00:00Z" });
+ * await t.send("!remind me in 2 hours to stretch");
+ * await t.clock.advance("2h");
+ * await t.expectReply(/stretch/);
+ */
+export class TestClock extends ManualClock implements SchedulerClock {
+  readonly #timers = new Map<number, PendingTimer>();
+  #nextTimerId = 1;
+
+  constructor(start: number | Date | string = Date.now()) {
+    super(typeof start === "string" ? parseStart(start) : start);
+  }
+
+  setTimer(callback: () => void, delayMs: number): TimerHandle {
+    const id = this.#nextTimerId++;
+    this.#timers.set(id, { id, at: this.now() + Math.max(0, delayMs), callback });
+    return { id };
+  }
+
+  clearTimer(handle: TimerHandle): void {
+    if (typeof handle === "object" && "id" in handle && typeof handle.id === "number")
+      this.#timers.delete(handle.id);
+  }
+
+  /** Cron timers waiting to fire. */
+  get pendingTimers(): number {
+    return this.#timers.size;
+  }
+
+  /**
+   * Moves time forward by `by`: milliseconds or a duration such as `"2h"`, `"90 minutes"`, `"1d"`.
+   * Scheduled messages and cron timers that fall due fire at their own instants, earliest first.
+   */
+  override async advance(by: number | string): Promise<void> {
+    const ms = typeof by === "number" ? by : parseDuration(by);
+    if (ms === undefined || !Number.isFinite(ms) || ms < 0)
+      throw new RangeError(`clock.advance: "${by}" is not a duration like "2h" or 90000`);
+    await this.set(this.now() + ms);
+  }
+
+  /** Moves time to `time` (never backwards), as `advance` does. */
+  override async set(time: number | Date | string): Promise<void> {
+    const target =
+      typeof time === "string"
+        ? parseStart(time)
+        : typeof time === "number"
+          ? time
+          : time.getTime();
+    if (target < this.now())
+      throw new RangeError(
+        `clock.set: ${new Date(target).toISOString()} is before the clock's ${new Date(this.now()).toISOString()}; time only moves forward`,
+      );
+    await settle();
+    for (;;) {
+      const due = [...this.#timers.values()]
+        .filter((t) => t.at <= target)
+        .sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      // The sandbox side (scheduled messages) catches up to each timer's instant first.
+      super.set(Math.max(this.now(), due?.at ?? target));
+      if (!due) break;
+      this.#timers.delete(due.id);
+      due.callback();
+      await settle();
+    }
+    await settle();
+  }
+}
+
+function parseStart(text: string): number {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new RangeError(`clock: "${text}" is not a date (ISO 8601 expected)`);
+  return ms;
+}
+
+/** Lets promise callbacks and I/O callbacks that are ready run: a few event loop turns. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}

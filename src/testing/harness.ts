@@ -1,0 +1,351 @@
+// createTestBot: a sandbox, the real runtime over loopback HTTP, and a test that speaks as its people.
+import { Writable } from "node:stream";
+import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
+import type { UploadSource } from "../api/uploads.js";
+import { createLogger, type Logger } from "../log/logger.js";
+import { createBot, type Bot, type BotOptions } from "../runtime/bot.js";
+import type { Plugin, PluginInstance } from "../runtime/plugin.js";
+import {
+  startSandbox,
+  type Sandbox,
+  type SandboxAccount,
+  type SandboxOptions,
+} from "../sandbox/server.js";
+import type { Realm } from "../sandbox/realm.js";
+import { TestClock } from "./clock.js";
+import { dialog, type DialogOptions, type DialogStep } from "./dialog.js";
+import { RealmObserver, type ObservedMessage, type ObservedUpload } from "./observe.js";
+import { People, type NewUser } from "./people.js";
+import { Replies, type ReplyOptions } from "./replies.js";
+import { observeReports, type ObservedReport } from "./reports.js";
+import type { Expectation } from "./transcript.js";
+
+export interface TestBotOptions {
+  plugins?: (Plugin | PluginInstance)[];
+  /** Runtime settings, as in bot.config.yaml. `rateLimit` is off unless given; `now` follows `t.clock`. */
+  config?: Pick<
+    BotOptions,
+    | "prefix"
+    | "respondTo"
+    | "errorReply"
+    | "timeZone"
+    | "rateLimit"
+    | "unknownCommandReply"
+    | "now"
+    | "storage"
+    | "concurrency"
+    | "maxQueued"
+    | "catchUpWindow"
+    | "stopTimeoutMs"
+    | "eventLoop"
+    | "sendRetry"
+    | "loopGuard"
+    | "replyMemory"
+    | "schedules"
+    | "webhooks"
+    | "http"
+  >;
+  /** Client settings of the bot's connection (timeouts, retry policy, pacing). */
+  client?: Omit<ClientOptions, "site" | "email" | "apiKey">;
+  /** Where the fake clock starts: a date, epoch milliseconds or ISO text. Default: the real time. */
+  now?: number | Date | string;
+  /** Sandbox settings. Reports go to a `moderation` channel unless `settings.moderationRequestChannel` says otherwise. */
+  sandbox?: SandboxOptions;
+  /** Where the bot logs; default: kept in memory, warnings and errors shown by `t.errors()` and in failures. */
+  logger?: Logger;
+}
+
+export interface SendOptions {
+  /** Who speaks: a seeded handle (`olivia`, `adam`, `max`, `mia` (default), `gus`) or a created one. */
+  as?: string;
+  /** Created on first use. Default `general`. */
+  channel?: string;
+  /** Default `test`. */
+  topic?: string;
+}
+
+export interface DirectOptions {
+  as?: string;
+  /** Further participants besides the speaker and the bot. */
+  to?: string[];
+}
+
+/** A scheduled message waiting on the server. */
+export interface ObservedScheduled {
+  id: number;
+  senderId: number;
+  content: string;
+  /** When it will be sent. */
+  at: Date;
+  type: "channel" | "direct";
+  channel?: string;
+  topic?: string;
+  userIds?: number[];
+}
+
+export interface TestBot {
+  sandbox: Sandbox;
+  realm: Realm;
+  bot: Bot;
+  /** The fake clock of the sandbox (scheduled messages), the bot (`now`) and cron jobs. */
+  clock: TestClock;
+  /** Sends a channel message as a human; returns its ID. Default: `mia` in `#general > test`. */
+  send(content: string, options?: SendOptions): Promise<number>;
+  /** Sends a direct message to the bot (and `to`) as a human; returns its ID. */
+  dm(content: string, options?: DirectOptions): Promise<number>;
+  /** The bot's next message not yet returned; fails after the timeout showing the conversation. */
+  reply(options?: ReplyOptions): Promise<ObservedMessage>;
+  /** The bot's next message, which must equal `expected` (a string) or match it (a RegExp). */
+  expectReply(expected: Expectation, options?: ReplyOptions): Promise<ObservedMessage>;
+  /** Waits until the bot has handled what was said, then fails if it said anything not yet consumed. */
+  expectNoReply(options?: ReplyOptions): Promise<void>;
+  /**
+   * A conversation: each line is said in turn and the bot must answer exactly as given (a string,
+   * a RegExp, a list of them for several messages, or `null` for silence). Fails when the bot is
+   * silent, answers differently, or answers more than expected.
+   */
+  dialog(steps: DialogStep[], options?: DialogOptions): Promise<void>;
+  /** Waits until the bot has finished with everything said so far. */
+  settle(): Promise<void>;
+  /** Every message the bot has sent so far. */
+  botMessages(): ObservedMessage[];
+  /** Marks every bot message so far as read (for `reply`) and returns the ones not read yet. */
+  drain(): ObservedMessage[];
+  /** Adds a reaction as a human (`as`, default `mia`). */
+  react(messageId: number, emoji: string, options?: { as?: string }): Promise<void>;
+  /** The reactions a message has now. */
+  reactions(messageId: number): { emoji: string; userId: number; userName: string }[];
+  /** Uploads a file as a human; returns its URL. */
+  upload(file: UploadSource, name: string, options?: { as?: string }): Promise<string>;
+  /** Files uploaded since the harness started (by anyone), with their bytes. */
+  uploads(): ObservedUpload[];
+  /**
+   * POSTs a JSON payload to one of the bot's webhook routes (`bot.webhook` or `webhooks:`) and
+   * resolves with the HTTP status and body of the answer.
+   */
+  webhook(
+    path: string,
+    payload: unknown,
+    options?: { headers?: Record<string, string> },
+  ): Promise<{ status: number; body: string }>;
+  /** Scheduled messages waiting to be sent (by anyone). */
+  scheduled(): ObservedScheduled[];
+  /** Reports posted to the moderation channel. */
+  reports(): ObservedReport[];
+  /** A seeded or created account. */
+  user(handle: string): SandboxAccount;
+  /** Adds a user (through the API, as the owner) to speak as. */
+  createUser(init: NewUser): Promise<SandboxAccount>;
+  /** Creates channel `name` (everyone subscribed) unless it exists. */
+  channel(name: string): Promise<void>;
+  /** A client logged in as a seeded or created user. */
+  clientFor(handle: string): ApiClient;
+  /** Warnings and errors the bot logged (plugin failures among them), when the harness owns the logger. */
+  errors(): string[];
+  /** Stops the bot and the sandbox; safe to call twice. */
+  close(): Promise<void>;
+}
+
+const MODERATION_CHANNEL = "moderation";
+
+/** A warn-level JSON logger writing into memory; `lines()` gives `msg (error message)` per line. */
+function memoryLogger(): { logger: Logger; lines: () => string[] } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const text of chunk.toString("utf8").split("\n")) {
+        if (text.trim() === "") continue;
+        try {
+          const entry = JSON.parse(text) as { msg?: string; err?: { message?: string } };
+          lines.push(entry.err?.message ? `${entry.msg}: ${entry.err.message}` : String(entry.msg));
+        } catch {
+          lines.push(text);
+        }
+      }
+      callback();
+    },
+  });
+  return {
+    logger: createLogger({ level: "warn", format: "json", destination }),
+    lines: () => [...lines],
+  };
+}
+
+/**
+ * Starts a sandbox and the real runtime against it over loopback HTTP, on a fake clock.
+ *
+ * @example
+ * const t = await createTestBot({ plugins: [ping] });
+ * await t.send("!ping");
+ * await t.expectReply("pong");
+ * await t.dialog([["!ping", "pong"], ["!help ping", /Check that the bot answers/]]);
+ * await t.close();
+ */
+export async function createTestBot(options: TestBotOptions = {}): Promise<TestBot> {
+  const clock = new TestClock(options.now);
+  const settings = { moderationRequestChannel: MODERATION_CHANNEL, ...options.sandbox?.settings };
+  const sandbox = await startSandbox({
+    heartbeatSeconds: 10,
+    // Moving the fake clock by hours must not collect the bot's queue.
+    queueIdleTimeoutSeconds: 10 * 365 * 86_400,
+    clock,
+    ...options.sandbox,
+    settings,
+  });
+  const { realm } = sandbox;
+  if (
+    settings.moderationRequestChannel === MODERATION_CHANNEL &&
+    !realm.channelByName(MODERATION_CHANNEL)
+  ) {
+    const channel = realm.addChannel(MODERATION_CHANNEL, "Reports for the moderators");
+    for (const handle of ["olivia", "adam", "max"])
+      realm.subscribe(channel, sandbox.user(handle).userId);
+  }
+  const memory = options.logger ? undefined : memoryLogger();
+  const errors = (): string[] => memory?.lines() ?? [];
+  const observer = new RealmObserver(realm);
+  const uploads: ObservedUpload[] = [];
+  observer.on("upload", (u) => uploads.push(u));
+  const replies = new Replies({ realm, botId: sandbox.bot.userId, observer, errors });
+
+  const clients = new Map<string, ApiClient>();
+  const clientFor = (handle: string): ApiClient => {
+    let client = clients.get(handle);
+    if (!client) {
+      const account = people.account(handle);
+      client = createClient({ site: sandbox.url, email: account.email, apiKey: account.apiKey });
+      clients.set(handle, client);
+    }
+    return client;
+  };
+  const people: People = new People(sandbox, () => clientFor("olivia"));
+
+  const bot = createBot({
+    server: {
+      ...options.client,
+      site: sandbox.url,
+      email: sandbox.bot.email,
+      apiKey: sandbox.bot.apiKey,
+    },
+    plugins: options.plugins,
+    logger: options.logger ?? memory!.logger,
+    handleSignals: false,
+    rateLimit: false,
+    now: () => clock.now(),
+    ...options.config,
+    // Webhook routes get a free loopback port; cron jobs run on the fake clock.
+    http: { port: 0, ...options.config?.http },
+    schedulerClock: clock,
+  });
+  bot.use(replies.tracker);
+  bot.on("message", replies.seen);
+  const closeAll = async (): Promise<void> => {
+    observer.close();
+    await Promise.all([...clients.values()].map((c) => c.close()));
+    await sandbox.close();
+  };
+  try {
+    await bot.start();
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  let lastSent = 0;
+  const said = (id: number): number => {
+    lastSent = Math.max(lastSent, id);
+    return id;
+  };
+
+  const t: TestBot = {
+    sandbox,
+    realm,
+    bot,
+    clock,
+    async send(content, { as = "mia", channel = "general", topic = "test" } = {}) {
+      await people.channel(channel);
+      const { id } = await clientFor(as).messages.send({
+        type: "channel",
+        to: channel,
+        topic,
+        content,
+      });
+      return said(id);
+    },
+    async dm(content, { as = "mia", to = [] } = {}) {
+      const recipients = [sandbox.bot.userId, ...to.map((h) => people.account(h).userId)];
+      const { id } = await clientFor(as).messages.send({ type: "direct", to: recipients, content });
+      return said(id);
+    },
+    reply: (o) => replies.next(o),
+    expectReply: (expected, o) => replies.expect(expected, o),
+    async expectNoReply(o = {}) {
+      if (lastSent) await replies.settle(lastSent, o.timeoutMs);
+      replies.expectNothingMore("expectNoReply");
+    },
+    dialog: (steps, o) => dialog(t, replies, steps, o),
+    async settle() {
+      if (lastSent) await replies.settle(lastSent);
+    },
+    botMessages: () => replies.all(),
+    drain: () => replies.drain(),
+    async react(messageId, emoji, { as = "mia" } = {}) {
+      await clientFor(as).messages.addReaction({
+        message_id: messageId,
+        emoji_name: emoji.replace(/^:|:$/g, ""),
+      });
+    },
+    reactions(messageId) {
+      const message = realm.message(messageId);
+      if (!message) throw new Error(`reactions: there is no message ${messageId}`);
+      return message.reactions.map((r) => ({
+        emoji: r.emojiName,
+        userId: r.userId,
+        userName: realm.users.get(r.userId)?.fullName ?? `user ${r.userId}`,
+      }));
+    },
+    async upload(file, name, { as = "mia" } = {}) {
+      return (await clientFor(as).uploads.upload({ file, filename: name })).url;
+    },
+    uploads: () => [...uploads],
+    async webhook(path, payload, { headers = {} } = {}) {
+      const base = bot.webhookUrl;
+      if (!base)
+        throw new Error(
+          `webhook ${path}: the bot has no webhook routes (declare one with bot.webhook)`,
+        );
+      const response = await fetch(new URL(path, base), {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(payload),
+      });
+      return { status: response.status, body: await response.text() };
+    },
+    scheduled: () =>
+      [...realm.scheduler.pending.values()].map((s) => ({
+        id: s.id,
+        senderId: s.senderId,
+        content: s.content,
+        at: new Date(s.deliverAt * 1000),
+        ...(s.kind === "stream"
+          ? {
+              type: "channel" as const,
+              channel: realm.channels.get(s.streamId!)?.name,
+              topic: s.topic,
+            }
+          : { type: "direct" as const, userIds: s.recipients }),
+      })),
+    reports: () => observeReports(realm),
+    user: (handle) => people.account(handle),
+    createUser: (init) => people.create(init),
+    channel: (name) => people.channel(name),
+    clientFor,
+    errors,
+    close() {
+      closing ??= bot.stop().then(closeAll);
+      return closing;
+    },
+  };
+  return t;
+}

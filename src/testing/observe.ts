@@ -1,0 +1,146 @@
+// Watching a sandbox in-process: messages, reactions, uploads and scheduled messages as they happen.
+import type { Realm, StoredMessage } from "../sandbox/realm.js";
+import type { StoredUpload } from "../sandbox/uploads.js";
+
+/** A message as the harness (and `bot dev`) shows it. */
+export interface ObservedMessage {
+  id: number;
+  senderId: number;
+  senderName: string;
+  content: string;
+  type: "channel" | "direct";
+  channel?: string;
+  topic?: string;
+  /** For direct messages: every participant's user ID. */
+  userIds?: number[];
+  /** UNIX seconds on the sandbox's clock. */
+  timestamp: number;
+}
+
+/** An emoji reaction added or removed. */
+export interface ObservedReaction {
+  op: "add" | "remove";
+  messageId: number;
+  emoji: string;
+  userId: number;
+  userName: string;
+}
+
+/** A file someone uploaded. */
+export interface ObservedUpload {
+  /** The path the server answered with, `/user_uploads/...`. */
+  url: string;
+  filename: string;
+  mimeType: string;
+  ownerId: number;
+  data: Buffer;
+}
+
+export interface ObserverEvents {
+  message: ObservedMessage;
+  reaction: ObservedReaction;
+  upload: ObservedUpload;
+}
+
+type Listener<K extends keyof ObserverEvents> = (event: ObserverEvents[K]) => void;
+
+/** The harness's view of one message: who, where, what. */
+export function observeMessage(realm: Realm, m: StoredMessage): ObservedMessage {
+  const sender = realm.users.get(m.senderId);
+  const base = {
+    id: m.id,
+    senderId: m.senderId,
+    senderName: sender?.fullName ?? `user ${m.senderId}`,
+    content: m.content,
+    timestamp: m.timestamp,
+  };
+  return m.kind === "stream"
+    ? { ...base, type: "channel", channel: realm.channels.get(m.streamId!)?.name, topic: m.topic }
+    : { ...base, type: "direct", userIds: m.recipients };
+}
+
+/** Where a message is, as people write it: `#general > lunch`, or `DM Mia Member, Topic Bot`. */
+export function placeOf(realm: Realm, m: ObservedMessage): string {
+  if (m.type === "channel") return `#${m.channel} > ${m.topic}`;
+  const names = (m.userIds ?? []).map((id) => realm.users.get(id)?.fullName ?? `user ${id}`);
+  return `DM ${names.join(", ")}`;
+}
+
+/** Same conversation (channel topic case-insensitively, or the same DM group). */
+export function sameConversation(a: ObservedMessage, b: ObservedMessage): boolean {
+  if (a.type !== b.type) return false;
+  if (a.type === "channel")
+    return a.channel === b.channel && a.topic?.toLowerCase() === b.topic?.toLowerCase();
+  return (a.userIds ?? []).join(",") === (b.userIds ?? []).join(",");
+}
+
+/**
+ * Taps a sandbox's realm in-process: new messages through `realm.onMessage`; reactions and
+ * uploads by wrapping this realm object's own `pushEvent` and `uploads.add` (the realm has no
+ * listener API for them) until `close()`. Nothing goes over HTTP and no event queue is added,
+ * so the bot's queues are exactly what the runtime registered.
+ */
+export class RealmObserver {
+  readonly #realm: Realm;
+  readonly #listeners = new Map<keyof ObserverEvents, Set<Listener<never>>>();
+  readonly #restore: (() => void)[] = [];
+
+  constructor(realm: Realm) {
+    this.#realm = realm;
+    this.#restore.push(realm.onMessage((m) => this.#emit("message", observeMessage(realm, m))));
+
+    const pushEvent = realm.pushEvent;
+    realm.pushEvent = (userIds, event) => {
+      pushEvent.call(realm, userIds, event);
+      if (event.type === "reaction") this.#reaction(event);
+    };
+    this.#restore.push(() => {
+      realm.pushEvent = pushEvent;
+    });
+
+    const uploads = realm.uploads;
+    const add = uploads.add;
+    uploads.add = (owner, filename, mimeType, data): StoredUpload => {
+      const stored = add.call(uploads, owner, filename, mimeType, data);
+      this.#emit("upload", {
+        url: stored.path,
+        filename: stored.filename,
+        mimeType: stored.mimeType,
+        ownerId: stored.ownerId,
+        data: stored.data,
+      });
+      return stored;
+    };
+    this.#restore.push(() => {
+      uploads.add = add;
+    });
+  }
+
+  /** Calls `listener` for each event of `type`; returns the unsubscribe function. */
+  on<K extends keyof ObserverEvents>(type: K, listener: Listener<K>): () => void {
+    let set = this.#listeners.get(type);
+    if (!set) this.#listeners.set(type, (set = new Set()));
+    set.add(listener as Listener<never>);
+    return () => set.delete(listener as Listener<never>);
+  }
+
+  #emit<K extends keyof ObserverEvents>(type: K, event: ObserverEvents[K]): void {
+    for (const listener of this.#listeners.get(type) ?? []) (listener as Listener<K>)(event);
+  }
+
+  #reaction(event: Record<string, unknown>): void {
+    const userId = event.user_id as number;
+    this.#emit("reaction", {
+      op: event.op as "add" | "remove",
+      messageId: event.message_id as number,
+      emoji: event.emoji_name as string,
+      userId,
+      userName: this.#realm.users.get(userId)?.fullName ?? `user ${userId}`,
+    });
+  }
+
+  /** Stops observing and gives the realm its own methods back. */
+  close(): void {
+    for (const restore of this.#restore.splice(0).reverse()) restore();
+  }
+}

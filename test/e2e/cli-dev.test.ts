@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
+
+/** A plugin in plain TypeScript (no imports, so it loads from any folder). */
+const plugin = (
+  greeting: string,
+): string => `// greet: the plugin this test edits while bot dev runs.
+const greeting: string = ${JSON.stringify(greeting)};
+export default {
+  name: "greet",
+  description: "Greets, counts the topic's messages, and likes things.",
+  setup(bot: any) {
+    bot.command("greet", { description: "Greet" }, (ctx: any) => ctx.reply(\`\${greeting}, \${ctx.sender.fullName}\`));
+    bot.command("like", { description: "React" }, (ctx: any) => ctx.react("thumbs_up"));
+    bot.command("count", { description: "Count" }, async (ctx: any) => {
+      const { messages } = await ctx.api.messages.list({
+        anchor: "newest", num_before: 100, num_after: 0,
+        narrow: [{ operator: "channel", operand: ctx.conversation.channel }, { operator: "topic", operand: ctx.conversation.topic }],
+      });
+      await ctx.reply(\`\${messages.length} messages here\`);
+    });
+  },
+};
+`;
+
+/** The spawned `bot dev`: type lines, wait for output. */
+function devProcess(child: ChildProcess) {
+  let output = "";
+  let seen = 0;
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return {
+    type(line: string) {
+      child.stdin!.write(`${line}\n`);
+    },
+    /** Waits (bounded) for `pattern` in what was printed since the last match. */
+    async expect(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const rest = output.slice(seen);
+        const match = pattern.exec(rest);
+        if (match) {
+          seen += match.index + match[0].length;
+          return match[0];
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(
+        `bot dev did not print ${pattern} within ${timeoutMs} ms; it printed:\n${output}`,
+      );
+    },
+    output: () => output,
+  };
+}
+
+describe("bot dev", () => {
+  let dir: string | undefined;
+  let child: ChildProcess | undefined;
+  afterEach(async () => {
+    if (child && child.exitCode === null) child.kill("SIGKILL");
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("chats in the terminal, shows who answered, and reloads a changed plugin keeping the messages", async () => {
+    dir = await mkdtemp(join(tmpdir(), "topicbot-dev-"));
+    await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
+    await writeFile(join(dir, "bot.config.yaml"), "plugins:\n  - ping\n  - ./greet.ts\n");
+    await writeFile(join(dir, "greet.ts"), plugin("Hello"));
+    child = spawn(process.execPath, [bin, "dev"], {
+      cwd: dir,
+      env: { ...process.env, NODE_OPTIONS: "", FORCE_COLOR: "0" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const dev = devProcess(child);
+    await dev.expect(/the bot runs ping, greet\.\nYou are Mia Member in #general > dev\./);
+
+    dev.type("!ping");
+    await dev.expect(/\[#general > dev\] Topic Bot \(ping › command ping\): pong/);
+    dev.type("!greet");
+    await dev.expect(/Topic Bot \(greet › command greet\): Hello, Mia Member/);
+    dev.type("!like");
+    await dev.expect(
+      /\[#general > dev\] Topic Bot \(greet › command like\): reacted :thumbs_up: on "!like"/,
+    );
+
+    dev.type("#ops > deploys");
+    dev.type("/as adam");
+    dev.type("!greet");
+    await dev.expect(/\[#ops > deploys\] Topic Bot \(greet › command greet\): Hello, Adam Admin/);
+    dev.type("@bot");
+    dev.type("ping");
+    await dev.expect(/\[DM Adam Admin, Topic Bot\] Topic Bot \(ping › command ping\): pong/);
+
+    // Edit the plugin: the bot reloads it; the sandbox and its messages stay.
+    await writeFile(join(dir, "greet.ts"), plugin("Bonjour"));
+    await dev.expect(/↻ reloaded ping, greet \(greet\.ts changed\)/);
+    dev.type("#general > dev");
+    dev.type("!greet");
+    await dev.expect(/Topic Bot \(greet › command greet\): Bonjour, Adam Admin/);
+    dev.type("!count");
+    // !ping, pong, !greet, Hello, !like, !greet, Bonjour, and !count itself.
+    await dev.expect(/Topic Bot \(greet › command count\): 8 messages here/);
+
+    dev.type("/quit");
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(0);
+    expect(dev.output()).toMatch(/bye\n$/);
+  }, 60_000);
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { chatLine, parseInput, type Place } from "../../src/dev/terminal.js";
+import { storedConversationKey } from "../../src/dev/attribution.js";
+import type { StoredMessage } from "../../src/sandbox/realm.js";
+
+const here: Place = { type: "channel", channel: "general", topic: "dev" };
+
+describe("bot dev input", () => {
+  it("switches topics, direct messages and speakers, and sends the rest", () => {
+    expect(parseInput("#ops > deploy day", here)).toEqual({
+      kind: "switch",
+      place: { type: "channel", channel: "ops", topic: "deploy day" },
+    });
+    expect(parseInput("#ops", here)).toEqual({
+      kind: "switch",
+      place: { type: "channel", channel: "ops", topic: "dev" },
+    });
+    expect(parseInput("@bot", here)).toEqual({
+      kind: "switch",
+      place: { type: "direct", to: "bot" },
+    });
+    expect(parseInput("/as olivia", here)).toEqual({ kind: "as", handle: "olivia" });
+    expect(parseInput("/quit", here)).toEqual({ kind: "quit" });
+    expect(parseInput("/nope", here)).toEqual({
+      kind: "error",
+      message: "unknown command /nope; /help lists them",
+    });
+    expect(parseInput("   ", here)).toEqual({ kind: "nothing" });
+    expect(parseInput("!remind #**general>x** in 1h hi", here)).toEqual({
+      kind: "say",
+      text: "!remind #**general>x** in 1h hi",
+    });
+    expect(parseInput("@bot hello", here)).toEqual({ kind: "say", text: "@bot hello" });
+    expect(parseInput("#**general>x** is where", here)).toEqual({
+      kind: "say",
+      text: "#**general>x** is where",
+    });
+  });
+
+  it("prints chat lines with the handler and indented continuation lines", () => {
+    expect(chatLine("#general > dev", "Topic Bot", "a\nb", "ping › command ping")).toBe(
+      "[#general > dev] Topic Bot (ping › command ping): a\n        b",
+    );
+  });
+
+  it("keys stored messages as the runtime keys conversations", () => {
+    const base = {
+      id: 1,
+      content: "",
+      renderedContent: "",
+      senderId: 1,
+      recipientId: 1,
+      timestamp: 0,
+      client: "",
+      flags: new Map(),
+      reactions: [],
+      edits: [],
+    };
+    expect(
+      storedConversationKey({
+        ...base,
+        kind: "stream",
+        streamId: 3,
+        topic: "Lunch",
+        recipients: [],
+      } as StoredMessage),
+    ).toBe("channel:3:lunch");
+    expect(
+      storedConversationKey({
+        ...base,
+        kind: "private",
+        topic: "",
+        recipients: [6, 4],
+      } as StoredMessage),
+    ).toBe("direct:4,6");
+  });
+});
