@@ -161,6 +161,9 @@ export class Realm {
   readonly #dmRecipientIds = new Map<string, number>();
   #nextRecipientId = 1;
   readonly #messageListeners = new Set<(message: StoredMessage) => void>();
+  readonly #eventListeners = new Set<
+    (event: Record<string, unknown> & { type: string }, userIds: ReadonlySet<number>) => void
+  >();
   /** Personal subscription settings (colour, muting, notifications), the only store of them. */
   readonly subscriptionProperties = new SubscriptionPropertyStore();
   /** Topic visibility policies (1 muted, 2 unmuted, 3 followed), keyed `userId:streamId:topic` (topic lowercased). */
@@ -251,6 +254,18 @@ export class Realm {
   pushEvent(userIds: Iterable<number>, event: Record<string, unknown> & { type: string }): void {
     const wanted = new Set(userIds);
     for (const queue of this.queues.all()) if (wanted.has(queue.userId)) queue.push(event);
+    for (const listener of this.#eventListeners) listener(event, wanted);
+  }
+
+  /** Calls `listener` with every event pushed to users' queues; returns the unsubscribe function. */
+  onEvent(
+    listener: (
+      event: Record<string, unknown> & { type: string },
+      userIds: ReadonlySet<number>,
+    ) => void,
+  ): () => void {
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
   }
 
   /** The internal Notification Bot, created on first use; it posts reports and other notices. */

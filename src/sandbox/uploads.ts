@@ -24,6 +24,7 @@ export function sanitizeFilename(name: string): string {
 
 export class UploadStore {
   readonly #files = new Map<string, StoredUpload>();
+  readonly #listeners = new Set<(upload: StoredUpload) => void>();
   readonly #realmId = 2;
 
   add(owner: SandboxUser, filename: string, mimeType: string, data: Buffer): StoredUpload {
@@ -32,7 +33,14 @@ export class UploadStore {
     const path = `/user_uploads/${this.#realmId}/${random.slice(0, 2)}/${random.slice(2)}/${encodeURIComponent(name)}`;
     const upload = { path, filename: name, mimeType, data, ownerId: owner.userId };
     this.#files.set(path, upload);
+    for (const listener of this.#listeners) listener(upload);
     return upload;
+  }
+
+  /** Calls `listener` with every stored file; returns the unsubscribe function. */
+  onAdd(listener: (upload: StoredUpload) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   get(path: string): StoredUpload | undefined {

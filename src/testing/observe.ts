@@ -1,6 +1,5 @@
 // Watching a sandbox in-process: messages, reactions, uploads and scheduled messages as they happen.
 import type { Realm, StoredMessage } from "../sandbox/realm.js";
-import type { StoredUpload } from "../sandbox/uploads.js";
 
 /** A message as the harness (and `bot dev`) shows it. */
 export interface ObservedMessage {
@@ -75,9 +74,8 @@ export function sameConversation(a: ObservedMessage, b: ObservedMessage): boolea
 }
 
 /**
- * Taps a sandbox's realm in-process: new messages through `realm.onMessage`; reactions and
- * uploads by wrapping this realm object's own `pushEvent` and `uploads.add` (the realm has no
- * listener API for them) until `close()`. Nothing goes over HTTP and no event queue is added,
+ * Taps a sandbox's realm in-process through its listeners (`onMessage`, `onEvent`,
+ * `uploads.onAdd`) until `close()`. Nothing goes over HTTP and no event queue is added,
  * so the bot's queues are exactly what the runtime registered.
  */
 export class RealmObserver {
@@ -89,31 +87,20 @@ export class RealmObserver {
     this.#realm = realm;
     this.#restore.push(realm.onMessage((m) => this.#emit("message", observeMessage(realm, m))));
 
-    const pushEvent = realm.pushEvent;
-    realm.pushEvent = (userIds, event) => {
-      pushEvent.call(realm, userIds, event);
-      if (event.type === "reaction") this.#reaction(event);
-    };
-    this.#restore.push(() => {
-      realm.pushEvent = pushEvent;
-    });
-
-    const uploads = realm.uploads;
-    const add = uploads.add;
-    uploads.add = (owner, filename, mimeType, data): StoredUpload => {
-      const stored = add.call(uploads, owner, filename, mimeType, data);
-      this.#emit("upload", {
-        url: stored.path,
-        filename: stored.filename,
-        mimeType: stored.mimeType,
-        ownerId: stored.ownerId,
-        data: stored.data,
-      });
-      return stored;
-    };
-    this.#restore.push(() => {
-      uploads.add = add;
-    });
+    this.#restore.push(
+      realm.onEvent((event) => {
+        if (event.type === "reaction") this.#reaction(event);
+      }),
+      realm.uploads.onAdd((stored) =>
+        this.#emit("upload", {
+          url: stored.path,
+          filename: stored.filename,
+          mimeType: stored.mimeType,
+          ownerId: stored.ownerId,
+          data: stored.data,
+        }),
+      ),
+    );
   }
 
   /** Calls `listener` for each event of `type`; returns the unsubscribe function. */
