@@ -69,10 +69,25 @@ export function locatePlugin(
   }
 }
 
+/** A loaded plugin; `file` is the module it came from when it is a path or built-in (not a package). */
+export interface ResolvedPlugin extends PluginInstance {
+  file: string | undefined;
+}
+
+export interface ResolveOptions {
+  /** How a plugin file is imported; `bot dev` passes one that re-evaluates modules. Default `importFile`. */
+  importModule?: (path: string) => Promise<Record<string, unknown>>;
+}
+
 /** Loads, in config order, every plugin the config names, with its settings validated. */
-export async function resolvePlugins(config: BotConfig, file: string): Promise<PluginInstance[]> {
+export async function resolvePlugins(
+  config: BotConfig,
+  file: string,
+  options: ResolveOptions = {},
+): Promise<ResolvedPlugin[]> {
+  const importModule = options.importModule ?? importFile;
   const baseDir = dirname(resolvePath(file));
-  const instances: PluginInstance[] = [];
+  const instances: ResolvedPlugin[] = [];
   for (const [index, entry] of config.plugins.entries()) {
     const [ref, settings] =
       typeof entry === "string" ? [entry, undefined] : Object.entries(entry)[0]!;
@@ -86,10 +101,13 @@ export async function resolvePlugins(config: BotConfig, file: string): Promise<P
       );
     let mod: Record<string, unknown>;
     try {
+      const { kind, target } = location;
       mod =
-        location.kind === "package" && !isAbsolute(location.target)
-          ? ((await import(location.target)) as Record<string, unknown>)
-          : await importFile(location.target);
+        kind !== "package"
+          ? await importModule(target)
+          : isAbsolute(target)
+            ? await importFile(target)
+            : ((await import(target)) as Record<string, unknown>);
     } catch (error) {
       throw new ConfigError(
         file,
@@ -97,7 +115,9 @@ export async function resolvePlugins(config: BotConfig, file: string): Promise<P
         `plugin "${ref}" could not be loaded: ${(error as Error).message}`,
       );
     }
-    const plugin = [mod.default, mod.plugin].find(isPlugin);
+    // A TypeScript file outside an ESM package comes back through CommonJS interop: default.default.
+    const interop = (mod.default as Record<string, unknown> | undefined)?.default;
+    const plugin = [mod.default, mod.plugin, interop].find(isPlugin);
     if (!plugin)
       throw new ConfigError(
         file,
@@ -115,7 +135,11 @@ export async function resolvePlugins(config: BotConfig, file: string): Promise<P
       }
       validated = result.data;
     }
-    instances.push({ plugin, settings: validated });
+    instances.push({
+      plugin,
+      settings: validated,
+      file: location.kind === "package" ? undefined : location.target,
+    });
   }
   return instances;
 }

@@ -3,7 +3,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { createClient, type ApiClient } from "../client/client.js";
+import type { ApiClient } from "../client/client.js";
 import { loadConfigFile } from "../config/load.js";
 import type { BotConfig } from "../config/schema.js";
 import { createLogger } from "../log/logger.js";
@@ -41,17 +41,8 @@ export async function runDevSession(options: DevOptions): Promise<number> {
   const sandbox: Sandbox = await startSandbox({ port: config.sandbox.port });
   const realm = sandbox.realm;
   const write = (text: string): void => void output.write(`${text}\n`);
-  const clients = new Map<string, ApiClient>();
-  const people: People = new People(sandbox, () => clientFor("olivia"));
-  const clientFor = (handle: string): ApiClient => {
-    let client = clients.get(handle);
-    if (!client) {
-      const account = people.account(handle);
-      client = createClient({ site: sandbox.url, email: account.email, apiKey: account.apiKey });
-      clients.set(handle, client);
-    }
-    return client;
-  };
+  const people = new People(sandbox);
+  const clientFor = (handle: string): ApiClient => people.client(handle);
 
   let speaker = options.as ?? "mia";
   people.account(speaker);
@@ -269,7 +260,7 @@ export async function runDevSession(options: DevOptions): Promise<number> {
   await reloading;
   await bot?.stop();
   observer.close();
-  await Promise.all([...clients.values()].map((c) => c.close()));
+  await people.close();
   await sandbox.close();
   write("bye");
   return 0;

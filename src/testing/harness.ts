@@ -1,6 +1,6 @@
 // createTestBot: a sandbox, the real runtime over loopback HTTP, and a test that speaks as its people.
 import { Writable } from "node:stream";
-import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
+import type { ApiClient, ClientOptions } from "../client/client.js";
 import type { UploadSource } from "../api/uploads.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createBot, type Bot, type BotOptions } from "../runtime/bot.js";
@@ -208,17 +208,8 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
   observer.on("upload", (u) => uploads.push(u));
   const replies = new Replies({ realm, botId: sandbox.bot.userId, observer, errors });
 
-  const clients = new Map<string, ApiClient>();
-  const clientFor = (handle: string): ApiClient => {
-    let client = clients.get(handle);
-    if (!client) {
-      const account = people.account(handle);
-      client = createClient({ site: sandbox.url, email: account.email, apiKey: account.apiKey });
-      clients.set(handle, client);
-    }
-    return client;
-  };
-  const people: People = new People(sandbox, () => clientFor("olivia"));
+  const people = new People(sandbox);
+  const clientFor = (handle: string): ApiClient => people.client(handle);
 
   const bot = createBot({
     server: {
@@ -241,7 +232,7 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
   bot.on("message", replies.seen);
   const closeAll = async (): Promise<void> => {
     observer.close();
-    await Promise.all([...clients.values()].map((c) => c.close()));
+    await people.close();
     await sandbox.close();
   };
   try {

@@ -1,6 +1,6 @@
 // Who a test speaks as and where: seeded or created users, and channels created when first used.
 import { ROLES, type RoleName } from "../api/common.js";
-import type { ApiClient } from "../client/client.js";
+import { createClient, type ApiClient } from "../client/client.js";
 import type { Sandbox, SandboxAccount } from "../sandbox/server.js";
 
 /** A user to add to the sandbox for a test. */
@@ -18,13 +18,38 @@ export interface NewUser {
 /** The realm's people and channels for one harness: seeded users, created users, channels on demand. */
 export class People {
   readonly #sandbox: Sandbox;
-  readonly #admin: () => ApiClient;
   readonly #created = new Map<string, SandboxAccount>();
   readonly #channels = new Map<string, Promise<void>>();
+  readonly #clients = new Map<string, ApiClient>();
 
-  constructor(sandbox: Sandbox, admin: () => ApiClient) {
+  constructor(sandbox: Sandbox) {
     this.#sandbox = sandbox;
-    this.#admin = admin;
+  }
+
+  /** A client logged in as `handle` (one per user, reused; closed by `close()`). */
+  client(handle: string): ApiClient {
+    let client = this.#clients.get(handle);
+    if (!client) {
+      const account = this.account(handle);
+      client = createClient({
+        site: this.#sandbox.url,
+        email: account.email,
+        apiKey: account.apiKey,
+      });
+      this.#clients.set(handle, client);
+    }
+    return client;
+  }
+
+  /** Closes every client `client()` made. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#clients.values()].map((c) => c.close()));
+    this.#clients.clear();
+  }
+
+  /** The owner's client: creating users and channels needs an administrator. */
+  #admin(): ApiClient {
+    return this.client("olivia");
   }
 
   /** A seeded (`olivia`, `adam`, `max`, `mia`, `gus`, `bot`) or created user, by handle. */
