@@ -77,8 +77,12 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     .description("create a new bot project: config, a plugin with its test, README")
     .argument("[dir]", "folder to create it in", ".")
     .option("-f, --force", "overwrite files that already exist", false)
-    .action(async (dir: string, opts: { force: boolean }) => {
-      exitCode = await runInit({ dir, force: opts.force }, out);
+    .option(
+      "--topicbot <spec>",
+      "the topicbot dependency to write (default: this version's range, or file:<checkout> when run from a clone)",
+    )
+    .action(async (dir: string, opts: { force: boolean; topicbot?: string }) => {
+      exitCode = await runInit({ dir, force: opts.force, topicbot: opts.topicbot }, out);
     });
 
   program

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { maskSecret } from "../../src/cli/output.js";
-import { packageName } from "../../src/cli/commands/init.js";
+import { packageName, topicbotSpec } from "../../src/cli/commands/init.js";
 import { projectFiles } from "../../src/cli/templates.js";
 import { loadConfig } from "../../src/config/index.js";
 
@@ -26,5 +26,14 @@ describe("bot init templates", () => {
       dependencies: { topicbot: "^0.1.0" },
       scripts: { test: "vitest run" },
     });
+  });
+});
+
+describe("bot init's topicbot dependency", () => {
+  it("is the version range when topicbot is installed, and the checkout itself when run from a clone", () => {
+    expect(topicbotSpec({ root: "/home/u/app/node_modules/topicbot", version: "0.1.0" })).toBe(
+      "^0.1.0",
+    );
+    expect(topicbotSpec({ root: "/work/topicbot", version: "0.1.0" })).toBe("file:/work/topicbot");
   });
 });

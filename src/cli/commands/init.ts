@@ -9,21 +9,31 @@ import type { Output } from "../output.js";
 export interface InitOptions {
   dir: string;
   force: boolean;
+  /** The `topicbot` dependency spec to write; default: see `topicbotSpec`. */
+  topicbot?: string;
 }
 
-/** topicbot's own version (from its package.json, found upward from this module), for the dependency range. */
-function ownVersion(): string {
+/** topicbot's own package folder and version (its package.json, found upward from this module). */
+function ownPackage(): { root: string; version: string } {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const path = join(dir, "package.json");
     if (existsSync(path)) {
       const pkg = JSON.parse(readFileSync(path, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "topicbot" && pkg.version) return pkg.version;
+      if (pkg.name === "topicbot" && pkg.version) return { root: dir, version: pkg.version };
     }
     const parent = dirname(dir);
     if (parent === dir) throw new Error("bot init: cannot find topicbot's package.json");
     dir = parent;
   }
+}
+
+/**
+ * The dependency spec for the new project: the installed version's range when topicbot runs from
+ * node_modules, or `file:<checkout>` when it runs from a clone, so `npm install` uses that clone.
+ */
+export function topicbotSpec(own: { root: string; version: string }): string {
+  return own.root.split(/[\\/]/).includes("node_modules") ? `^${own.version}` : `file:${own.root}`;
 }
 
 /** A valid npm package name made from a folder name. */
@@ -37,7 +47,10 @@ export function packageName(dir: string): string {
 
 export async function runInit(options: InitOptions, out: Output): Promise<number> {
   const root = resolve(options.dir);
-  const files = projectFiles({ name: packageName(root), topicbotVersion: `^${ownVersion()}` });
+  const files = projectFiles({
+    name: packageName(root),
+    topicbotVersion: options.topicbot ?? topicbotSpec(ownPackage()),
+  });
   const clashes = Object.keys(files).filter((path) => existsSync(join(root, path)));
   if (clashes.length > 0 && !options.force) {
     out.stderr(
