@@ -1,6 +1,6 @@
 // The reminder bot example as shipped: its config, its plugins, a reminder delivered on time.
 import { fileURLToPath } from "node:url";
-import { it } from "vitest";
+import { expect, it } from "vitest";
 import { loadConfigFile } from "topicbot";
 import { createTestBot } from "topicbot/testing";
 import { resolvePlugins } from "../../src/config/plugins.js";
@@ -21,9 +21,12 @@ it("introduces itself and delivers a reminder when the time comes", async () => 
         "I'll remind you here <time:2025-03-04T09:00:00.000Z>: water the plants",
       ],
     ]);
+    // The reminder waits on the server as a scheduled message, not in the bot's memory.
     // Mia's profile says UTC, which wins over the config's Europe/Paris.
+    expect(t.scheduled()).toMatchObject([{ at: new Date("2025-03-04T09:00:00Z"), topic: "test" }]);
     await t.clock.set("2025-03-04T09:00:00Z");
     await t.expectReply("@**Mia Member** Reminder: water the plants");
+    expect(t.scheduled()).toEqual([]);
   } finally {
     await t.close();
   }

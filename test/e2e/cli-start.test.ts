@@ -6,47 +6,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "topicbot/client";
+import { bin, cleanEnv, watch } from "../helpers/process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
-
-/** The environment without ZULIP_* variables, so no test ever connects to a real server. */
-const cleanEnv = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("ZULIP_")));
-
-/** Collects a stream's text and lets a test wait, with a deadline, for a pattern to appear. */
-function watch(stream: NodeJS.ReadableStream) {
-  let text = "";
-  const waiters = new Set<() => void>();
-  stream.setEncoding("utf8");
-  stream.on("data", (chunk: string) => {
-    text += chunk;
-    for (const w of waiters) w();
-  });
-  return {
-    get text() {
-      return text;
-    },
-    async waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const match = pattern.exec(text);
-        if (match) return match;
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`timed out waiting for ${pattern}; output so far:\n${text}`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          const wake = () => {
-            clearTimeout(timer);
-            waiters.delete(wake);
-            resolve();
-          };
-          waiters.add(wake);
-        });
-      }
-    },
-  };
-}
 
 describe("npx bot start on the shipped bot.config.yaml", () => {
   let child: ChildProcess | undefined;
