@@ -1,6 +1,6 @@
 // Benchmark: message events through the whole pipeline (gate, middleware, router, arguments, handler) vs the bare handler.
-import { arg, createBot, definePlugin } from "../src/index.js";
-import { inMemoryClient, main, messageEvent, progress, PushSource, until } from "./lib.js";
+import { arg, definePlugin } from "../src/index.js";
+import { main, messageEvent, progress, startInMemoryBot, until } from "./lib.js";
 
 const EVENTS = 40_000;
 const WARMUP = 5_000;
@@ -39,19 +39,7 @@ void main(async () => {
       );
     },
   });
-  const { client, close } = inMemoryClient();
-  const events = new PushSource();
-  const bot = createBot({
-    client,
-    events,
-    plugins: [plugin],
-    rateLimit: false,
-    // Load from many users is not a runaway plugin: the per-conversation tripwire would drop replies.
-    loopGuard: false,
-    handleSignals: false,
-    timeZone: "UTC",
-  });
-  await bot.start();
+  const { events, close } = await startInMemoryBot(plugin);
 
   let nextId = 1;
   const event = (i: number) =>
@@ -75,7 +63,6 @@ void main(async () => {
   await pushAll(WARMUP);
   progress(`dispatch: ${EVENTS} events from ${USERS} users in ${TOPICS} topics`);
   const pipelineMs = await pushAll(EVENTS);
-  await bot.stop();
   await close();
   if (passedMiddleware < WARMUP + EVENTS) throw new Error("the middleware did not see every event");
 

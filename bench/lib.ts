@@ -3,6 +3,8 @@ import { MockAgent } from "undici";
 import { createClient, type ApiClient } from "../src/client/client.js";
 import type { AnyEvent, Registration } from "../src/api/events.js";
 import type { EventSink, EventSource } from "../src/events/queue.js";
+import { createBot, type Bot } from "../src/runtime/bot.js";
+import type { Plugin } from "../src/runtime/plugin.js";
 
 /** One line of a result table: a figure, the baseline measured beside it, and how they compare. */
 export interface Row {
@@ -192,4 +194,38 @@ export function inMemoryClient(): {
     dispatcher: agent,
   });
   return { client, sent: () => sent, close: () => agent.close() };
+}
+
+/**
+ * A started bot with `plugin`, fed by a PushSource and answering through the in-memory client.
+ * Rate limits are off, and so is the loop guard: the synthetic senders are unknown to the
+ * in-memory server, so the guard would count every reply as unsolicited and pause the plugin.
+ */
+export async function startInMemoryBot(plugin: Plugin): Promise<{
+  bot: Bot;
+  events: PushSource;
+  sent: () => number;
+  close(): Promise<void>;
+}> {
+  const { client, sent, close } = inMemoryClient();
+  const events = new PushSource();
+  const bot = createBot({
+    client,
+    events,
+    plugins: [plugin],
+    rateLimit: false,
+    loopGuard: false,
+    handleSignals: false,
+    timeZone: "UTC",
+  });
+  await bot.start();
+  return {
+    bot,
+    events,
+    sent,
+    async close() {
+      await bot.stop();
+      await close();
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // Benchmark: RSS and heap after start and after 100,000 handled events that each send a reply; growth must be flat.
-import { arg, createBot, definePlugin } from "../src/index.js";
-import { inMemoryClient, main, memory, messageEvent, progress, PushSource, until } from "./lib.js";
+import { arg, definePlugin } from "../src/index.js";
+import { main, memory, messageEvent, progress, startInMemoryBot, until } from "./lib.js";
 
 const EVENTS = 100_000;
 const CHECKPOINTS = 4;
@@ -30,19 +30,7 @@ void main(async () => {
       );
     },
   });
-  const { client, sent, close } = inMemoryClient();
-  const events = new PushSource();
-  const bot = createBot({
-    client,
-    events,
-    plugins: [plugin],
-    rateLimit: false,
-    // Load from many users is not a runaway plugin: the per-conversation tripwire would drop replies.
-    loopGuard: false,
-    handleSignals: false,
-    timeZone: "UTC",
-  });
-  await bot.start();
+  const { events, sent, close } = await startInMemoryBot(plugin);
   const atStart = await memory();
   progress(
     `memory: after start rss ${atStart.rss.toFixed(1)} MiB, heap ${atStart.heap.toFixed(1)} MiB`,
@@ -72,7 +60,6 @@ void main(async () => {
       `memory: after ${upTo} events rss ${m.rss.toFixed(1)} MiB, heap ${m.heap.toFixed(1)} MiB`,
     );
   }
-  await bot.stop();
   await close();
 
   const first = samples[0]!;

@@ -1,6 +1,6 @@
 // Every endpoint of the API contract (spec/api.md) has a client method in the wire table.
 import { describe, expect, it } from "vitest";
-import { endpoints } from "../../src/api/index.js";
+import { clientMethods } from "../helpers/endpoints.js";
 
 /** Every endpoint the contract specifies, copied from spec/api.md ("### METHOD {base_url}/path"). */
 const SPEC_ENDPOINTS = [
@@ -26,17 +26,6 @@ const SPEC_ENDPOINTS = [
   "POST /mobile_push/e2ee/test_notification",
   "POST /user_uploads",
 ] as const;
-
-/** `METHOD /path` to `namespace.method`, from the table `createClient` builds its methods from. */
-function clientMethods(): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [ns, group] of Object.entries(endpoints))
-    for (const [name, ep] of Object.entries(
-      group as Record<string, { method: string; path: string }>,
-    ))
-      out.set(`${ep.method} ${ep.path}`, `${ns}.${name}`);
-  return out;
-}
 
 describe("spec coverage", () => {
   const methods = clientMethods();

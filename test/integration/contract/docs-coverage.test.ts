@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { endpoints } from "../../../src/api/index.js";
+import { clientMethods } from "../../helpers/endpoints.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -25,19 +25,9 @@ function rows(): Row[] {
     });
 }
 
-function clientEndpoints(): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [ns, group] of Object.entries(endpoints))
-    for (const [name, ep] of Object.entries(
-      group as Record<string, { method: string; path: string }>,
-    ))
-      out.set(`${ep.method} ${ep.path}`, `${ns}.${name}`);
-  return out;
-}
-
 describe("docs/api-coverage.md", () => {
   const table = rows();
-  const client = clientEndpoints();
+  const client = clientMethods();
 
   it("has exactly one row per endpoint of the client, naming its method", () => {
     expect(table.map((r) => r.endpoint).sort()).toEqual([...client.keys()].sort());
