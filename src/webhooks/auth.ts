@@ -89,7 +89,10 @@ export function authenticate(auth: RouteAuth, input: AuthInput): AuthResult {
       const both = auth.header === undefined && auth.query === undefined;
       const headerName = auth.header ?? (both ? "x-webhook-token" : undefined);
       const queryName = auth.query ?? (both ? "token" : undefined);
-      const fromHeader = headerName ? headerValue(input.headers, headerName) : undefined;
+      // An empty header counts as absent (some proxies forward one), so `?token=` still applies.
+      const fromHeader = headerName
+        ? headerValue(input.headers, headerName)?.trim() || undefined
+        : undefined;
       const fromQuery = queryName ? (input.query.get(queryName) ?? undefined) : undefined;
       const sent = fromHeader ?? fromQuery;
       const where = [headerName && `${headerName} header`, queryName && `?${queryName}=`]

@@ -65,6 +65,22 @@ describe("webhook authentication", () => {
     });
   });
 
+  it("prefers a non-empty header to the query, and treats an empty header as absent", () => {
+    const both: RouteAuth = { type: "token", token: "t0ken-value" };
+    // Found by the receiver property test: an empty header hid a correct `?token=`.
+    expect(authenticate(both, input({ "x-webhook-token": "" }, "token=t0ken-value"))).toEqual({
+      ok: true,
+    });
+    expect(authenticate(both, input({ "x-webhook-token": "  " }, "token=t0ken-value"))).toEqual({
+      ok: true,
+    });
+    // Two credentials that disagree are refused, whichever one is right.
+    expect(authenticate(both, input({ "x-webhook-token": "nope" }, "token=t0ken-value"))).toEqual({
+      ok: false,
+      reason: "wrong token (x-webhook-token header or ?token=)",
+    });
+  });
+
   it("lists the secrets of each auth kind, for redaction", () => {
     expect(authSecrets({ type: "none" })).toEqual([]);
     expect(authSecrets({ type: "token", token: "a" })).toEqual(["a"]);
