@@ -77,7 +77,7 @@ export interface BotOptions extends ServiceOptions {
   concurrency?: number;
   /** Messages waiting for their conversation before polling pauses (bounded memory). Default 100. */
   maxQueued?: number;
-  /** How far catch-up after a lost queue or a restart reaches; false: no catch-up. Default 1000 messages, 24 h. */
+  /** How far catch-up after a lost queue or a restart reaches; false: no catch-up. Default 5000 messages, 24 h. */
   catchUpWindow?: CatchUpWindow | false;
   /** How long `stop()` waits for running handlers before it stops anyway, in ms. Default 10 s. */
   stopTimeoutMs?: number;
@@ -327,6 +327,7 @@ export function createBot(options: BotOptions): Bot {
     ledger,
     handle: handleMessage,
     narrows: catchUpNarrows(register),
+    me: () => me?.userId,
     catchUpWindow: options.catchUpWindow ?? {},
     now,
   });

@@ -6,14 +6,17 @@ import type { Message } from "../api/messages.js";
 
 /** How far back catch-up reaches; anything beyond is skipped with a warning. */
 export interface CatchUpWindow {
-  /** Most messages fetched per catch-up. Default 1000. */
+  /**
+   * Most messages fetched per catch-up. Default 5000: a bot lagging behind a busy realm (its queue
+   * held back while handlers are slow) must not lose what its lost queue still held.
+   */
   maxMessages?: number;
   /** Messages older than this are not handled any more. Default 24 hours. */
   maxAgeMs?: number;
 }
 
 export const DEFAULT_CATCH_UP: Required<CatchUpWindow> = {
-  maxMessages: 1_000,
+  maxMessages: 5_000,
   maxAgeMs: 24 * 3_600_000,
 };
 
@@ -22,6 +25,8 @@ export interface CatchUpResult {
   messages: { message: Message; flags: string[] }[];
   /** True when the window filled up before the newest message was reached. */
   truncated: boolean;
+  /** The newest message ID the catch-up read (when truncated, later ones up to the new queue are skipped). */
+  reachedId: number;
   /** Messages left out for being older than `maxAgeMs`. */
   tooOld: number;
 }
@@ -39,7 +44,8 @@ export function catchUpNarrows(register: RegisterParams): Narrow[] {
 
 /**
  * Fetches messages with IDs above `after`, in batches from that anchor (include_anchor false) until
- * the newest, through each narrow; merged, de-duplicated and sorted by ID.
+ * the newest, through each narrow; merged, de-duplicated and sorted by ID. With `skipSenderId` (the
+ * bot itself), that sender's messages are left out, so the bot's own replies do not fill the window.
  *
  * @example
  * const { messages } = await catchUp(client, { after: 1234, narrows: [[]], now: Date.now() });
@@ -49,6 +55,7 @@ export async function catchUp(
   options: {
     after: number;
     narrows: Narrow[];
+    skipSenderId?: number;
     window?: CatchUpWindow;
     now: number;
     signal?: AbortSignal;
@@ -59,8 +66,13 @@ export async function catchUp(
   const found = new Map<number, { message: Message; flags: string[] }>();
   let truncated = false;
   let tooOld = 0;
+  let reachedId = options.after;
   const oldest = (options.now - maxAgeMs) / 1000;
-  for (const narrow of options.narrows) {
+  const skip: Narrow =
+    options.skipSenderId === undefined
+      ? []
+      : [{ operator: "sender", operand: options.skipSenderId, negated: true }];
+  for (const narrow of options.narrows.map((n) => [...n, ...skip])) {
     let anchor = options.after;
     let fetched = 0;
     for (;;) {
@@ -77,6 +89,7 @@ export async function catchUp(
       );
       for (const { flags, ...message } of page.messages) {
         anchor = Math.max(anchor, message.id);
+        reachedId = Math.max(reachedId, message.id);
         fetched++;
         if (message.timestamp < oldest) tooOld++;
         else found.set(message.id, { message, flags });
@@ -92,5 +105,6 @@ export async function catchUp(
     messages: [...found.values()].sort((a, b) => a.message.id - b.message.id),
     truncated,
     tooOld,
+    reachedId,
   };
 }

@@ -20,6 +20,8 @@ export interface IntakeOptions {
   handle(message: Message, flags: string[]): Promise<void>;
   /** GET /messages narrows that see what the queue sees. */
   narrows: Narrow[];
+  /** The bot's user ID once known; catch-up leaves the bot's own messages out. */
+  me(): number | undefined;
   /** How far catch-up reaches; false turns catch-up off. */
   catchUpWindow: CatchUpWindow | false;
   now(): number;
@@ -118,14 +120,17 @@ export class Intake {
     const result = await catchUp(this.#o.api, {
       after,
       narrows: this.#o.narrows,
+      skipSenderId: this.#o.me(),
       window: this.#o.catchUpWindow,
       now: this.#o.now(),
       signal,
     });
     if (result.truncated || result.tooOld > 0) {
       this.#o.log.warn(
-        { after, truncated: result.truncated, tooOld: result.tooOld },
-        "catch-up window exceeded: some missed messages are not handled",
+        { after, reachedId: result.reachedId, truncated: result.truncated, tooOld: result.tooOld },
+        result.truncated
+          ? `catch-up window exceeded: messages after ${result.reachedId} sent before the new queue are not handled (catchUpWindow.maxMessages)`
+          : `catch-up window exceeded: ${result.tooOld} messages older than catchUpWindow.maxAgeMs are not handled`,
       );
     }
     const fresh = result.messages.filter(({ message }) => !this.#o.ledger.has(message.id));

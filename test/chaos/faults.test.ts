@@ -70,7 +70,13 @@ async function run(scenario: Scenario): Promise<void> {
       () => {
         const others = botReplies(sandbox).length - answered();
         const faults = [...sandbox.faults.hits.values()].reduce((a, b) => a + b, 0);
-        return `${answered()} of ${scenario.commands} replies and ${others} other bot messages, after ${expiries} queue expiries and ${faults} injected faults`;
+        const counts = new Map<string, number>();
+        for (const line of t.errors()) {
+          const kind = line.split(":")[0]!;
+          counts.set(kind, (counts.get(kind) ?? 0) + 1);
+        }
+        const warnings = [...counts].map(([kind, n]) => `${n} x ${kind}`).join("\n  ");
+        return `${answered()} of ${scenario.commands} replies and ${others} other bot messages, after ${expiries} queue expiries and ${faults} injected faults; ${t.bot.pending} messages pending; warnings and errors:\n  ${warnings}`;
       },
     );
     // Anything answered twice would arrive a moment later: give it that moment.
@@ -87,6 +93,10 @@ async function run(scenario: Scenario): Promise<void> {
         "faults injected",
       ).toBe(true);
     expectEachAnsweredOnceInOrder(sandbox, commands);
+    expect(
+      t.errors().filter((line) => line.startsWith("catch-up window exceeded")),
+      "catch-up windows exceeded",
+    ).toEqual([]);
   } finally {
     clearInterval(expirer);
     await Promise.all(users.map((c) => c.close()));

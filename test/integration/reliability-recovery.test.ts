@@ -116,6 +116,36 @@ describe("recovery: lost queues, restarts, network loss and hung polls, each mes
     }
   });
 
+  it("catches up at most catchUpWindow.maxMessages, says where it stopped, and goes on with the new queue", async () => {
+    const { plugin, handled } = echo();
+    const log = captureLog();
+    t = await createTestBot({
+      plugins: [plugin],
+      config: { ...fast, catchUpWindow: { maxMessages: 3 } },
+      sandbox: { heartbeatSeconds: 0.2 },
+      logger: log.logger,
+    });
+    const { sandbox } = t;
+    const before = post(sandbox, "echo before");
+    expect((await t.reply()).content).toBe("before");
+
+    // Five messages land while the bot has no queue: more than the window holds.
+    sandbox.expireQueues({ userId: sandbox.bot.userId });
+    const missed = [1, 2, 3, 4, 5].map((n) => post(sandbox, `echo missed ${n}`));
+    for (const n of [1, 2, 3]) expect((await t.reply()).content).toBe(`missed ${n}`);
+    const queues = () => sandbox.realm.queues.forUser(sandbox.bot.userId);
+    await until(() => queues().length === 1, "a new queue");
+    const after = post(sandbox, "echo after");
+    expect((await t.reply()).content).toBe("after");
+
+    expect(handled).toEqual([before, ...missed.slice(0, 3), after]);
+    const warning = log.lines().find((l) => String(l.msg).startsWith("catch-up window exceeded"));
+    expect(warning).toMatchObject({ after: before, reachedId: missed[2], truncated: true });
+    expect(warning!.msg).toBe(
+      `catch-up window exceeded: messages after ${missed[2]} sent before the new queue are not handled (catchUpWindow.maxMessages)`,
+    );
+  });
+
   it("rides out 5xx answers and dropped connections on GET /events, re-registering after long loss", async () => {
     const { plugin, handled } = echo();
     const log = captureLog();
