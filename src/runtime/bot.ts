@@ -303,9 +303,11 @@ export function createBot(options: BotOptions): Bot {
       services: services!,
       suspend,
     });
-    // The answer to an open question goes to the handler that asked, not to the router.
+    // The answer to an open question goes to the handler that asked, not to the router; in
+    // outgoing-webhook mode a mention's queue copy is not offered, or one answer would count twice.
     if (
       message.sender_id !== me!.userId &&
+      !outside.leftToWebhook(ctx) &&
       dialogs.offer(dialogKey(ctx.conversation, message.sender_id), ctx)
     )
       return;

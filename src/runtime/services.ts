@@ -96,6 +96,11 @@ export interface BotServices extends BotServicesView {
   observe(sink: EventSink): EventSink;
   /** Marks a message whose handler threw (the router catches those) so it counts as failed. */
   failed(ctx: MessageContext): void;
+  /**
+   * In outgoing-webhook mode, true for a mention or direct message seen on the event queue: the
+   * server POSTs it to the webhook too, and only that copy is handled (answers to `ask` included).
+   */
+  leftToWebhook(ctx: MessageContext): boolean;
   /** After plugin setup: schedules config jobs and starts the receiver if anything needs it. */
   start(running: RunningBot): Promise<void>;
   /** Stops the receiver and the cron jobs (waiting for runs in progress). Safe to call twice. */
@@ -155,6 +160,14 @@ export function createBotServices(
 
   options.webhooks?.forEach((entry) => ensureReceiver().mount(configRoute(entry, send)));
 
+  function leftToWebhook(ctx: MessageContext): boolean {
+    return (
+      options.outgoingWebhook !== undefined &&
+      !fromWebhook.has(ctx) &&
+      (ctx.isDirect || ctx.messageFlags.includes("mentioned"))
+    );
+  }
+
   async function handleOutgoing(m: OutgoingMessage): Promise<string | undefined> {
     if (!running) throw new WebhookError(503, "the bot is not running");
     const { me, context, pipeline, dialogs, prefix } = running;
@@ -210,8 +223,7 @@ export function createBotServices(
       first = false;
       return sent;
     };
-    const delivered = options.outgoingWebhook !== undefined && !fromWebhook.has(ctx);
-    if (delivered && (ctx.isDirect || ctx.messageFlags.includes("mentioned"))) {
+    if (leftToWebhook(ctx)) {
       ctx.log.debug("left to the outgoing webhook");
       metrics.eventHandled("message");
       return;
@@ -235,6 +247,7 @@ export function createBotServices(
     },
     webhookRoutes: () => receiver?.routes() ?? [],
     handleOutgoing,
+    leftToWebhook,
     plugins: {
       cron(expression, job, { defaultName, ...rest }) {
         let name = rest.name ?? defaultName;

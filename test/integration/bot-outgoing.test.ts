@@ -16,6 +16,11 @@ const greeter = definePlugin({
       const answer = await ctx.ask("What's your name?", { timeoutMs: 5_000 });
       await ctx.reply(answer ? `Hello, ${answer.text}!` : "Never mind.");
     });
+    bot.command("survey", { description: "Asks two questions" }, async (ctx) => {
+      const name = await ctx.ask("Your name?", { timeoutMs: 5_000 });
+      const color = name && (await ctx.ask("Your favourite colour?", { timeoutMs: 5_000 }));
+      await ctx.reply(name && color ? `${name.text} likes ${color.text}.` : "Never mind.");
+    });
     bot.command("boom", { description: "Always fails" }, () => {
       throw new Error("kaboom");
     });
@@ -50,7 +55,7 @@ describe("outgoing-webhook mode runs the same plugins as the event queue", () =>
   /** The server's POST for a message from Mia: a mention in general > `topic`, or a direct message. */
   function payload(
     content: string,
-    options: { direct?: boolean; token?: string; topic?: string } = {},
+    options: { direct?: boolean; token?: string; topic?: string; id?: number } = {},
   ) {
     const mia = sandbox.user("mia");
     const general = sandbox.realm.channelByName("general")!;
@@ -76,7 +81,7 @@ describe("outgoing-webhook mode runs the same plugins as the event queue", () =>
       trigger: options.direct ? "private_message" : "mention",
       token: options.token ?? TOKEN,
       message: {
-        id: nextId++,
+        id: options.id ?? nextId++,
         sender_id: mia.userId,
         sender_email: mia.email,
         sender_full_name: mia.fullName,
@@ -164,6 +169,51 @@ describe("outgoing-webhook mode runs the same plugins as the event queue", () =>
     expect(second).toEqual({ status: 200, body: { response_not_required: true } });
     const posted = await waitForMessage(sandbox, before, (m) => m.senderId === sandbox.bot.userId);
     expect([posted.topic, posted.content]).toEqual([topic, "Hello, Ada!"]);
+  });
+
+  it("an answer that comes both ways (queue first, then webhook) answers one question once", async () => {
+    const topic = "survey";
+    const mention = `@**${bot.me.fullName}**`;
+    const first = await call(payload(`${mention} survey`, { topic }));
+    expect(first).toEqual({ status: 200, body: { content: "Your name?" } });
+    const before = sandbox.realm.messages.length;
+
+    // The server stores the answer (the bot's queue sees it) and POSTs it to the webhook.
+    const mia = sandbox.user("mia");
+    const general = sandbox.realm.channelByName("general")!;
+    const sender = sandbox.realm.users.get(mia.userId)!;
+    const stored = sandbox.realm.postMessage({
+      sender,
+      kind: "stream",
+      channel: general,
+      topic,
+      content: `${mention} Ada`,
+    });
+    const deadline = Date.now() + 5_000;
+    const skipped = () =>
+      log
+        .lines()
+        .some((l) => l.messageId === stored.id && l.msg === "left to the outgoing webhook");
+    while (!skipped()) {
+      if (Date.now() > deadline) throw new Error("the queue copy was never handled");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await call(payload(`${mention} Ada`, { topic, id: stored.id }))).toEqual({
+      status: 200,
+      body: { response_not_required: true },
+    });
+    await waitForMessage(sandbox, before, (m) => m.content === "Your favourite colour?");
+    expect(await call(payload(`${mention} blue`, { topic }))).toEqual({
+      status: 200,
+      body: { response_not_required: true },
+    });
+    const done = await waitForMessage(sandbox, before, (m) => m.content.endsWith("."));
+    expect(done.content).toBe("Ada likes blue.");
+    const fromBot = sandbox.realm.messages
+      .slice(before)
+      .filter((m) => m.senderId === sandbox.bot.userId)
+      .map((m) => m.content);
+    expect(fromBot).toEqual(["Your favourite colour?", "Ada likes blue."]);
   });
 
   it("from the event queue, mentions are left to the webhook while prefixed commands are answered", async () => {
