@@ -101,6 +101,7 @@ export function createMessageContext(init: {
       services.sessions.namespace(ctx.plugin ?? "bot"),
       sessionKey({ conversation, userId }),
     );
+  let log: Logger | undefined;
   const ctx: MessageContext = {
     message,
     messageFlags: init.flags,
@@ -116,7 +117,13 @@ export function createMessageContext(init: {
     text: init.addressing.text,
     me: services.me,
     api: services.api,
-    log: services.log.child({ messageId: message.id }),
+    // The child logger is made on first use: most messages are never logged about.
+    get log() {
+      return (log ??= services.log.child({ messageId: message.id }));
+    },
+    set log(value) {
+      log = value;
+    },
     state: {},
     get session() {
       return sessionOf();

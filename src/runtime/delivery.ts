@@ -1,4 +1,5 @@
 // Delivery bookkeeping: which messages were handled (a persisted watermark plus recent IDs), so none is handled twice.
+import { LatestWriter } from "../storage/latest-writer.js";
 import type { KeyValueStore } from "../storage/store.js";
 import { RecentIds } from "./recent.js";
 
@@ -39,12 +40,17 @@ export class DeliveryLedger {
   readonly #handledAbove = new Set<number>();
   #lastHandledId: number | undefined;
   #highestSeen = 0;
-  #writing: Promise<void> = Promise.resolve();
+  readonly #writer: LatestWriter;
 
   constructor(options: DeliveryLedgerOptions) {
     this.#store = options.store;
     this.#recent = new RecentIds(options.recentCapacity ?? 10_000);
     this.#onError = options.onError ?? (() => undefined);
+    this.#writer = new LatestWriter(async () => {
+      const state = this.#state();
+      if (!state) return;
+      await this.#store.set(KEY, state).catch((error: unknown) => this.#onError(error));
+    });
   }
 
   /** Reads the persisted state; returns the last handled ID, or undefined on a first start. */
@@ -83,7 +89,7 @@ export class DeliveryLedger {
 
   /** On a first start: messages up to `id` were sent before the bot existed; catch-up starts after it. */
   baseline(id: number): Promise<void> {
-    if (this.#lastHandledId !== undefined) return this.#writing;
+    if (this.#lastHandledId !== undefined) return this.#writer.settled();
     this.#lastHandledId = id;
     this.#highestSeen = Math.max(this.#highestSeen, id);
     return this.#persist();
@@ -100,7 +106,7 @@ export class DeliveryLedger {
 
   /** Marks a claimed message handled, moves the watermark and persists it. */
   finish(id: number): Promise<void> {
-    if (!this.#running.delete(id)) return this.#writing;
+    if (!this.#running.delete(id)) return this.#writer.settled();
     this.#handledAbove.add(id);
     const oldestRunning = this.#running.size === 0 ? Infinity : Math.min(...this.#running);
     let mark = this.#lastHandledId;
@@ -118,15 +124,16 @@ export class DeliveryLedger {
     return this.#persist();
   }
 
+  /** Persists the state as it is when the write starts (a burst of changes is one write). */
   #persist(): Promise<void> {
-    if (this.#lastHandledId === undefined && this.#handledAbove.size === 0) return this.#writing;
-    const state: DeliveryState = {
+    return this.#writer.schedule();
+  }
+
+  #state(): DeliveryState | undefined {
+    if (this.#lastHandledId === undefined && this.#handledAbove.size === 0) return undefined;
+    return {
       lastHandledId: this.#lastHandledId ?? Math.min(...this.#running, ...this.#handledAbove) - 1,
       handledAbove: [...this.#handledAbove].sort((a, b) => a - b),
     };
-    this.#writing = this.#writing
-      .then(() => this.#store.set(KEY, state))
-      .catch((error: unknown) => this.#onError(error));
-    return this.#writing;
   }
 }

@@ -61,9 +61,14 @@ export class Dispatcher {
     this.#pump();
   }
 
+  /** True while fewer than `maxQueued` tasks wait (`whenReady()` would resolve at once). */
+  get hasRoom(): boolean {
+    return this.#queued < this.#options.maxQueued;
+  }
+
   /** Resolves when there is room for more tasks (fewer than `maxQueued` waiting). */
   whenReady(): Promise<void> {
-    if (this.#queued < this.#options.maxQueued) return Promise.resolve();
+    if (this.hasRoom) return Promise.resolve();
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 

@@ -107,7 +107,7 @@ export class Intake {
       }
     });
     // Backpressure: no more events are taken (and no poll is made) until there is room.
-    await untilReady(dispatcher.whenReady(), signal);
+    if (!dispatcher.hasRoom) await untilReady(dispatcher.whenReady(), signal);
   }
 
   /**

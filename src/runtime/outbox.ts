@@ -4,6 +4,7 @@ import { ApiError, NetworkError } from "../client/errors.js";
 import { backoffDelay, sleep, type BackoffOptions } from "../client/backoff.js";
 import type { Message, SendParams } from "../api/messages.js";
 import type { Logger } from "../log/logger.js";
+import { LatestWriter } from "../storage/latest-writer.js";
 import type { KeyValueStore } from "../storage/store.js";
 import { RecentIds } from "./recent.js";
 
@@ -22,12 +23,18 @@ export class ReplyLedger {
   readonly #store: KeyValueStore;
   readonly #capacity: number;
   readonly #entries = new Map<number, number[][]>();
-  #writing: Promise<void> = Promise.resolve();
+  readonly #writer: LatestWriter;
 
   constructor(store: KeyValueStore, capacity = 500) {
     if (capacity < 1) throw new RangeError("reply memory must be at least 1");
     this.#store = store;
     this.#capacity = capacity;
+    this.#writer = new LatestWriter(() =>
+      this.#store.set(
+        KEY,
+        [...this.#entries].map(([id, r]) => [id, r.map((ids) => ids ?? [])]),
+      ),
+    );
   }
 
   async load(): Promise<void> {
@@ -40,7 +47,7 @@ export class ReplyLedger {
     return this.#entries.get(incomingId)?.[index];
   }
 
-  /** Records reply number `index` to `incomingId` and persists the (bounded) ledger. */
+  /** Records reply number `index` to `incomingId` and persists the (bounded) ledger (rejects if that write fails). */
   record(incomingId: number, index: number, ids: number[]): Promise<void> {
     const replies = this.#entries.get(incomingId) ?? [];
     replies[index] = ids;
@@ -49,9 +56,7 @@ export class ReplyLedger {
     while (this.#entries.size > this.#capacity) {
       this.#entries.delete(this.#entries.keys().next().value as number);
     }
-    const snapshot = [...this.#entries].map(([id, r]) => [id, r.map((ids) => ids ?? [])]);
-    this.#writing = this.#writing.then(() => this.#store.set(KEY, snapshot));
-    return this.#writing;
+    return this.#writer.schedule();
   }
 
   get size(): number {
