@@ -20,16 +20,10 @@ const logger = createLogger({
   }),
 });
 
-/** The bot's replies until it has been quiet for a moment (a long reply comes in parts). */
+/** Every reply to what was said so far, once the bot has finished with it (a long reply comes in parts). */
 async function allReplies(t: TestBot): Promise<string[]> {
-  const out = [(await t.reply()).content];
-  for (;;) {
-    try {
-      out.push((await t.reply({ timeoutMs: 300 })).content);
-    } catch {
-      return out;
-    }
-  }
+  await t.settle();
+  return t.drain().map((m) => m.content);
 }
 
 const extras = definePlugin({
