@@ -21,7 +21,7 @@ import { createCommandRuntime } from "./commands/runtime.js";
 import { compose, type Middleware } from "./compose.js";
 import {
   createMessageContext,
-  dialogKey,
+  takeAnswer,
   type ContextServices,
   type MessageContext,
 } from "./context.js";
@@ -140,7 +140,11 @@ export function createBot(options: BotOptions): Bot {
   const storage = options.storage ?? createMemoryStore(now);
   const bus = new EventEmitter();
   const middleware: Middleware<MessageContext>[] = [];
-  const dialogs = new Dialogs<MessageContext>();
+  const dialogs = new Dialogs<MessageContext>({
+    store: storage.namespace("topicbot:sessions").namespace("questions"),
+    now,
+    onError: (error) => log.warn({ err: error }, "could not store an open question"),
+  });
   const inflight = new Set<Promise<void>>();
   const register: RegisterParams = {
     fetch_event_types: ["realm", "realm_user"],
@@ -303,15 +307,15 @@ export function createBot(options: BotOptions): Bot {
       services: services!,
       suspend,
     });
+    guardReplies(ctx);
     // The answer to an open question goes to the handler that asked, not to the router; in
     // outgoing-webhook mode a mention's queue copy is not offered, or one answer would count twice.
     if (
       message.sender_id !== me!.userId &&
       !outside.leftToWebhook(ctx) &&
-      dialogs.offer(dialogKey(ctx.conversation, message.sender_id), ctx)
+      (await takeAnswer(ctx, dialogs))
     )
       return;
-    guardReplies(ctx);
     const run = pipeline!(ctx).catch((error: unknown) =>
       log.error({ err: error, messageId: message.id }, "message pipeline failed"),
     );

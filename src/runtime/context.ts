@@ -133,7 +133,8 @@ export function createMessageContext(init: {
     },
     async ask(question, options = {}) {
       const key = dialogKey(conversation, message.sender_id);
-      const answer = services.dialogs.wait(key, options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS);
+      const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+      const answer = services.dialogs.wait(key, timeoutMs, question);
       try {
         await ctx.reply(question);
       } catch (error) {
@@ -148,4 +149,25 @@ export function createMessageContext(init: {
   };
   if (init.replyVia) ctx.reply = init.replyVia(ctx.reply);
   return ctx;
+}
+
+/**
+ * Offers a message to the open question of its sender in its conversation. Returns true when the
+ * message was an answer: taken by the handler that asked, or, for a question asked before a
+ * restart (whose handler is gone), answered with a note that the bot lost its place.
+ */
+export async function takeAnswer(
+  ctx: MessageContext,
+  dialogs: Dialogs<MessageContext>,
+): Promise<boolean> {
+  const key = dialogKey(ctx.conversation, ctx.sender.userId);
+  if (dialogs.offer(key, ctx)) return true;
+  const lost = await dialogs.orphaned(key).catch(() => undefined);
+  if (!lost) return false;
+  await ctx
+    .reply(
+      `I asked you "${lost.question}" before I was restarted, and lost my place. Please start again.`,
+    )
+    .catch((error: unknown) => ctx.log.warn({ err: error }, "could not say a question was lost"));
+  return true;
 }

@@ -14,7 +14,7 @@ import type { SentMessage } from "./actions.js";
 import type { Middleware } from "./compose.js";
 import {
   createMessageContext,
-  dialogKey,
+  takeAnswer,
   type ContextServices,
   type MessageContext,
 } from "./context.js";
@@ -197,11 +197,10 @@ export function createBotServices(
     });
     fromWebhook.add(ctx);
     // As in the event path: the answer to an open question goes to the handler that asked.
-    if (
-      m.message.sender_id !== me.userId &&
-      dialogs.offer(dialogKey(ctx.conversation, m.message.sender_id), ctx)
-    )
-      return undefined;
+    if (m.message.sender_id !== me.userId && (await takeAnswer(ctx, dialogs))) {
+      answering = false;
+      return replies.length > 0 ? replies.join("\n\n") : undefined;
+    }
     const run = pipeline(ctx);
     run.catch(() => undefined);
     try {

@@ -84,21 +84,71 @@ interface Waiter<A> {
   timer: NodeJS.Timeout;
 }
 
+/** A question a handler asked, as kept in storage while it waits for its answer. */
+export interface OpenQuestion {
+  question: string;
+  /** Epoch milliseconds. */
+  askedAt: number;
+}
+
+export interface DialogsOptions {
+  /**
+   * Where open questions are also written (with the question's timeout as expiry), so that after
+   * a restart the answer can be recognised as one to a question whose handler is gone.
+   */
+  store?: KeyValueStore;
+  now?: () => number;
+  /** Called when writing to the store fails (the question still waits in memory). */
+  onError?: (error: unknown) => void;
+}
+
+const QUESTION_CHARS = 200;
+
 /**
  * Open questions: `wait` parks a promise under a key (conversation and user); the next message
  * with that key is `offer`ed to it instead of being routed; after the timeout it resolves undefined.
+ * With a store, each open question is also kept there until answered, timed out or superseded;
+ * the handler's promise cannot outlive the process, but `orphaned` finds the question after a restart.
  */
 export class Dialogs<A> {
   readonly #waiting = new Map<string, Waiter<A>>();
+  readonly #store: KeyValueStore | undefined;
+  readonly #now: () => number;
+  readonly #onError: (error: unknown) => void;
 
-  /** Waits for the answer under `key`; an earlier question under the same key resolves undefined. */
-  wait(key: string, timeoutMs: number): Promise<A | undefined> {
+  constructor(options: DialogsOptions = {}) {
+    this.#store = options.store;
+    this.#now = options.now ?? Date.now;
+    this.#onError = options.onError ?? (() => undefined);
+  }
+
+  /**
+   * Waits for the answer under `key`; an earlier question under the same key resolves undefined.
+   * `question` is what is kept in the store.
+   */
+  wait(key: string, timeoutMs: number, question = ""): Promise<A | undefined> {
     this.#settle(key, undefined);
+    const open: OpenQuestion = {
+      question: question.slice(0, QUESTION_CHARS),
+      askedAt: this.#now(),
+    };
+    this.#store?.set(key, open, { ttlMs: timeoutMs }).catch(this.#onError);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.#settle(key, undefined), timeoutMs);
       timer.unref?.();
       this.#waiting.set(key, { resolve, timer });
     });
+  }
+
+  /**
+   * A question under `key` that is in the store but has no handler waiting (it was asked before a
+   * restart); it is forgotten as it is returned, so it is reported once.
+   */
+  async orphaned(key: string): Promise<OpenQuestion | undefined> {
+    if (!this.#store || this.#waiting.has(key)) return undefined;
+    const open = await this.#store.get<OpenQuestion>(key);
+    if (open) await this.#store.delete(key);
+    return open;
   }
 
   /** Hands `answer` to the question waiting under `key`; true when there was one. */
@@ -115,16 +165,20 @@ export class Dialogs<A> {
     return this.#waiting.size;
   }
 
-  /** Resolves every open question with undefined (the bot is stopping). */
+  /**
+   * Resolves every open question with undefined (the bot is stopping). The stored questions stay,
+   * so the next start can tell whoever answers that their question was lost.
+   */
   cancelAll(): void {
-    for (const key of [...this.#waiting.keys()]) this.#settle(key, undefined);
+    for (const key of [...this.#waiting.keys()]) this.#settle(key, undefined, false);
   }
 
-  #settle(key: string, answer: A | undefined): boolean {
+  #settle(key: string, answer: A | undefined, forget = true): boolean {
     const waiter = this.#waiting.get(key);
     if (!waiter) return false;
     this.#waiting.delete(key);
     clearTimeout(waiter.timer);
+    if (forget) this.#store?.delete(key).catch(this.#onError);
     waiter.resolve(answer);
     return true;
   }

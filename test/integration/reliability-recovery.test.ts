@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestBot, type TestBot } from "topicbot/testing";
-import { createBot, createFileStore, definePlugin } from "topicbot";
+import { createBot, createFileStore, createMemoryStore, definePlugin } from "topicbot";
 import { captureLog } from "../helpers/log.js";
 import { post, until } from "../helpers/reliability.js";
 
@@ -127,7 +127,8 @@ describe("recovery: lost queues, restarts, network loss and hung polls, each mes
     });
     const { sandbox } = t;
     const before = post(sandbox, "echo before");
-    expect((await t.reply()).content).toBe("before");
+    const answer = await t.reply();
+    expect(answer.content).toBe("before");
 
     // Five messages land while the bot has no queue: more than the window holds.
     sandbox.expireQueues({ userId: sandbox.bot.userId });
@@ -140,10 +141,59 @@ describe("recovery: lost queues, restarts, network loss and hung polls, each mes
 
     expect(handled).toEqual([before, ...missed.slice(0, 3), after]);
     const warning = log.lines().find((l) => String(l.msg).startsWith("catch-up window exceeded"));
-    expect(warning).toMatchObject({ after: before, reachedId: missed[2], truncated: true });
+    expect(warning).toMatchObject({ reachedId: missed[2], truncated: true });
+    // The watermark: the command, or the bot's own answer if its event came before the expiry.
+    expect([before, answer.id]).toContain(warning!.after);
     expect(warning!.msg).toBe(
       `catch-up window exceeded: messages after ${missed[2]} sent before the new queue are not handled (catchUpWindow.maxMessages)`,
     );
+  });
+
+  it("after a restart, an answer to a question asked before it is told the question was lost, once", async () => {
+    const greeter = definePlugin({
+      name: "greeter",
+      setup(bot) {
+        bot.command("hello", { description: "Asks your name" }, async (ctx) => {
+          const answer = await ctx.ask("What's your name?");
+          if (answer) await ctx.reply(`Hello, ${answer.text}!`);
+        });
+      },
+    });
+    const storage = createMemoryStore();
+    t = await createTestBot({
+      plugins: [greeter],
+      config: { ...fast, storage },
+      sandbox: { heartbeatSeconds: 0.2 },
+    });
+    const { sandbox } = t;
+    await t.send("!hello");
+    await t.expectReply("What's your name?");
+    await t.bot.stop();
+
+    const second = createBot({
+      server: { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey },
+      plugins: [greeter],
+      handleSignals: false,
+      rateLimit: false,
+      storage,
+      ...fast,
+    });
+    await second.start();
+    try {
+      await t.send("Ada");
+      await t.expectReply(
+        `I asked you "What's your name?" before I was restarted, and lost my place. Please start again.`,
+      );
+      // Told once; then the dialog works as usual on the new process.
+      await t.send("!hello");
+      await t.expectReply("What's your name?");
+      await t.send("Bob");
+      await t.expectReply("Hello, Bob!");
+      await t.send("Carol");
+      await t.expectNoReply();
+    } finally {
+      await second.stop();
+    }
   });
 
   it("rides out 5xx answers and dropped connections on GET /events, re-registering after long loss", async () => {

@@ -107,6 +107,32 @@ describe("sessions and dialogs", () => {
   });
 });
 
+describe("open questions in storage", () => {
+  it("keeps each open question until answered, superseded or timed out; a stop keeps them for the next start", async () => {
+    const store = createMemoryStore();
+    const dialogs = new Dialogs<string>({ store, now: () => 1_000 });
+    const answered = dialogs.wait("a", 60_000, "Your name?");
+    expect(await store.get("a")).toEqual({ question: "Your name?", askedAt: 1_000 });
+    expect(await dialogs.orphaned("a")).toBeUndefined(); // someone is waiting for it
+    dialogs.offer("a", "Ada");
+    expect(await answered).toBe("Ada");
+    expect(await store.get("a")).toBeUndefined();
+
+    void dialogs.wait("b", 60_000, "Colour?");
+    void dialogs.wait("b", 60_000, "Shape?");
+    expect(await store.get("b")).toEqual({ question: "Shape?", askedAt: 1_000 });
+    dialogs.cancelAll();
+    expect(await store.get("b")).toEqual({ question: "Shape?", askedAt: 1_000 });
+
+    // The next process finds it once, with nobody waiting.
+    const next = new Dialogs<string>({ store });
+    expect(await next.orphaned("b")).toEqual({ question: "Shape?", askedAt: 1_000 });
+    expect(await next.orphaned("b")).toBeUndefined();
+    expect(await next.wait("c", 5, "Quick?")).toBeUndefined();
+    expect(await store.get("c")).toBeUndefined();
+  });
+});
+
 describe("send targets", () => {
   it("maps channels, topic links and users to POST /messages parameters", () => {
     expect(sendParams({ to: "general", topic: "x" }, 400)).toEqual({
