@@ -8,7 +8,7 @@ import { runSandbox } from "./commands/sandbox.js";
 import { runCheck } from "./commands/check.js";
 import { runInit } from "./commands/init.js";
 import { runSchema } from "./commands/schema.js";
-import { runDev } from "./commands/dev.js";
+import { runDev, type DevCommandOptions } from "./commands/dev.js";
 import { registerSend } from "./commands/send.js";
 
 const parsePort = (value: string): number => {
@@ -43,12 +43,20 @@ export async function main(argv: string[], out: Output = processOutput): Promise
   program
     .command("dev")
     .description(
-      "chat with the bot in the terminal against the embedded sandbox; plugins reload when their files change",
+      "chat with the bot in the terminal: on the configured server as yourself (--me), else in the embedded sandbox; plugins reload when their files change",
     )
     .option("-c, --config <file>", "configuration file", "bot.config.yaml")
-    .option("--as <handle>", "the user you speak as: olivia, adam, max, mia or gus", "mia")
+    .option(
+      "--me <zuliprc>",
+      "your own account's zuliprc, to chat on the configured server as yourself (default: $TOPICBOT_DEV_ZULIPRC)",
+    )
+    .option("--sandbox", "use the embedded sandbox even when a server is configured", false)
+    .option(
+      "--as <handle>",
+      "sandbox only: the user you speak as: olivia, adam, max, mia (default) or gus",
+    )
     .option("--no-watch", "do not reload plugins when their files change")
-    .action(async (opts: { config: string; as: string; watch: boolean }) => {
+    .action(async (opts: DevCommandOptions) => {
       exitCode = await runDev(opts);
     });
 

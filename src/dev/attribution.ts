@@ -32,13 +32,48 @@ export function storedConversationKey(m: StoredMessage): string {
     : `direct:${[...m.recipients].sort((a, b) => a - b).join(",")}`;
 }
 
+/** Labels by key for a while after they were noted (at most `max` of them). */
+class RecentLabels<K> {
+  readonly #entries = new Map<K, { label: string; at: number }>();
+  readonly #ttlMs: number;
+  readonly #max: number;
+
+  constructor(ttlMs: number, max = 500) {
+    this.#ttlMs = ttlMs;
+    this.#max = max;
+  }
+
+  set(key: K, label: string): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, { label, at: Date.now() });
+    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+
+  get(key: K): string | undefined {
+    const entry = this.#entries.get(key);
+    return entry && Date.now() - entry.at < this.#ttlMs ? entry.label : undefined;
+  }
+}
+
+/** How long a sent message or a handled one keeps its label: its event may arrive after the handler ended. */
+const KEEP_MS = 10_000;
+
+/** What attribution needs of a message: its ID and its conversation key (`conversationKey`). */
+export interface AttributedMessage {
+  id: number;
+  conversation: string;
+}
+
 /**
- * Remembers, per conversation and per handled message, the handler whose action is under way,
- * so that `bot dev` can show where each of the bot's messages and reactions came from.
+ * Remembers which handler is acting in each conversation, which one sent each of the bot's
+ * messages (by the IDs its `reply` and `send` resolve with) and which one acted on each handled
+ * message, so that `bot dev` can show where each of the bot's messages and reactions came from,
+ * whether it sees them in-process (sandbox) or through an event queue (a server).
  */
 export class Attribution {
   readonly #byConversation = new Map<string, string>();
-  readonly #byMessage = new Map<number, string>();
+  readonly #bySent = new RecentLabels<number>(KEEP_MS);
+  readonly #byHandled = new RecentLabels<number>(KEEP_MS);
   #latest: { label: string; at: number } | undefined;
 
   /** Install with `bot.use(attribution.middleware)` before the bot starts. */
@@ -46,30 +81,32 @@ export class Attribution {
     const key = conversationKey(ctx.conversation);
     for (const name of ACTIONS) {
       const original = ctx[name] as (...args: unknown[]) => Promise<unknown>;
-      (ctx as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      (ctx as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
         const label = handlerLabel(ctx) ?? "runtime";
         this.#byConversation.set(key, label);
-        this.#byMessage.set(ctx.message.id, label);
+        this.#byHandled.set(ctx.message.id, label);
         this.#latest = { label, at: Date.now() };
-        return original.apply(ctx, args);
+        const result = await original.apply(ctx, args);
+        const ids = (result as { ids?: unknown } | undefined)?.ids;
+        if (Array.isArray(ids)) for (const id of ids) this.#bySent.set(id as number, label);
+        return result;
       };
     }
     try {
       await next();
     } finally {
-      this.#byMessage.delete(ctx.message.id);
-      if (this.#byConversation.get(key) !== undefined) this.#byConversation.delete(key);
+      this.#byConversation.delete(key);
     }
   };
 
-  /** Who produced this bot message: its conversation's handler, else the one that acted last (within a second). */
-  ofMessage(m: StoredMessage): string | undefined {
-    return this.#byConversation.get(storedConversationKey(m)) ?? this.#recent();
+  /** Who produced this bot message: the handler that sent it, else its conversation's, else the one that acted last (within a second). */
+  ofMessage(m: AttributedMessage): string | undefined {
+    return this.#bySent.get(m.id) ?? this.#byConversation.get(m.conversation) ?? this.#recent();
   }
 
-  /** Who reacted to this message. */
+  /** Who reacted to this message: the handler that handled it, else the one that acted last. */
   ofReaction(messageId: number): string | undefined {
-    return this.#byMessage.get(messageId) ?? this.#recent();
+    return this.#byHandled.get(messageId) ?? this.#recent();
   }
 
   /** The handler that acted last, within the last second (uploads carry no conversation). */

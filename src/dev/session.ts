@@ -1,28 +1,41 @@
-// A `bot dev` session: the sandbox, the bot (reloaded when plugin files change), and the terminal chat.
+// A `bot dev` session: a world (sandbox or server), the bot (reloaded when plugin files change), the terminal chat.
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { ApiClient } from "../client/client.js";
 import { loadConfigFile } from "../config/load.js";
 import type { BotConfig } from "../config/schema.js";
-import { createLogger } from "../log/logger.js";
+import { configSecrets } from "../config/secrets.js";
+import { createLogger, serverSecrets } from "../log/logger.js";
 import { createBot, type Bot } from "../runtime/bot.js";
-import { startSandbox, type Sandbox } from "../sandbox/server.js";
 import { createMemoryStore } from "../storage/store.js";
-import { RealmObserver, placeOf, observeMessage } from "../testing/observe.js";
-import { People } from "../testing/people.js";
 import { Attribution } from "./attribution.js";
+import { openWorld } from "./open-world.js";
 import { loadPluginsFresh, type LoadedPlugin } from "./plugins.js";
-import { chatLine, describePlace, HELP, parseInput, type Place } from "./terminal.js";
+import {
+  chatLine,
+  describePlace,
+  helpText,
+  parseInput,
+  reactionText,
+  type Input,
+  type Place,
+} from "./terminal.js";
+import type { DevWorld } from "./world.js";
 
 export interface DevOptions {
   /** Path of bot.config.yaml. */
   config: string;
   input: Readable;
   output: Writable;
-  /** Who the developer speaks as at first. Default `mia`. */
+  /** Who the developer speaks as at first in the sandbox. Default `mia`. */
   as?: string;
+  /** The developer's own zuliprc, to chat on the configured server as themself. Default: `TOPICBOT_DEV_ZULIPRC`. */
+  me?: string;
+  /** Use the embedded sandbox even when a server is configured. */
+  sandbox?: boolean;
+  /** Environment for the config's `${VAR}`s and `TOPICBOT_DEV_ZULIPRC`. Default `process.env`. */
+  env?: Record<string, string | undefined>;
   /** Reload plugins when their files change. Default true. */
   watch?: boolean;
   /** Milliseconds to wait after a change before reloading (editors write in bursts). Default 100. */
@@ -31,25 +44,42 @@ export interface DevOptions {
 
 /**
  * Runs `bot dev` until the input ends or the developer types `/quit`; resolves with the exit code.
+ * With a server configured it chats there as the account of `me` (else it throws a ConfigError
+ * saying to pass `--me` or `--sandbox` before starting anything); otherwise in the embedded sandbox.
  *
  * @example
  * await runDevSession({ config: "bot.config.yaml", input: process.stdin, output: process.stdout });
  */
 export async function runDevSession(options: DevOptions): Promise<number> {
-  const { output } = options;
-  const config: BotConfig = await loadConfigFile(options.config);
-  const sandbox: Sandbox = await startSandbox({ port: config.sandbox.port });
-  const realm = sandbox.realm;
-  const write = (text: string): void => void output.write(`${text}\n`);
-  const people = new People(sandbox);
-  const clientFor = (handle: string): ApiClient => people.client(handle);
+  const env = options.env ?? process.env;
+  const config: BotConfig = await loadConfigFile(options.config, env);
+  const world = await openWorld(config, {
+    configFile: options.config,
+    sandbox: options.sandbox,
+    me: options.me,
+    as: options.as,
+    env,
+  });
+  try {
+    return await chat(options, config, world);
+  } finally {
+    await world.close();
+  }
+}
 
-  let speaker = options.as ?? "mia";
-  people.account(speaker);
+/** The session proper, in a world that is open (and closed by the caller). */
+async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Promise<number> {
+  const { output } = options;
+  const write = (text: string): void => void output.write(`${text}\n`);
   let place: Place = { type: "channel", channel: "general", topic: "dev" };
   const storage = createMemoryStore();
   const attribution = new Attribution();
-  const logger = createLogger({ level: "warn", format: "pretty", destination: output });
+  const logger = createLogger({
+    level: "warn",
+    format: "pretty",
+    destination: output,
+    secrets: [...configSecrets(config), ...serverSecrets(world.server), ...world.secrets],
+  });
   // Set once the banner is printed; lines shown before it are plain.
   let rl: Interface | undefined = undefined;
   const show = (text: string): void => {
@@ -60,53 +90,52 @@ export async function runDevSession(options: DevOptions): Promise<number> {
     } else write(text);
   };
 
-  // What happens in the realm, as it happens.
-  const observer = new RealmObserver(realm);
-  const typed: { senderId: number; content: string }[] = [];
-  observer.on("message", (m) => {
-    const echo = typed.findIndex((t) => t.senderId === m.senderId && t.content === m.content);
-    if (echo >= 0) {
-      typed.splice(echo, 1);
-      return;
-    }
-    const stored = realm.message(m.id);
-    const via =
-      m.senderId === sandbox.bot.userId && stored ? attribution.ofMessage(stored) : undefined;
-    show(chatLine(placeOf(realm, m), m.senderName, m.content, via));
-  });
-  observer.on("reaction", (r) => {
-    const stored = realm.message(r.messageId);
-    if (!stored) return;
-    const m = observeMessage(realm, stored);
-    const via = r.userId === sandbox.bot.userId ? attribution.ofReaction(r.messageId) : undefined;
-    const verb = r.op === "add" ? "reacted" : "took back";
-    const excerpt = m.content.length > 40 ? `${m.content.slice(0, 39)}…` : m.content;
-    show(
-      chatLine(
-        placeOf(realm, m),
-        r.userName,
-        `${verb} :${r.emoji}: on ${JSON.stringify(excerpt)}`,
-        via,
-      ),
-    );
-  });
-  observer.on("upload", (u) => {
-    const who = realm.users.get(u.ownerId)?.fullName ?? `user ${u.ownerId}`;
-    const via = u.ownerId === sandbox.bot.userId ? attribution.latest() : undefined;
-    show(
-      `${who}${via ? ` (${via})` : ""} uploaded ${u.filename} (${u.data.length} bytes): ${u.url}`,
-    );
-  });
-
-  // The bot, (re)started on the same sandbox and storage.
-  let version = 0;
+  // What happens in the world, as it happens; the developer's own lines are not echoed.
   let bot: Bot | undefined;
+  const botId = (): number | undefined => bot?.me.userId;
+  const typed: { senderId: number; content: string }[] = [];
+  await world.observe(
+    {
+      message: (m) => {
+        const echo = typed.findIndex(
+          (t) => t.senderId === m.senderId && t.content.trim() === m.content.trim(),
+        );
+        if (echo >= 0) {
+          typed.splice(echo, 1);
+          return;
+        }
+        const via = m.senderId === botId() ? attribution.ofMessage(m) : undefined;
+        show(chatLine(m.where, m.senderName, m.content, via));
+      },
+      reaction: (r) => {
+        const via = r.userId === botId() ? attribution.ofReaction(r.message.id) : undefined;
+        show(
+          chatLine(
+            r.message.where,
+            r.userName,
+            reactionText(r.op, r.emoji, r.message.content),
+            via,
+          ),
+        );
+      },
+      upload: (u) => {
+        const via = u.ownerId === botId() ? attribution.latest() : undefined;
+        show(
+          `${u.ownerName}${via ? ` (${via})` : ""} uploaded ${u.filename} (${u.bytes} bytes): ${u.url}`,
+        );
+      },
+    },
+    logger,
+  );
+
+  // The bot, (re)started on the same server and storage.
+  let version = 0;
   let loaded: LoadedPlugin[] = [];
   const startBot = async (): Promise<void> => {
     const plugins = await loadPluginsFresh(config, options.config, ++version);
     await bot?.stop();
     const next = createBot({
-      server: { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey },
+      server: world.server,
       plugins,
       prefix: config.prefix,
       respondTo: config.respondTo,
@@ -121,10 +150,9 @@ export async function runDevSession(options: DevOptions): Promise<number> {
     bot = next;
     loaded = plugins;
   };
-  await startBot();
 
   // Reloading when a plugin's files change.
-  const watchers: FSWatcher[] = [];
+  let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let reloading = Promise.resolve();
   const reload = (changed: string): void => {
@@ -140,130 +168,116 @@ export async function runDevSession(options: DevOptions): Promise<number> {
       });
     }, options.debounceMs ?? 100);
   };
-  if (options.watch ?? true) {
-    // A plugin folder (index.ts) is watched whole; a single-file plugin through its folder, by
-    // name, since editors often replace a file rather than write to it.
-    const targets = new Map<string, string | undefined>();
-    for (const file of loaded.map((p) => p.file).filter((f): f is string => f !== undefined)) {
-      if (/^index\.[mc]?[jt]s$/.test(basename(file))) targets.set(dirname(file), undefined);
-      else if (!targets.has(dirname(file)) || targets.get(dirname(file)) !== undefined)
-        targets.set(dirname(file), basename(file));
-    }
-    for (const [dir, only] of targets) {
-      const watcher = watch(dir, { recursive: only === undefined }, (_event, name) => {
-        const changed = name === null ? "" : String(name);
-        if (only !== undefined && changed !== only) return;
-        if (/\.test\.|node_modules|(^|\/)\./.test(changed)) return;
-        reload(relative(process.cwd(), join(dir, changed)) || dir);
-      });
-      watchers.push(watcher);
-    }
-  }
 
-  write(
-    [
-      `topicbot dev: the embedded sandbox is at ${sandbox.url}; the bot runs ${loaded.map((p) => p.plugin.name).join(", ") || "no plugins"}.`,
-      config.server
-        ? "(bot dev always uses the embedded sandbox; the configured server is left alone.)"
-        : "",
-      `You are ${people.account(speaker).fullName} in ${describePlace(place)}. ${config.prefix}help lists the bot's commands; /help lists yours.`,
-    ]
-      .filter(Boolean)
-      .join("\n"),
-  );
-
+  // The conversation: what the developer types.
+  const userIdOf = async (name: string): Promise<number> =>
+    name === "bot" && bot ? bot.me.userId : (await world.person(name)).userId;
   const say = async (text: string): Promise<void> => {
-    const client = clientFor(speaker);
-    const account = people.account(speaker);
-    typed.push({ senderId: account.userId, content: text });
-    if (place.type === "channel") {
-      await people.channel(place.channel);
-      await client.messages.send({
-        type: "channel",
-        to: place.channel,
-        topic: place.topic,
-        content: text,
-      });
-    } else {
-      const to = resolveHandle(place.to);
-      await client.messages.send({ type: "direct", to: [to], content: text });
+    const to = place.type === "direct" ? await userIdOf(place.to) : undefined;
+    const line = { senderId: world.speaker().userId, content: text };
+    typed.push(line);
+    try {
+      await world.send(place, to, text);
+    } catch (error) {
+      typed.splice(typed.indexOf(line), 1);
+      throw error;
     }
   };
-  const resolveHandle = (name: string): number => {
-    if (name === "bot") return sandbox.bot.userId;
-    const wanted = name.toLowerCase();
-    const match = people
-      .all()
-      .find((u) => u.handle === wanted || u.fullName.toLowerCase() === wanted);
-    if (!match)
-      throw new Error(
-        `no user "${name}"; try ${people
-          .all()
-          .map((u) => u.handle)
-          .join(", ")}`,
-      );
-    return match.userId;
+  const act = async (input: Input): Promise<void> => {
+    switch (input.kind) {
+      case "say":
+        return say(input.text);
+      case "switch":
+        if (input.place.type === "direct") await userIdOf(input.place.to);
+        place = input.place;
+        return;
+      case "as":
+        return world.speakAs(input.handle);
+      case "help":
+        return write(helpText(world.remote));
+      case "error":
+        return write(input.message);
+      case "quit":
+      case "nothing":
+        return;
+    }
   };
 
-  rl = createInterface({
-    input: options.input,
-    output,
-    terminal: (output as { isTTY?: boolean }).isTTY === true,
-  });
-  const interactive = interactiveOutput(output);
-  const prompt = (): void => {
-    if (!interactive) return;
-    rl!.setPrompt(`${describePlace(place)} ${speaker}> `);
-    rl!.prompt();
-  };
-  prompt();
-  let queue = Promise.resolve();
-  rl.on("line", (line) => {
-    queue = queue.then(async () => {
-      const input = parseInput(line, place);
-      try {
-        switch (input.kind) {
-          case "say":
-            await say(input.text);
-            break;
-          case "switch":
-            if (input.place.type === "direct") resolveHandle(input.place.to);
-            place = input.place;
-            break;
-          case "as":
-            people.account(input.handle);
-            speaker = input.handle;
-            break;
-          case "help":
-            write(HELP);
-            break;
-          case "quit":
-            rl!.close();
-            return;
-          case "error":
-            write(input.message);
-            break;
-          case "nothing":
-            break;
-        }
-      } catch (error) {
-        write(`✗ ${(error as Error).message}`);
-      }
-      prompt();
+  try {
+    await startBot();
+    if (options.watch ?? true) watchers = watchPluginFiles(loaded, reload);
+    const names = loaded.map((p) => p.plugin.name).join(", ") || "no plugins";
+    write(
+      [
+        `topicbot dev: ${world.description}; the bot runs ${names}.`,
+        options.sandbox && config.server
+          ? `(--sandbox: the configured server ${config.server.site} is left alone.)`
+          : "",
+        `You are ${world.speaker().fullName} in ${describePlace(place)}. ${config.prefix}help lists the bot's commands; /help lists yours.`,
+      ]
+        .filter(Boolean)
+        .join("\n"),
+    );
+    const terminal = createInterface({
+      input: options.input,
+      output,
+      terminal: interactiveOutput(output),
     });
-  });
-  rl.on("SIGINT", () => rl!.close());
-  await new Promise<void>((resolve) => rl!.once("close", resolve));
-  await queue;
-  clearTimeout(timer);
-  for (const w of watchers) w.close();
-  await reloading;
-  await bot?.stop();
-  observer.close();
-  await people.close();
-  await sandbox.close();
+    rl = terminal;
+    const prompt = (): void => {
+      if (!interactiveOutput(output)) return;
+      terminal.setPrompt(`${describePlace(place)} ${world.speaker().handle}> `);
+      terminal.prompt();
+    };
+    prompt();
+    let queue = Promise.resolve();
+    terminal.on("line", (line) => {
+      queue = queue.then(async () => {
+        const input = parseInput(line, place);
+        if (input.kind === "quit") return terminal.close();
+        try {
+          await act(input);
+        } catch (error) {
+          write(`✗ ${(error as Error).message}`);
+        }
+        prompt();
+      });
+    });
+    terminal.on("SIGINT", () => terminal.close());
+    await new Promise<void>((resolve) => terminal.once("close", resolve));
+    await queue;
+  } finally {
+    clearTimeout(timer);
+    for (const w of watchers) w.close();
+    await reloading;
+    await bot?.stop();
+  }
   write("bye");
   return 0;
+}
+
+/**
+ * Watches the files of path and built-in plugins: a plugin folder (index.ts) whole, a single-file
+ * plugin through its folder by name, since editors often replace a file rather than write to it.
+ */
+function watchPluginFiles(
+  loaded: readonly LoadedPlugin[],
+  onChange: (changed: string) => void,
+): FSWatcher[] {
+  const targets = new Map<string, string | undefined>();
+  for (const file of loaded.map((p) => p.file).filter((f): f is string => f !== undefined)) {
+    if (/^index\.[mc]?[jt]s$/.test(basename(file))) targets.set(dirname(file), undefined);
+    else if (!targets.has(dirname(file)) || targets.get(dirname(file)) !== undefined)
+      targets.set(dirname(file), basename(file));
+  }
+  return [...targets].map(([dir, only]) =>
+    watch(dir, { recursive: only === undefined }, (_event, name) => {
+      const changed = name === null ? "" : String(name);
+      if (only !== undefined && changed !== only) return;
+      if (/\.test\.|node_modules|(^|\/)\./.test(changed)) return;
+      onChange(relative(process.cwd(), join(dir, changed)) || dir);
+    }),
+  );
 }
 
 /** A terminal gets prompts and redrawn lines; a pipe gets plain lines. */

@@ -14,13 +14,25 @@ export type Input =
   | { kind: "nothing" }
   | { kind: "error"; message: string };
 
-export const HELP = [
-  "Type a message and press Enter to send it.",
-  "  #channel > topic   talk in that channel topic (created if needed); `#channel` keeps the topic",
-  "  @name              talk to someone in a direct message (`@bot` is the bot)",
-  "  /as <handle>       speak as another user: olivia (owner), adam (admin), max (moderator), mia, gus (guest)",
-  "  /help              this text      /quit   stop (or Ctrl-D)",
-].join("\n");
+/**
+ * The developer's commands; `remote` (a real server) leaves out what only the sandbox can do.
+ *
+ * @example
+ * write(helpText(false));
+ */
+export function helpText(remote: boolean): string {
+  return [
+    "Type a message and press Enter to send it.",
+    remote
+      ? "  #channel > topic   talk in that channel topic (the channel must exist); `#channel` keeps the topic"
+      : "  #channel > topic   talk in that channel topic (created if needed); `#channel` keeps the topic",
+    "  @name              talk to someone in a direct message (`@bot` is the bot)",
+    remote
+      ? "  /as <handle>       (sandbox only: on a server you are the account of your zuliprc)"
+      : "  /as <handle>       speak as another user: olivia (owner), adam (admin), max (moderator), mia, gus (guest)",
+    "  /help              this text      /quit   stop (or Ctrl-D)",
+  ].join("\n");
+}
 
 /**
  * Reads one typed line.
@@ -55,4 +67,10 @@ export const describePlace = (place: Place): string =>
 export function chatLine(where: string, who: string, text: string, via?: string): string {
   const head = `[${where}] ${who}${via ? ` (${via})` : ""}: `;
   return head + text.split("\n").join(`\n${" ".repeat(Math.min(head.length, 8))}`);
+}
+
+/** What a reaction line says: `reacted :tada: on "!deploy v2"` (the message cut at 40 characters). */
+export function reactionText(op: "add" | "remove", emoji: string, content: string): string {
+  const excerpt = content.length > 40 ? `${content.slice(0, 39)}…` : content;
+  return `${op === "add" ? "reacted" : "took back"} :${emoji}: on ${JSON.stringify(excerpt)}`;
 }

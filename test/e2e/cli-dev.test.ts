@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 
 const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
 
@@ -63,8 +64,11 @@ function devProcess(child: ChildProcess) {
 describe("bot dev", () => {
   let dir: string | undefined;
   let child: ChildProcess | undefined;
+  let server: Sandbox | undefined;
   afterEach(async () => {
     if (child && child.exitCode === null) child.kill("SIGKILL");
+    await server?.close();
+    server = undefined;
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -113,4 +117,52 @@ describe("bot dev", () => {
     expect(code).toBe(0);
     expect(dev.output()).toMatch(/bye\n$/);
   }, 60_000);
+
+  it("chats on a configured server with --me, and without it says what to pass", async () => {
+    server = await startSandbox();
+    dir = await mkdtemp(join(tmpdir(), "topicbot-dev-"));
+    const { bot } = server;
+    const mia = server.user("mia");
+    await writeFile(
+      join(dir, "bot.config.yaml"),
+      `server:\n  site: ${server.url}\n  email: ${bot.email}\n  apiKey: ${bot.apiKey}\nplugins:\n  - ping\n`,
+    );
+    await writeFile(
+      join(dir, "mia.zuliprc"),
+      `[api]\nemail=${mia.email}\nkey=${mia.apiKey}\nsite=${server.url}\n`,
+    );
+    const env = { ...process.env, NODE_OPTIONS: "", FORCE_COLOR: "0", TOPICBOT_DEV_ZULIPRC: "" };
+
+    child = spawn(process.execPath, [bin, "dev"], {
+      cwd: dir,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const refused = devProcess(child);
+    const [refusedCode] = (await once(child, "exit")) as [number | null];
+    expect(refusedCode).toBe(2);
+    const message = refused.output().trim();
+    expect(message).toMatch(
+      /^error: bot\.config\.yaml: server: bot dev would chat on http:\/\/127\.0\.0\.1:\d+ as you: pass --me <zuliprc>/,
+    );
+    expect(message).toContain("or --sandbox");
+    expect(message.split("\n")).toHaveLength(1);
+    expect(message).not.toContain(bot.apiKey);
+
+    child = spawn(process.execPath, [bin, "dev", "--me", "mia.zuliprc", "--no-watch"], {
+      cwd: dir,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const dev = devProcess(child);
+    await dev.expect(
+      /chatting on the server http:\/\/127\.0\.0\.1:\d+; the bot runs ping\.\nYou are Mia Member/,
+    );
+    dev.type("!ping");
+    await dev.expect(/\[#general > dev\] Topic Bot \(ping › command ping\): pong/);
+    dev.type("/quit");
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(0);
+    expect(server.realm.messages.map((m) => m.content)).toEqual(["!ping", "pong"]);
+  }, 30_000);
 });

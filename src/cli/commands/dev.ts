@@ -1,16 +1,26 @@
-// `bot dev`: chat with your bot in the terminal, against the embedded sandbox, with plugins reloaded on save.
+// `bot dev`: chat with your bot in the terminal, on the configured server or the embedded sandbox, with plugins reloaded on save.
 import { runDevSession } from "../../dev/session.js";
 
 export interface DevCommandOptions {
   config: string;
-  as: string;
+  /** The developer's zuliprc (`--me`); `TOPICBOT_DEV_ZULIPRC` when absent. */
+  me?: string;
+  sandbox: boolean;
+  as?: string;
   watch: boolean;
 }
 
-/** Runs the interactive session on the process's terminal; resolves with the exit code. */
+/**
+ * Runs the interactive session on the process's terminal; resolves with the exit code.
+ *
+ * @example
+ * process.exitCode = await runDev({ config: "bot.config.yaml", sandbox: false, watch: true });
+ */
 export function runDev(options: DevCommandOptions): Promise<number> {
   return runDevSession({
     config: options.config,
+    me: options.me,
+    sandbox: options.sandbox,
     as: options.as,
     watch: options.watch,
     input: process.stdin,

@@ -1,0 +1,121 @@
+// `bot dev` on the embedded sandbox: speak as any seeded user, channels made on demand, the realm observed in-process.
+import { startSandbox, type Sandbox } from "../sandbox/server.js";
+import type { StoredMessage } from "../sandbox/realm.js";
+import { RealmObserver, observeMessage, placeOf } from "../testing/observe.js";
+import { People } from "../testing/people.js";
+import { storedConversationKey } from "./attribution.js";
+import type { Place } from "./terminal.js";
+import {
+  findPerson,
+  sendLine,
+  type DevWorld,
+  type Person,
+  type ShownMessage,
+  type WorldView,
+} from "./world.js";
+
+export interface SandboxWorldOptions {
+  /** Port of the sandbox; 0 picks a free one. */
+  port: number;
+  /** Who the developer speaks as at first (a seeded handle). Default `mia`. */
+  as?: string;
+}
+
+/**
+ * Starts an embedded sandbox for one `bot dev` session; the bot logs in as its seeded bot.
+ *
+ * @example
+ * const world = await startSandboxWorld({ port: 0, as: "adam" });
+ */
+export async function startSandboxWorld(options: SandboxWorldOptions): Promise<DevWorld> {
+  const sandbox = await startSandbox({ port: options.port });
+  try {
+    return new SandboxWorld(sandbox, options.as ?? "mia");
+  } catch (error) {
+    await sandbox.close();
+    throw error;
+  }
+}
+
+const personOf = (a: {
+  userId: number;
+  fullName: string;
+  email: string;
+  handle: string;
+}): Person => ({
+  userId: a.userId,
+  fullName: a.fullName,
+  email: a.email,
+  handle: a.handle,
+});
+
+class SandboxWorld implements DevWorld {
+  readonly #sandbox: Sandbox;
+  readonly #people: People;
+  #speaker: string;
+  #observer: RealmObserver | undefined;
+  readonly server;
+  readonly description;
+  readonly remote = false;
+  readonly secrets: readonly string[] = [];
+
+  constructor(sandbox: Sandbox, as: string) {
+    this.#sandbox = sandbox;
+    this.#people = new People(sandbox);
+    this.#people.account(as);
+    this.#speaker = as;
+    this.server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
+    this.description = `the embedded sandbox is at ${sandbox.url}`;
+  }
+
+  speaker(): Person {
+    return personOf(this.#people.account(this.#speaker));
+  }
+
+  speakAs(handle: string): void {
+    this.#people.account(handle);
+    this.#speaker = handle;
+  }
+
+  async person(name: string): Promise<Person> {
+    return findPerson(name, this.#people.all().map(personOf));
+  }
+
+  async send(place: Place, to: number | undefined, text: string): Promise<void> {
+    if (place.type === "channel") await this.#people.channel(place.channel);
+    await sendLine(this.#people.client(this.#speaker), place, to, text);
+  }
+
+  async observe(view: WorldView): Promise<void> {
+    const realm = this.#sandbox.realm;
+    const shown = (stored: StoredMessage): ShownMessage => {
+      const m = observeMessage(realm, stored);
+      return { ...m, where: placeOf(realm, m), conversation: storedConversationKey(stored) };
+    };
+    const observer = new RealmObserver(realm);
+    this.#observer = observer;
+    observer.on("message", (m) => {
+      const stored = realm.message(m.id);
+      if (stored) view.message(shown(stored));
+    });
+    observer.on("reaction", (r) => {
+      const stored = realm.message(r.messageId);
+      if (stored) view.reaction({ ...r, message: shown(stored) });
+    });
+    observer.on("upload", (u) =>
+      view.upload({
+        ownerId: u.ownerId,
+        ownerName: realm.users.get(u.ownerId)?.fullName ?? `user ${u.ownerId}`,
+        filename: u.filename,
+        bytes: u.data.length,
+        url: u.url,
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#observer?.close();
+    await this.#people.close();
+    await this.#sandbox.close();
+  }
+}
