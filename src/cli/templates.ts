@@ -119,12 +119,15 @@ A chat bot built with [topicbot](https://www.npmjs.com/package/topicbot).
 npm install
 npm test            # the plugins' tests, against topicbot's embedded server
 npm start           # runs the bot; with no server configured, against the embedded sandbox
+npx bot dev         # chat with the bot in the terminal; plugins reload when you save
 npx bot check       # validates bot.config.yaml, connects, shows what the bot will listen to
 \`\`\`
 
 To connect to a real server, create a bot in its settings, then either fill in
 \`server\` in \`bot.config.yaml\` or set \`ZULIP_SITE\`, \`ZULIP_EMAIL\` and
-\`ZULIP_API_KEY\`. Plugins live in \`plugins/\`, one folder each.
+\`ZULIP_API_KEY\`. Then \`npx bot dev --me ~/.zuliprc\` chats with it there as you
+(your own account's zuliprc), and \`npx bot dev --sandbox\` keeps to the embedded
+sandbox. Plugins live in \`plugins/\`, one folder each.
 `;
 
 const gitignore = "node_modules/\ndata/\n";
