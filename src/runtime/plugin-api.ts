@@ -8,7 +8,7 @@ import type { KeyValueStore } from "../storage/store.js";
 import type { RouteOptions, WebhookHandler } from "../webhooks/receiver.js";
 import type { Middleware } from "./compose.js";
 import type { MessageContext } from "./context.js";
-import type { CommandSpec } from "./commands/command.js";
+import type { CommandInfo, CommandSpec } from "./commands/command.js";
 import type { ArgsShape } from "./commands/types.js";
 import type { CommandContext, Filter, Handler, NoArgs, Router } from "./router.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "./session.js";
@@ -60,6 +60,16 @@ export interface PluginApi {
   ): void;
   hear(pattern: RegExp, handler: Handler<MessageContext & { match: RegExpExecArray }>): void;
   filter<C extends MessageContext>(filter: Filter<C>, handler: Handler<C>): void;
+  /**
+   * Every command registered so far, by every plugin (the built-in `help`, as plugin `builtin`,
+   * once the bot starts): name, plugin, description, aliases, examples, roles and usage line.
+   * Call it in a handler to see them all.
+   *
+   * @example
+   * bot.command("commands", { description: "Names every command" }, (ctx) =>
+   *   ctx.reply(bot.commands().map((c) => `\`${c.name}\``).join(", ")));
+   */
+  commands(): CommandInfo[];
   use(middleware: Middleware<MessageContext>): void;
   on<T extends string>(type: T, listener: EventListener<T>): void;
   /**
@@ -120,6 +130,7 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
     command: (name, spec, handler) => deps.router.command(plugin, name, spec, handler),
     hear: (pattern, handler) => deps.router.hear(plugin, pattern, handler),
     filter: (filter, handler) => deps.router.filter(plugin, filter, handler),
+    commands: () => deps.router.commands(),
     use: (mw) => deps.addMiddleware(plugin, mw),
     on: (type, listener) => {
       deps.bus.on(type, (event: AnyEvent) => {

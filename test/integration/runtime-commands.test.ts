@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import { createTestBot, type TestBot } from "topicbot/testing";
-import { createLogger, definePlugin, type CapabilityError } from "topicbot";
+import { arg, createLogger, definePlugin, type CapabilityError } from "topicbot";
 import planner from "../../examples/planner/index.js";
 
 // Saturday 1 March 2025, 12:00 UTC.
@@ -38,6 +38,15 @@ const extras = definePlugin({
     );
     bot.command("wide", { description: "One very long line" }, (ctx) =>
       ctx.reply(`${"word ".repeat(60)}end`),
+    );
+    bot.command(
+      "whose",
+      { description: "Names the plugin of a command", args: { name: arg.string() } },
+      (ctx) => {
+        const wanted = ctx.command.args.name;
+        const found = bot.commands().find((c) => c.name === wanted || c.aliases?.includes(wanted));
+        return ctx.reply(found ? `${found.plugin}: ${found.usage}` : `no command ${wanted}`);
+      },
     );
   },
 });
@@ -154,6 +163,15 @@ describe("typed commands, help, roles, errors and dialogs over the sandbox", () 
     expect((await t.reply()).content).toBe(
       "I don't know the command `deploy`. `!help` lists what I can do.",
     );
+  });
+
+  it("lets a plugin list every plugin's commands, the built-in help included", async () => {
+    await t.send("!whose rm", { topic: "whose" });
+    await t.expectReply("planner: remind <who:user> <when:time> <what...> [--silent]");
+    await t.send("!whose help", { topic: "whose" });
+    await t.expectReply("builtin: help [command]");
+    await t.send("!whose nothing", { topic: "whose" });
+    await t.expectReply("no command nothing");
   });
 
   it("lists every plugin's commands with help, and explains one with help <command>", async () => {
