@@ -141,7 +141,7 @@ export function createBot(options: BotOptions): Bot {
   const bus = new EventEmitter();
   const middleware: Middleware<MessageContext>[] = [];
   const dialogs = new Dialogs<MessageContext>({
-    store: storage.namespace("topicbot:sessions").namespace("questions"),
+    store: storage.namespace("topicbot:questions"),
     now,
     onError: (error) => log.warn({ err: error }, "could not store an open question"),
   });
