@@ -2,6 +2,7 @@
 import type { ApiClient } from "../client/client.js";
 import { ApiError, NetworkError } from "../client/errors.js";
 import { backoffDelay, sleep, type BackoffOptions } from "../client/backoff.js";
+import type { Narrow } from "../api/common.js";
 import type { Message, SendParams } from "../api/messages.js";
 import type { Logger } from "../log/logger.js";
 import { LatestWriter } from "../storage/latest-writer.js";
@@ -109,8 +110,34 @@ function matches(m: Message, params: SendParams): boolean {
 }
 
 /**
+ * The bot's own messages in the conversation `params` posts to, so a lost reply is among the
+ * newest however busy the bot is elsewhere. Legacy operator names, which every server accepts.
+ */
+function ownMessagesThere(params: SendParams, me: number): Narrow {
+  const sender = { operator: "sender", operand: me };
+  if (params.type === "channel" || params.type === "stream") {
+    const to = params.to;
+    if (typeof to === "number" || typeof to === "string")
+      return [
+        sender,
+        { operator: "stream", operand: to },
+        { operator: "topic", operand: params.topic ?? "" },
+      ];
+    return [sender];
+  }
+  return [sender, { operator: "is", operand: "private" }];
+}
+
+/**
+ * How many of the bot's newest messages in the conversation a read-back looks at. Its handler is
+ * the only one answering in that conversation now (one lane each), so a lost reply is among the last.
+ */
+const READ_BACK = 50;
+
+/**
  * Sends a message so that it is neither dropped nor doubled: rate limits are waited out, and after
- * a 5xx or a lost connection the bot's recent messages are read back before sending again.
+ * a 5xx or a lost connection the bot's messages in that conversation are read back before sending
+ * again. When the read-back itself fails, it is tried again rather than risking a second copy.
  *
  * @example
  * const send = reliableSend({ api, me: () => bot.me.userId, floor: () => ledger.highestSeen, log });
@@ -126,27 +153,45 @@ export function reliableSend(options: ReliableSendOptions): (params: SendParams)
   async function landed(params: SendParams, floor: number): Promise<number | undefined> {
     const { messages } = await options.api.messages.list({
       anchor: "newest",
-      num_before: 20,
+      num_before: READ_BACK,
       num_after: 0,
-      narrow: [{ operator: "sender", operand: options.me() }],
+      narrow: ownMessagesThere(params, options.me()),
       apply_markdown: false,
     });
     return messages.find((m) => m.id > floor && !confirmed.has(m.id) && matches(m, params))?.id;
   }
 
+  const delay = (error: unknown, attempt: number): number =>
+    error instanceof ApiError && error.retryAfter !== undefined
+      ? Math.ceil(error.retryAfter * 1000)
+      : backoffDelay(attempt, backoff);
+
   return async (params) => {
     const floor = options.floor();
     let lastError: unknown;
+    /** An earlier attempt may have posted the message: read back before sending again. */
+    let unsure = false;
     for (let attempt = 0; attempt < attempts; attempt++) {
-      if (attempt > 0 && uncertain(lastError)) {
-        const id = await landed(params, floor).catch(() => undefined);
-        if (id !== undefined) {
-          options.log.info(
-            { messageId: id },
-            "a send that seemed to fail had arrived; not resending",
+      if (attempt > 0) await sleep(delay(lastError, attempt - 1));
+      if (unsure) {
+        try {
+          const id = await landed(params, floor);
+          if (id !== undefined) {
+            options.log.info(
+              { messageId: id },
+              "a send that seemed to fail had arrived; not resending",
+            );
+            confirmed.add(id);
+            return { id };
+          }
+          unsure = false;
+        } catch (error) {
+          lastError = error;
+          options.log.warn(
+            { err: error },
+            "could not check whether a send arrived; checking again",
           );
-          confirmed.add(id);
-          return { id };
+          continue;
         }
       }
       try {
@@ -156,12 +201,8 @@ export function reliableSend(options: ReliableSendOptions): (params: SendParams)
       } catch (error) {
         if (!retryable(error) || attempt + 1 >= attempts) throw error;
         lastError = error;
-        const ms =
-          error instanceof ApiError && error.retryAfter !== undefined
-            ? Math.ceil(error.retryAfter * 1000)
-            : backoffDelay(attempt, backoff);
-        options.log.warn({ err: error, retryInMs: ms }, "sending failed; trying again");
-        await sleep(ms);
+        unsure = uncertain(error);
+        options.log.warn({ err: error }, "sending failed; trying again");
       }
     }
     throw lastError;

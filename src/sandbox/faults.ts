@@ -17,6 +17,14 @@ export const faultRule = z.object({
   extra: z.record(z.string(), z.unknown()).optional(),
   /** Closes the connection without any answer. */
   drop: z.boolean().optional(),
+  /**
+   * Lets the route run first, so its effects stay (a message is stored), then drops the
+   * connection or sends the error instead of its answer: the client cannot tell whether its
+   * request took effect. Without it, a fault answers before the route runs and nothing happens.
+   */
+  after: z.boolean().optional(),
+  /** Only requests authenticated (HTTP Basic) as this email; any requester when absent. */
+  user: z.string().optional(),
   /** How many matching requests the rule applies to; unlimited when absent. */
   times: z.number().int().min(1).optional(),
   /** Applies to each matching request with this chance (0 to 1), e.g. 0.05 for one in twenty; always when absent. */
@@ -28,6 +36,21 @@ interface ActiveRule {
   id: number;
   rule: z.output<typeof faultRule>;
   remaining: number;
+}
+
+/**
+ * What `apply` decided: `true` when the request was answered (or dropped) already, `false` when
+ * the route runs as usual, or a function that replaces the route's answer once it has run.
+ */
+export type FaultOutcome = boolean | ((res: ServerResponse) => void);
+
+/** The email of a request's Basic credentials, if it has well-formed ones. */
+function requesterEmail(req: IncomingMessage): string | undefined {
+  const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? "");
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : decoded.slice(0, colon).toLowerCase();
 }
 
 export class FaultInjector {
@@ -69,12 +92,16 @@ export class FaultInjector {
     }));
   }
 
-  /** Applies the first matching rule; true when the request was answered (or dropped) here. */
-  async apply(_req: IncomingMessage, res: ServerResponse, endpoint: string): Promise<boolean> {
+  /** Applies the first matching rule, before the route runs (see FaultOutcome). */
+  async apply(req: IncomingMessage, res: ServerResponse, endpoint: string): Promise<FaultOutcome> {
+    const requester = this.#rules.some((r) => r.rule.user !== undefined)
+      ? requesterEmail(req)
+      : undefined;
     const active = this.#rules.find(
       (r) =>
         r.remaining > 0 &&
         (r.rule.route === undefined || r.rule.route === endpoint) &&
+        (r.rule.user === undefined || r.rule.user.toLowerCase() === requester) &&
         (r.rule.probability === undefined || this.#random() < r.rule.probability),
     );
     if (!active) return false;
@@ -83,29 +110,33 @@ export class FaultInjector {
     if (active.remaining <= 0) this.remove(active.id);
     const { rule } = active;
     if (rule.delayMs) await new Promise((resolve) => setTimeout(resolve, rule.delayMs));
+    if (!rule.drop && rule.status === undefined && rule.code === undefined) return false;
+    if (rule.after) return (after) => FaultInjector.#fail(after, rule);
+    FaultInjector.#fail(res, rule);
+    return true;
+  }
+
+  /** Drops the connection, or answers with the rule's error. */
+  static #fail(res: ServerResponse, rule: z.output<typeof faultRule>): void {
     if (rule.drop) {
       res.socket?.destroy();
-      return true;
+      return;
     }
-    if (rule.status !== undefined || rule.code !== undefined) {
-      const status = rule.status ?? 400;
-      const code = rule.code ?? "BAD_REQUEST";
-      const body = JSON.stringify({
-        result: "error",
-        msg: rule.msg ?? `Injected fault: ${code}`,
-        code,
-        ...rule.extra,
-      });
-      const headers: Record<string, string | number> = {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(body),
-      };
-      const retryAfter = rule.extra?.["retry-after"];
-      if (typeof retryAfter === "number") headers["retry-after"] = Math.ceil(retryAfter);
-      res.writeHead(status, headers);
-      res.end(body);
-      return true;
-    }
-    return false;
+    const status = rule.status ?? 400;
+    const code = rule.code ?? "BAD_REQUEST";
+    const body = JSON.stringify({
+      result: "error",
+      msg: rule.msg ?? `Injected fault: ${code}`,
+      code,
+      ...rule.extra,
+    });
+    const headers: Record<string, string | number> = {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+    };
+    const retryAfter = rule.extra?.["retry-after"];
+    if (typeof retryAfter === "number") headers["retry-after"] = Math.ceil(retryAfter);
+    res.writeHead(status, headers);
+    res.end(body);
   }
 }

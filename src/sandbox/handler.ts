@@ -9,6 +9,7 @@ import { decodeParams } from "./params.js";
 import type { RateLimiter } from "./ratelimit.js";
 import type { Realm, SandboxUser } from "./realm.js";
 import { RawResponse, type Route } from "./route.js";
+import type { FaultOutcome } from "./faults.js";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -53,12 +54,15 @@ export interface HandlerOptions {
   routes: readonly Route[];
   /** Requests outside `/api/v1` (the `/sandbox/*` control routes); return false when not handled. */
   extra?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
-  /** Called for every API request before its route runs; may answer it itself (fault injection). */
+  /**
+   * Called for every API request before its route runs (fault injection): true when it answered
+   * the request itself, or a function that replaces the route's answer after the route has run.
+   */
   intercept?: (
     req: IncomingMessage,
     res: ServerResponse,
     endpoint: string,
-  ) => boolean | Promise<boolean>;
+  ) => FaultOutcome | Promise<FaultOutcome>;
   /** Per-user rate limits; every authenticated API request counts. */
   rateLimiter?: RateLimiter;
   onError?: (error: unknown) => void;
@@ -148,11 +152,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
           });
     }
     const { route, names } = match.compiled;
-    if (
-      options.intercept &&
-      (await options.intercept(req, res, `${method} ${route.endpoint.path}`))
-    )
-      return;
+    const fault =
+      (await options.intercept?.(req, res, `${method} ${route.endpoint.path}`)) ?? false;
+    if (fault === true) return;
 
     const credentials = parseBasicAuth(req.headers);
     const user = credentials ? authenticate(realm, credentials) : undefined;
@@ -178,6 +180,8 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       clientName: clientNameOf(req.headers["user-agent"]),
       signal: closed.signal,
     });
+    // The route's effects stay; its answer is lost (`after` faults).
+    if (fault !== false) return fault(res);
     if (result instanceof RawResponse) return writeRaw(res, result);
     const payload: Record<string, unknown> = { result: "success", msg: "", ...result };
     if (ignored.length > 0) payload.ignored_parameters_unsupported = ignored;
@@ -186,6 +190,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
 
   return (req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // The client went away mid-request: nobody is left to answer, and it is no sandbox error.
+      const gone = res.socket === null || res.socket.destroyed;
+      if (gone && (error as NodeJS.ErrnoException).code === "ECONNRESET") return;
       if (error instanceof SandboxError)
         return sendJson(res, error.status, error.toBody(), error.headers);
       options.onError?.(error);

@@ -19,7 +19,8 @@ const TOPICS = 10;
 
 interface Scenario {
   commands: number;
-  faults: FaultRule[];
+  /** The faults, given the bot's email (for rules that only hit the bot's own requests). */
+  faults: (botEmail: string) => FaultRule[];
   /** Expire the bot's queue this often; never when absent. */
   expireEveryMs?: number;
   timeoutMs: number;
@@ -48,7 +49,8 @@ async function run(scenario: Scenario): Promise<void> {
   let expirer: NodeJS.Timeout | undefined;
   const commands: { id: number; topic: string }[] = [];
   try {
-    for (const rule of scenario.faults) sandbox.faults.add(rule);
+    const faults = scenario.faults(sandbox.bot.email);
+    for (const rule of faults) sandbox.faults.add(rule);
     if (scenario.expireEveryMs)
       expirer = setInterval(() => {
         expiries += sandbox.expireQueues({ userId: sandbox.bot.userId }).length;
@@ -87,7 +89,7 @@ async function run(scenario: Scenario): Promise<void> {
     expect(commands).toHaveLength(scenario.commands);
     if (scenario.expireEveryMs)
       expect(expiries, "queue expiries during the run").toBeGreaterThan(0);
-    if (scenario.faults.length > 0)
+    if (faults.length > 0)
       expect(
         [...sandbox.faults.hits.values()].some((n) => n > 0),
         "faults injected",
@@ -121,7 +123,7 @@ describe("chaos: polling faults and rate limits under load", () => {
   it("1,000 commands while 5% of polls fail (5xx, dropped, 429) and 2% of sends are rate limited", async () => {
     await run({
       commands: 1_000,
-      faults: [
+      faults: () => [
         { route: "GET /events", status: 502, code: "BAD_GATEWAY", probability: 0.02 },
         { route: "GET /events", drop: true, probability: 0.015 },
         rateLimited(0.015, "GET /events"),
@@ -136,11 +138,22 @@ describe("chaos: every kind of fault and queue expiry", () => {
   it("2,000 commands while 5% of all API calls fail and the queue expires every 2 s", async () => {
     await run({
       commands: 2_000,
-      // About 5% of every API call, the bot's and the senders' alike, fails one of three ways.
-      faults: [
+      // About 5% of every API call, the bot's and the senders' alike, fails one of three ways;
+      // and about 2% of the bot's replies are stored but their answer is lost (the hardest case:
+      // the bot cannot tell whether its reply went out).
+      faults: (bot) => [
         { status: 503, code: "BAD_GATEWAY", probability: 0.02 },
         { drop: true, probability: 0.015 },
         rateLimited(0.015),
+        { route: "POST /messages", user: bot, after: true, drop: true, probability: 0.01 },
+        {
+          route: "POST /messages",
+          user: bot,
+          after: true,
+          status: 502,
+          code: "BAD_GATEWAY",
+          probability: 0.01,
+        },
       ],
       expireEveryMs: 2_000,
       timeoutMs: 90_000,

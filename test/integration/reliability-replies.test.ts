@@ -56,6 +56,40 @@ describe("replies under faults: nothing dropped, nothing doubled; a flooding plu
     expect(t.botMessages().map((m) => m.content)).toEqual(["one", "two", "three", "four"]);
   });
 
+  it("does not send a reply again when the server stored it but the answer was lost", async () => {
+    const echo = definePlugin({
+      name: "echo",
+      setup(bot) {
+        bot.hear(/^echo (.+)$/, (ctx) => ctx.reply(ctx.match[1]!));
+      },
+    });
+    const log = captureLog();
+    t = await createTestBot({
+      plugins: [echo],
+      config: fast,
+      client: { retry: { baseMs: 5, capMs: 20 } },
+      sandbox: { heartbeatSeconds: 0.2 },
+      logger: log.logger,
+    });
+    const { sandbox } = t;
+    const bot = sandbox.bot.email;
+    // The first reply is stored and its connection dropped; the second stored and answered 502.
+    sandbox.faults.add({ route: "POST /messages", user: bot, drop: true, after: true, times: 1 });
+    sandbox.faults.add({ route: "POST /messages", user: bot, status: 502, after: true, times: 1 });
+    post(sandbox, "echo one", { topic: "lost answers" });
+    expect((await t.reply()).content).toBe("one");
+    post(sandbox, "echo two", { topic: "lost answers" });
+    expect((await t.reply()).content).toBe("two");
+    post(sandbox, "echo three", { topic: "lost answers" });
+    expect((await t.reply()).content).toBe("three");
+    await t.expectNoReply();
+    expect(t.botMessages().map((m) => m.content)).toEqual(["one", "two", "three"]);
+    const notResent = log
+      .lines()
+      .filter((l) => l.msg === "a send that seemed to fail had arrived; not resending");
+    expect(notResent).toHaveLength(2);
+  });
+
   it("pauses a plugin that floods one conversation, logs why once, and keeps serving the others", async () => {
     // Up to three replies to one human message are answers the guard does not count; the
     // fourth and fifth are counted, so a plugin answering each message five times trips it.

@@ -70,6 +70,49 @@ describe("sandbox fault injection (JS API and /sandbox/* control routes)", () =>
     expect(error).toBeInstanceOf(NetworkError);
   });
 
+  it("after: the route runs and its effect stays, then the answer is dropped or replaced", async () => {
+    const before = sandbox.realm.messages.length;
+    sandbox.faults.add({ route: "POST /messages", drop: true, after: true, times: 1 });
+    const dropped = await client.messages
+      .send({ type: "channel", to: "general", topic: "f", content: "stored, answer lost" })
+      .catch((e: unknown) => e);
+    expect(dropped).toBeInstanceOf(NetworkError);
+    sandbox.faults.add({
+      route: "POST /messages",
+      status: 502,
+      code: "BAD_GATEWAY",
+      after: true,
+      times: 1,
+    });
+    const failed = await client.messages
+      .send({ type: "channel", to: "general", topic: "f", content: "stored, 502" })
+      .catch((e: unknown) => e);
+    expect(failed).toMatchObject({ status: 502, code: "BAD_GATEWAY" });
+    expect(sandbox.realm.messages.slice(before).map((m) => m.content)).toEqual([
+      "stored, answer lost",
+      "stored, 502",
+    ]);
+  });
+
+  it("user: a rule applies only to requests authenticated as that email", async () => {
+    const mia = sandbox.user("mia");
+    const asMia = createClient({ site: sandbox.url, email: mia.email, apiKey: mia.apiKey });
+    try {
+      const id = sandbox.faults.add({
+        route: "GET /users/me",
+        status: 503,
+        user: mia.email.toUpperCase(),
+      });
+      await expect(client.users.me({}, { retry: false })).resolves.toMatchObject({
+        user_id: sandbox.bot.userId,
+      });
+      await expect(asMia.users.me({}, { retry: false })).rejects.toMatchObject({ status: 503 });
+      expect(sandbox.faults.hits.get(id)).toBe(1);
+    } finally {
+      await asMia.close();
+    }
+  });
+
   it("delays an answer", async () => {
     sandbox.faults.add({ route: "GET /users/me", delayMs: 150, times: 1 });
     const started = Date.now();
