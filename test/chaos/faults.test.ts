@@ -139,12 +139,14 @@ describe("chaos: every kind of fault and queue expiry", () => {
     await run({
       commands: 2_000,
       // About 5% of every API call, the bot's and the senders' alike, fails one of three ways;
-      // and about 2% of the bot's replies are stored but their answer is lost (the hardest case:
-      // the bot cannot tell whether its reply went out).
+      // 1% of polls are answered but the answer is lost; and about 2% of the bot's replies are
+      // stored but their answer is lost (the hardest case: the bot cannot tell whether its reply
+      // went out).
       faults: (bot) => [
         { status: 503, code: "BAD_GATEWAY", probability: 0.02 },
         { drop: true, probability: 0.015 },
         rateLimited(0.015),
+        { route: "GET /events", after: true, drop: true, probability: 0.01 },
         { route: "POST /messages", user: bot, after: true, drop: true, probability: 0.01 },
         {
           route: "POST /messages",
