@@ -419,6 +419,7 @@ export function createBot(options: BotOptions): Bot {
         ]);
         await ledger.load();
         await replies.load();
+        await dialogs.load();
         await intake.baseline();
         await outside.start({ me, context: services, pipeline, dialogs, prefix });
         firstRegistration = await events.start(outside.observe(intake.sink), {

@@ -112,6 +112,8 @@ const QUESTION_CHARS = 200;
  */
 export class Dialogs<A> {
   readonly #waiting = new Map<string, Waiter<A>>();
+  /** Keys of questions found in the store at `load`, asked by an earlier process. */
+  readonly #orphans = new Set<string>();
   readonly #store: KeyValueStore | undefined;
   readonly #now: () => number;
   readonly #onError: (error: unknown) => void;
@@ -128,6 +130,7 @@ export class Dialogs<A> {
    */
   wait(key: string, timeoutMs: number, question = ""): Promise<A | undefined> {
     this.#settle(key, undefined);
+    this.#orphans.delete(key); // superseded by the new question
     const open: OpenQuestion = {
       question: question.slice(0, QUESTION_CHARS),
       askedAt: this.#now(),
@@ -140,12 +143,17 @@ export class Dialogs<A> {
     });
   }
 
+  /** Notes which questions an earlier process left open (call once, before messages arrive). */
+  async load(): Promise<void> {
+    for (const key of (await this.#store?.list()) ?? []) this.#orphans.add(key);
+  }
+
   /**
-   * A question under `key` that is in the store but has no handler waiting (it was asked before a
-   * restart); it is forgotten as it is returned, so it is reported once.
+   * A question an earlier process asked under `key` (found by `load`) that nobody waits for; it
+   * is forgotten as it is returned, so it is reported once. Costs no storage read for other keys.
    */
   async orphaned(key: string): Promise<OpenQuestion | undefined> {
-    if (!this.#store || this.#waiting.has(key)) return undefined;
+    if (!this.#store || !this.#orphans.delete(key) || this.#waiting.has(key)) return undefined;
     const open = await this.#store.get<OpenQuestion>(key);
     if (open) await this.#store.delete(key);
     return open;

@@ -126,6 +126,7 @@ describe("open questions in storage", () => {
 
     // The next process finds it once, with nobody waiting.
     const next = new Dialogs<string>({ store });
+    await next.load();
     expect(await next.orphaned("b")).toEqual({ question: "Shape?", askedAt: 1_000 });
     expect(await next.orphaned("b")).toBeUndefined();
     expect(await next.wait("c", 5, "Quick?")).toBeUndefined();
