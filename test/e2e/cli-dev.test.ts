@@ -31,6 +31,24 @@ export default {
 };
 `;
 
+/** The child's exit code, or a clear failure when it has not exited within `timeoutMs`. */
+async function exitCode(child: ChildProcess, output: () => string, timeoutMs = 20_000) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(new Error(`bot dev did not exit within ${timeoutMs} ms; it printed:\n${output()}`)),
+      timeoutMs,
+    );
+  });
+  try {
+    const [code] = (await Promise.race([once(child, "exit"), timeout])) as [number | null];
+    return code;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The spawned `bot dev`: type lines, wait for output. */
 function devProcess(child: ChildProcess) {
   let output = "";
@@ -83,7 +101,7 @@ describe("bot dev", () => {
       stdio: ["pipe", "pipe", "pipe"],
     });
     const dev = devProcess(child);
-    await dev.expect(/the bot runs ping, greet\.\nYou are Mia Member in #general > dev\./);
+    await dev.expect(/the bot runs ping, greet\.\nYou are Mia Member in #general > dev\./, 20_000);
 
     dev.type("!ping");
     await dev.expect(/\[#general > dev\] Topic Bot \(ping › command ping\): pong/);
@@ -113,8 +131,7 @@ describe("bot dev", () => {
     await dev.expect(/Topic Bot \(greet › command count\): 8 messages here/);
 
     dev.type("/quit");
-    const [code] = (await once(child, "exit")) as [number | null];
-    expect(code).toBe(0);
+    expect(await exitCode(child, dev.output)).toBe(0);
     expect(dev.output()).toMatch(/bye\n$/);
   }, 60_000);
 
@@ -139,8 +156,7 @@ describe("bot dev", () => {
       stdio: ["pipe", "pipe", "pipe"],
     });
     const refused = devProcess(child);
-    const [refusedCode] = (await once(child, "exit")) as [number | null];
-    expect(refusedCode).toBe(2);
+    expect(await exitCode(child, refused.output)).toBe(2);
     const message = refused.output().trim();
     expect(message).toMatch(
       /^error: bot\.config\.yaml: server: bot dev would chat on http:\/\/127\.0\.0\.1:\d+ as you: pass --me <zuliprc>/,
@@ -157,12 +173,12 @@ describe("bot dev", () => {
     const dev = devProcess(child);
     await dev.expect(
       /chatting on the server http:\/\/127\.0\.0\.1:\d+; the bot runs ping\.\nYou are Mia Member/,
+      20_000,
     );
     dev.type("!ping");
     await dev.expect(/\[#general > dev\] Topic Bot \(ping › command ping\): pong/);
     dev.type("/quit");
-    const [code] = (await once(child, "exit")) as [number | null];
-    expect(code).toBe(0);
+    expect(await exitCode(child, dev.output)).toBe(0);
     expect(server.realm.messages.map((m) => m.content)).toEqual(["!ping", "pong"]);
-  }, 30_000);
+  }, 60_000);
 });
