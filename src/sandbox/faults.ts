@@ -1,6 +1,7 @@
 // Fault injection: delays, error answers and dropped connections for chosen routes, for reliability tests.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
+import { parseBasicAuth } from "./auth.js";
 
 /** One fault. Without `status`/`code` or `drop`, a rule only delays the request. */
 export const faultRule = z.object({
@@ -44,13 +45,13 @@ interface ActiveRule {
  */
 export type FaultOutcome = boolean | ((res: ServerResponse) => void);
 
-/** The email of a request's Basic credentials, if it has well-formed ones. */
+/** The email of a request's Basic credentials, if it has well-formed ones (the route refuses others). */
 function requesterEmail(req: IncomingMessage): string | undefined {
-  const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? "");
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon < 0 ? undefined : decoded.slice(0, colon).toLowerCase();
+  try {
+    return parseBasicAuth(req.headers)?.email.toLowerCase();
+  } catch {
+    return undefined;
+  }
 }
 
 export class FaultInjector {
