@@ -27,9 +27,11 @@ export function handlerLabel(ctx: MessageContext): string | undefined {
 
 /** The conversation key of a stored message, as `conversationKey` makes it for the runtime's messages. */
 export function storedConversationKey(m: StoredMessage): string {
-  return m.kind === "stream"
-    ? `channel:${m.streamId}:${m.topic.toLowerCase()}`
-    : `direct:${[...m.recipients].sort((a, b) => a - b).join(",")}`;
+  return conversationKey(
+    m.kind === "stream"
+      ? { type: "channel", streamId: m.streamId!, channel: "", topic: m.topic }
+      : { type: "direct", userIds: [...m.recipients].sort((a, b) => a - b) },
+  );
 }
 
 /** Labels by key for a while after they were noted (at most `max` of them). */
