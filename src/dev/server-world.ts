@@ -6,7 +6,7 @@ import type { ZuliprcCredentials } from "../config/zuliprc.js";
 import type { ServerConfig } from "../config/schema.js";
 import { EventQueue } from "../events/queue.js";
 import type { Logger } from "../log/logger.js";
-import { conversationKey, conversationOf } from "../runtime/conversation.js";
+import { conversationKey, conversationOf } from "../runtime/dispatch/conversation.js";
 import type { Place } from "./terminal.js";
 import {
   findPerson,

@@ -13,32 +13,32 @@ import {
   type SendTarget,
   type SentMessage,
   type ServerFacts,
-} from "./actions.js";
-import { catchUpNarrows, type CatchUpWindow } from "./catch-up.js";
+} from "./context/actions.js";
+import { catchUpNarrows, type CatchUpWindow } from "./delivery/catch-up.js";
 import type { CommandInfo } from "./commands/command.js";
 import type { RateLimit } from "./commands/guards.js";
 import { createCommandRuntime } from "./commands/runtime.js";
-import { compose, type Middleware } from "./compose.js";
+import { compose, type Middleware } from "./dispatch/compose.js";
 import {
   createMessageContext,
   takeAnswer,
   type ContextServices,
   type MessageContext,
-} from "./context.js";
-import { conversationKey } from "./conversation.js";
-import { DeliveryLedger } from "./delivery.js";
-import { Directory } from "./directory.js";
-import { Dispatcher } from "./dispatcher.js";
-import { Intake } from "./intake.js";
-import { LoopGuard, LoopGuardError, type LoopGuardOptions } from "./loop-guard.js";
-import { reliableSend, ReplyLedger } from "./outbox.js";
-import { address, type BotIdentity } from "./gate.js";
+} from "./context/context.js";
+import { conversationKey } from "./dispatch/conversation.js";
+import { DeliveryLedger } from "./delivery/ledger.js";
+import { Directory } from "./context/directory.js";
+import { Dispatcher } from "./dispatch/dispatcher.js";
+import { Intake } from "./delivery/intake.js";
+import { LoopGuard, LoopGuardError, type LoopGuardOptions } from "./delivery/loop-guard.js";
+import { reliableSend, ReplyLedger } from "./delivery/outbox.js";
+import { address, type BotIdentity } from "./dispatch/gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
-import { Router } from "./router.js";
+import { Router } from "./dispatch/router.js";
 import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
-import { Dialogs } from "./session.js";
-import { isTimeZone } from "./time.js";
+import { Dialogs } from "./context/session.js";
+import { isTimeZone } from "./context/time.js";
 
 export type { PluginApi, EventListener } from "./plugin-api.js";
 

@@ -5,14 +5,14 @@ export type { PluginApi, EventListener, CronOptions } from "./plugin-api.js";
 export type { HttpOptions, ServiceOptions } from "./services.js";
 export { definePlugin } from "./plugin.js";
 export type { Plugin, PluginInstance } from "./plugin.js";
-export { compose } from "./compose.js";
-export type { Middleware, Next } from "./compose.js";
-export type { MessageContext, Sender, AskOptions } from "./context.js";
-export type { Conversation } from "./conversation.js";
-export { conversationKey, conversationOf } from "./conversation.js";
-export { address, stripLeadingMention } from "./gate.js";
-export type { Addressing, BotIdentity } from "./gate.js";
-export type { Handler, Filter, CommandContext, NoArgs } from "./router.js";
+export { compose } from "./dispatch/compose.js";
+export type { Middleware, Next } from "./dispatch/compose.js";
+export type { MessageContext, Sender, AskOptions } from "./context/context.js";
+export type { Conversation } from "./dispatch/conversation.js";
+export { conversationKey, conversationOf } from "./dispatch/conversation.js";
+export { address, stripLeadingMention } from "./dispatch/gate.js";
+export type { Addressing, BotIdentity } from "./dispatch/gate.js";
+export type { Handler, Filter, CommandContext, NoArgs } from "./dispatch/router.js";
 export type {
   CommandSpec,
   CommandInfo,
@@ -32,17 +32,17 @@ export type {
 export { UsageError, tokenize } from "./commands/parse.js";
 export { atLeast, RateLimiter } from "./commands/guards.js";
 export type { RateLimit } from "./commands/guards.js";
-export { Directory } from "./directory.js";
-export type { ChatUser } from "./directory.js";
-export type { Session, SessionKind, SessionKindOptions } from "./session.js";
-export { splitMessage } from "./actions.js";
-export type { SentMessage, SendTarget, UserTarget } from "./actions.js";
+export { Directory } from "./context/directory.js";
+export type { ChatUser } from "./context/directory.js";
+export type { Session, SessionKind, SessionKindOptions } from "./context/session.js";
+export { splitMessage } from "./context/actions.js";
+export type { SentMessage, SendTarget, UserTarget } from "./context/actions.js";
 export {
   CAPABILITIES,
   CapabilityError,
   capabilitiesAt,
   requireCapability,
   supports,
-} from "./capabilities.js";
-export type { Capability, CapabilityName } from "./capabilities.js";
-export { parseDuration, parseTime, formatDuration } from "./time.js";
+} from "./context/capabilities.js";
+export type { Capability, CapabilityName } from "./context/capabilities.js";
+export { parseDuration, parseTime, formatDuration } from "./context/time.js";

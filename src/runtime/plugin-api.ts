@@ -6,12 +6,12 @@ import type { Logger } from "../log/logger.js";
 import type { CronJob, ScheduleOptions, ScheduledJob } from "../scheduler/scheduler.js";
 import type { KeyValueStore } from "../storage/store.js";
 import type { RouteOptions, WebhookHandler } from "../webhooks/receiver.js";
-import type { Middleware } from "./compose.js";
-import type { MessageContext } from "./context.js";
+import type { Middleware } from "./dispatch/compose.js";
+import type { MessageContext } from "./context/context.js";
 import type { CommandInfo, CommandSpec } from "./commands/command.js";
 import type { ArgsShape } from "./commands/types.js";
-import type { CommandContext, Filter, Handler, NoArgs, Router } from "./router.js";
-import { sessionKind, type SessionKind, type SessionKindOptions } from "./session.js";
+import type { CommandContext, Filter, Handler, NoArgs, Router } from "./dispatch/router.js";
+import { sessionKind, type SessionKind, type SessionKindOptions } from "./context/session.js";
 
 export type EventListener<T extends string> = (event: EventOf<T>) => unknown;
 

@@ -10,17 +10,17 @@ import { Scheduler } from "../scheduler/scheduler.js";
 import { configRoute, type ChannelPost, type WebhookEntry } from "../webhooks/config.js";
 import { outgoingWebhookRoute, type OutgoingMessage } from "../webhooks/outgoing.js";
 import { createReceiver, WebhookError, type WebhookReceiver } from "../webhooks/receiver.js";
-import type { SentMessage } from "./actions.js";
-import type { Middleware } from "./compose.js";
+import type { SentMessage } from "./context/actions.js";
+import type { Middleware } from "./dispatch/compose.js";
 import {
   createMessageContext,
   takeAnswer,
   type ContextServices,
   type MessageContext,
-} from "./context.js";
-import { address, type BotIdentity } from "./gate.js";
+} from "./context/context.js";
+import { address, type BotIdentity } from "./dispatch/gate.js";
 import type { PluginServices } from "./plugin-api.js";
-import type { Dialogs } from "./session.js";
+import type { Dialogs } from "./context/session.js";
 
 /** Where the webhook receiver listens (the `http:` section). */
 export interface HttpOptions {

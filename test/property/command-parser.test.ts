@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { arg, UsageError, type ApiClient, type ArgsShape } from "topicbot";
 import { compileSpec, resolveInvocation } from "../../src/runtime/commands/command.js";
 import { bind, optionWord, tokenize } from "../../src/runtime/commands/parse.js";
-import { Directory } from "../../src/runtime/directory.js";
+import { Directory } from "../../src/runtime/context/directory.js";
 
 const RUNS = { numRuns: 300 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Dispatcher } from "../../src/runtime/dispatcher.js";
-import { RecentIds } from "../../src/runtime/recent.js";
+import { Dispatcher } from "../../src/runtime/dispatch/dispatcher.js";
+import { RecentIds } from "../../src/runtime/delivery/recent.js";
 
 /** A promise with its resolve function, to finish tasks when a test says so. */
 function gate() {

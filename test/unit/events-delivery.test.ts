@@ -3,8 +3,8 @@ import { MockAgent } from "undici";
 import { createClient } from "../../src/client/index.js";
 import { Pacer } from "../../src/client/pacing.js";
 import { createMemoryStore } from "../../src/storage/store.js";
-import { DeliveryLedger } from "../../src/runtime/delivery.js";
-import { ReplyLedger, reliableSend } from "../../src/runtime/outbox.js";
+import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
+import { ReplyLedger, reliableSend } from "../../src/runtime/delivery/outbox.js";
 import { silentLogger } from "../../src/log/logger.js";
 
 describe("DeliveryLedger", () => {

@@ -7,9 +7,9 @@ import {
   splitMessage,
 } from "topicbot";
 import { createMemoryStore } from "../../src/storage/store.js";
-import { Dialogs, openSession, sessionKey } from "../../src/runtime/session.js";
-import { sendParams } from "../../src/runtime/actions.js";
-import { scheduleSeconds } from "../../src/runtime/chat-actions.js";
+import { Dialogs, openSession, sessionKey } from "../../src/runtime/context/session.js";
+import { sendParams } from "../../src/runtime/context/actions.js";
+import { scheduleSeconds } from "../../src/runtime/context/chat-actions.js";
 
 describe("splitMessage", () => {
   it("leaves short content alone", () => {

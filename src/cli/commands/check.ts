@@ -1,5 +1,5 @@
 // `bot check`: validate the config and plugin settings, connect, and say who the bot is and what it will hear.
-import { capabilitiesAt } from "../../runtime/capabilities.js";
+import { capabilitiesAt } from "../../runtime/context/capabilities.js";
 import { ApiError } from "../../client/errors.js";
 import { createClient, type ApiClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";

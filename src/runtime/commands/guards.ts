@@ -1,6 +1,6 @@
 // Who may run a command, and how often: role checks and the per-user command rate limit.
 import type { RoleName } from "../../api/common.js";
-import { formatDuration } from "../time.js";
+import { formatDuration } from "../context/time.js";
 import { describeRoles } from "./help.js";
 
 /** At most `commands` commands per user in any `perSeconds` window. */

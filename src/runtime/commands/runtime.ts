@@ -1,10 +1,10 @@
 // Commands at run time: the guard before every handler (rate limit, roles, arguments), help, unknown commands.
-import type { MessageContext } from "../context.js";
-import type { Middleware } from "../compose.js";
-import type { Directory } from "../directory.js";
-import { isTimeZone } from "../time.js";
-import type { CommandGuard, RegisteredCommand, Router } from "../router.js";
-import { splitCommandWord } from "../router.js";
+import type { MessageContext } from "../context/context.js";
+import type { Middleware } from "../dispatch/compose.js";
+import type { Directory } from "../context/directory.js";
+import { isTimeZone } from "../context/time.js";
+import type { CommandGuard, RegisteredCommand, Router } from "../dispatch/router.js";
+import { splitCommandWord } from "../dispatch/router.js";
 import { resolveInvocation } from "./command.js";
 import { RateLimiter, roleRefusal, type RateLimit } from "./guards.js";
 import { helpFor, helpIndex, unknownCommandReply } from "./help.js";

@@ -1,7 +1,7 @@
 // Argument types for commands: chat-aware ones (user, channel, topic, duration, time) and any zod schema.
 import { z } from "zod";
-import { AmbiguousNameError, type ChatUser, type Directory } from "../directory.js";
-import { formatDuration, parseDuration, parseTime } from "../time.js";
+import { AmbiguousNameError, type ChatUser, type Directory } from "../context/directory.js";
+import { formatDuration, parseDuration, parseTime } from "../context/time.js";
 import { UsageError, type ParamShape } from "./parse.js";
 
 /** What an argument type may use to turn text into a value. */

@@ -1,6 +1,6 @@
 // Delivery bookkeeping: which messages were handled (a persisted watermark plus recent IDs), so none is handled twice.
-import { LatestWriter } from "../storage/latest-writer.js";
-import type { KeyValueStore } from "../storage/store.js";
+import { LatestWriter } from "../../storage/latest-writer.js";
+import type { KeyValueStore } from "../../storage/store.js";
 import { RecentIds } from "./recent.js";
 
 /** What is persisted under `delivery` in the runtime's storage namespace. */

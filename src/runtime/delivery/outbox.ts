@@ -1,12 +1,12 @@
 // The outbox: each reply goes out once per incoming message (a persisted ledger), and a failed send is resent without doubling.
-import type { ApiClient } from "../client/client.js";
-import { ApiError, NetworkError } from "../client/errors.js";
-import { backoffDelay, sleep, type BackoffOptions } from "../client/backoff.js";
-import type { Narrow } from "../api/common.js";
-import type { Message, SendParams } from "../api/messages.js";
-import type { Logger } from "../log/logger.js";
-import { LatestWriter } from "../storage/latest-writer.js";
-import type { KeyValueStore } from "../storage/store.js";
+import type { ApiClient } from "../../client/client.js";
+import { ApiError, NetworkError } from "../../client/errors.js";
+import { backoffDelay, sleep, type BackoffOptions } from "../../client/backoff.js";
+import type { Narrow } from "../../api/common.js";
+import type { Message, SendParams } from "../../api/messages.js";
+import type { Logger } from "../../log/logger.js";
+import { LatestWriter } from "../../storage/latest-writer.js";
+import type { KeyValueStore } from "../../storage/store.js";
 import { RecentIds } from "./recent.js";
 
 const KEY = "replies";

@@ -1,5 +1,5 @@
 // The router: commands and hears, both built on one filter primitive, first match wins.
-import type { MessageContext } from "./context.js";
+import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "./compose.js";
 import {
   compileSpec,
@@ -8,8 +8,8 @@ import {
   type CommandSpec,
   type CompiledSpec,
   type InvocationOf,
-} from "./commands/command.js";
-import type { ArgsShape } from "./commands/types.js";
+} from "../commands/command.js";
+import type { ArgsShape } from "../commands/types.js";
 
 export type Handler<C extends MessageContext = MessageContext> = (ctx: C) => unknown;
 

@@ -1,14 +1,14 @@
 // The intake: events onto the typed bus, messages claimed once and dispatched per conversation, catch-up, drain.
 import type { EventEmitter } from "eventemitter3";
-import type { ApiClient } from "../client/client.js";
-import { eventSchemas, type AnyEvent, type KnownEventType } from "../api/events.js";
-import type { Narrow } from "../api/common.js";
-import type { Message } from "../api/messages.js";
-import type { Logger } from "../log/logger.js";
+import type { ApiClient } from "../../client/client.js";
+import { eventSchemas, type AnyEvent, type KnownEventType } from "../../api/events.js";
+import type { Narrow } from "../../api/common.js";
+import type { Message } from "../../api/messages.js";
+import type { Logger } from "../../log/logger.js";
 import { catchUp, type CatchUpWindow } from "./catch-up.js";
-import { conversationKey, conversationOf } from "./conversation.js";
-import type { DeliveryLedger } from "./delivery.js";
-import type { Dispatcher } from "./dispatcher.js";
+import { conversationKey, conversationOf } from "../dispatch/conversation.js";
+import type { DeliveryLedger } from "./ledger.js";
+import type { Dispatcher } from "../dispatch/dispatcher.js";
 
 export interface IntakeOptions {
   api: ApiClient;

@@ -1,6 +1,6 @@
 // Conversation state: sessions per conversation (and per user) in the key-value store, and ask-and-wait dialogs.
-import type { KeyValueStore } from "../storage/store.js";
-import { conversationKey, type Conversation } from "./conversation.js";
+import type { KeyValueStore } from "../../storage/store.js";
+import { conversationKey, type Conversation } from "../dispatch/conversation.js";
 
 /** JSON state of one conversation (or one user in it), kept in the bot's storage. */
 export interface Session<T = Record<string, unknown>> {

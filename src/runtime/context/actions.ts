@@ -1,11 +1,11 @@
 // Message actions on `ctx`: reply and send, with long content split on line boundaries.
-import type { ApiClient } from "../client/client.js";
-import type { SendParams } from "../api/messages.js";
+import type { ApiClient } from "../../client/client.js";
+import type { SendParams } from "../../api/messages.js";
 import { supports } from "./capabilities.js";
-import type { Conversation } from "./conversation.js";
+import type { Conversation } from "../dispatch/conversation.js";
 import type { ChatUser } from "./directory.js";
-import type { BotIdentity } from "./gate.js";
-import type { ChannelRef, TopicRef } from "./commands/types.js";
+import type { BotIdentity } from "../dispatch/gate.js";
+import type { ChannelRef, TopicRef } from "../commands/types.js";
 
 /** What the server told the bot at registration that actions depend on. */
 export interface ServerFacts {

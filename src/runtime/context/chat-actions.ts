@@ -1,13 +1,13 @@
 // The other message actions on `ctx`: react, schedule, markTopicRead, upload, report, flags, gated by capability.
-import type { Narrow } from "../api/common.js";
-import type { ReportType } from "../api/messages.js";
-import type { UploadSource } from "../api/uploads.js";
+import type { Narrow } from "../../api/common.js";
+import type { ReportType } from "../../api/messages.js";
+import type { UploadSource } from "../../api/uploads.js";
 import { requireCapability } from "./capabilities.js";
 import type { ActionEnv } from "./actions.js";
-import type { Conversation } from "./conversation.js";
+import type { Conversation } from "../dispatch/conversation.js";
 import { parseTime } from "./time.js";
 
-export type { ReportType } from "../api/messages.js";
+export type { ReportType } from "../../api/messages.js";
 
 /** What `ctx.flags(...)` changed (the server's counts). */
 export interface FlagsResult {

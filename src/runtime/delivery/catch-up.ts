@@ -1,8 +1,8 @@
 // Catch-up: after a lost queue or a restart, fetch the messages sent since the last handled one (bounded).
-import type { ApiClient } from "../client/client.js";
-import type { RegisterParams } from "../api/events.js";
-import type { Narrow } from "../api/common.js";
-import type { Message } from "../api/messages.js";
+import type { ApiClient } from "../../client/client.js";
+import type { RegisterParams } from "../../api/events.js";
+import type { Narrow } from "../../api/common.js";
+import type { Message } from "../../api/messages.js";
 
 /** How far back catch-up reaches; anything beyond is skipped with a warning. */
 export interface CatchUpWindow {

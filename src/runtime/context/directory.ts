@@ -1,7 +1,7 @@
 // The directory: who is who on the server (users by ID, mention and email), cached with short lifetimes.
-import type { ApiClient } from "../client/client.js";
-import { ROLES, type RoleName } from "../api/common.js";
-import type { User } from "../api/users.js";
+import type { ApiClient } from "../../client/client.js";
+import { ROLES, type RoleName } from "../../api/common.js";
+import type { User } from "../../api/users.js";
 
 /** A user as commands and role checks see them. */
 export interface ChatUser {

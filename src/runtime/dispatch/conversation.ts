@@ -1,5 +1,5 @@
 // Conversations: a channel topic or a direct-message group, the unit of ordering and of replies.
-import type { Message } from "../api/messages.js";
+import type { Message } from "../../api/messages.js";
 
 export type Conversation =
   | { type: "channel"; streamId: number; channel: string; topic: string }

@@ -1,5 +1,5 @@
 // Human durations and times: `2h30m`, `in 10 minutes`, `tomorrow 9:00`, in a time zone, with Intl only.
-import { instantOf, wallTime } from "../time/zoned.js";
+import { instantOf, wallTime } from "../../time/zoned.js";
 
 const UNITS: Record<string, number> = {
   s: 1_000,
@@ -76,7 +76,7 @@ export function formatDuration(ms: number): string {
   return parts.join("") || "0s";
 }
 
-export { isTimeZone, wallTime } from "../time/zoned.js";
+export { isTimeZone, wallTime } from "../../time/zoned.js";
 
 /** The instant at which the clock in `zone` shows the given date and time (DST gaps move forward). */
 export const fromWallTime = (

@@ -1,13 +1,13 @@
 // The message context handed to middleware and handlers: the message, who sent it, where, and actions.
-import type { ApiClient } from "../client/client.js";
-import type { Message } from "../api/messages.js";
-import type { Logger } from "../log/logger.js";
-import type { KeyValueStore } from "../storage/store.js";
+import type { ApiClient } from "../../client/client.js";
+import type { Message } from "../../api/messages.js";
+import type { Logger } from "../../log/logger.js";
+import type { KeyValueStore } from "../../storage/store.js";
 import { messageActions, type ActionEnv, type MessageActions } from "./actions.js";
 import { chatActions, type ChatActions } from "./chat-actions.js";
-import type { CommandInvocation } from "./commands/command.js";
-import { conversationKey, conversationOf, type Conversation } from "./conversation.js";
-import type { Addressing, BotIdentity } from "./gate.js";
+import type { CommandInvocation } from "../commands/command.js";
+import { conversationKey, conversationOf, type Conversation } from "../dispatch/conversation.js";
+import type { Addressing, BotIdentity } from "../dispatch/gate.js";
 import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
 
 export interface Sender {
