@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { RouteAuth } from "./auth.js";
 import type { RouteDefinition } from "./receiver.js";
-import { compileTemplate, TemplateError } from "./template.js";
+import { compileTemplate, TemplateError, type TemplateOptions } from "./template.js";
 
 /** A channel message to post: `to` is a channel name or ID. */
 export interface ChannelPost {
@@ -55,14 +55,15 @@ export const routeAuthConfig = z
   .describe("How requests are authenticated; required.");
 
 /** Checks that a string parses as a template; zod reports the key on failure. */
-const templateString = z.string().superRefine((value, ctx) => {
-  try {
-    compileTemplate(value, "template");
-  } catch (error) {
-    if (!(error instanceof TemplateError)) throw error;
-    ctx.addIssue({ code: "custom", message: error.message.replace(/^template: /, "") });
-  }
-});
+const templateString = (options: TemplateOptions = {}) =>
+  z.string().superRefine((value, ctx) => {
+    try {
+      compileTemplate(value, "template", options);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message.replace(/^template: /, "") });
+    }
+  });
 
 /** One entry of `webhooks:`. */
 export const webhookEntryConfig = z.strictObject({
@@ -75,10 +76,10 @@ export const webhookEntryConfig = z.strictObject({
   channel: z
     .union([z.string().min(1), z.number().int()])
     .describe("Channel name or ID to post in."),
-  topic: templateString
+  topic: templateString()
     .pipe(z.string().min(1))
     .describe("Topic; a template too, e.g. `{{ payload.repository }}`."),
-  template: templateString
+  template: templateString({ markdown: true })
     .pipe(z.string().min(1))
     .describe("Message content, e.g. `Build **{{ payload.status }}** on {{ payload.branch }}`."),
   maxBodyBytes: z
@@ -141,7 +142,7 @@ export type ReceiverConfig = z.output<typeof receiverConfig>;
 export function configRoute(entry: WebhookEntry, send: SendFn): RouteDefinition {
   const where = `webhook route ${entry.path}`;
   const topic = compileTemplate(entry.topic, `${where} (topic)`);
-  const content = compileTemplate(entry.template, where);
+  const content = compileTemplate(entry.template, where, { markdown: true });
   return {
     path: entry.path,
     options: { auth: entry.auth as RouteAuth, json: true, maxBodyBytes: entry.maxBodyBytes },
