@@ -69,6 +69,13 @@ export default definePlugin({
           await ctx.reply("Say why after `other`, e.g. `!triage 1234 other posting ads`.");
           return;
         }
+        // Anyone may run the command, so it acts only on what the sender can see (IDs are guessable).
+        if (!(await ctx.canSee(messageId))) {
+          await ctx.reply(
+            `I can't report message ${messageId}: there is no message with that ID that you can see.`,
+          );
+          return;
+        }
         // The server quotes the description into the moderators' channel: mentions made inert.
         const by = `Triaged by ${ctx.sender.fullName}`;
         await ctx.api.messages.report({
