@@ -161,13 +161,14 @@ describe("githubRoute through the receiver, posting to the sandbox", () => {
   let url: string;
   const log = captureLog();
 
+  let deliveries = 0;
   const deliver = (event: string, body: string, signature?: string) =>
     fetch(`${url}/github`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         "x-github-event": event,
-        "x-github-delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+        "x-github-delivery": `72d3162e-cc78-11e3-81ab-${String(++deliveries).padStart(12, "0")}`,
         ...(signature ? { "x-hub-signature-256": signature } : {}),
       },
       body,

@@ -132,14 +132,38 @@ export const receiverConfig = z
   );
 export type ReceiverConfig = z.output<typeof receiverConfig>;
 
+/** The server's length limits, in characters (code points), from `/register`. */
+export interface MessageLimits {
+  maxTopicLength: number;
+  maxMessageLength: number;
+}
+
+/** The limits every server has had by default (`max_topic_length`, `max_message_length`). */
+export const DEFAULT_LIMITS: MessageLimits = { maxTopicLength: 60, maxMessageLength: 10_000 };
+
+/** Cuts `text` to `max` code points, ending with `marker` when cut. */
+export function truncate(text: string, max: number, marker = "…"): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  return chars.slice(0, Math.max(0, max - [...marker].length)).join("") + marker;
+}
+
+/** The marker ending content cut to the server's limit. */
+const CONTENT_CUT = "\n\n… (cut: the message was longer than the server allows)";
+
 /**
  * Turns a config entry into a route: authenticate, fill the templates from `payload`, post.
- * A missing field answers 422 naming the route and the field, and nothing is posted.
+ * A missing field answers 422 naming the route and the field, and nothing is posted. A topic or
+ * content longer than the server allows is cut, with a marker, rather than refused.
  *
  * @example
  * receiver.mount(configRoute(config.webhooks[0], (post) => client.messages.send({ type: "channel", ...post })));
  */
-export function configRoute(entry: WebhookEntry, send: SendFn): RouteDefinition {
+export function configRoute(
+  entry: WebhookEntry,
+  send: SendFn,
+  limits: () => MessageLimits = () => DEFAULT_LIMITS,
+): RouteDefinition {
   const where = `webhook route ${entry.path}`;
   const topic = compileTemplate(entry.topic, `${where} (topic)`);
   const content = compileTemplate(entry.template, where, { markdown: true });
@@ -148,7 +172,12 @@ export function configRoute(entry: WebhookEntry, send: SendFn): RouteDefinition 
     options: { auth: entry.auth as RouteAuth, json: true, maxBodyBytes: entry.maxBodyBytes },
     async handler({ payload }) {
       const vars = { payload };
-      const post = { to: entry.channel, topic: topic.render(vars), content: content.render(vars) };
+      const { maxTopicLength, maxMessageLength } = limits();
+      const post = {
+        to: entry.channel,
+        topic: truncate(topic.render(vars), maxTopicLength),
+        content: truncate(content.render(vars), maxMessageLength, CONTENT_CUT),
+      };
       await send(post);
       return { ok: true };
     },
