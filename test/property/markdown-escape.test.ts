@@ -7,6 +7,18 @@ import { helpFor, unknownCommandReply } from "../../src/runtime/commands/help.js
 import { renderPoll, winner } from "../../plugins/poll/tally.js";
 import { summary } from "../../plugins/standup/index.js";
 import { renderGithubEvent } from "../../plugins/github/index.js";
+import { parseReminder } from "../../plugins/remind/parse.js";
+import { bind } from "../../src/runtime/commands/parse.js";
+
+/** The message of what `run` throws (usage replies are built from it), or nothing. */
+function thrown(run: () => unknown): string[] {
+  try {
+    run();
+    return [];
+  } catch (error) {
+    return [(error as Error).message];
+  }
+}
 
 // The real server's patterns (zerver/lib/mention.py): a user, silent, wildcard or group mention
 // starts wherever these match, whatever the rest of the Markdown around it.
@@ -123,6 +135,10 @@ describe("escaping layer", () => {
           unknownCommandReply(a, ["ping"], "!"),
           helpFor({ name: "x", plugin: "p", usage: a, description: b, examples: [c] }, "!"),
           template.render({ payload: { status: a, who: b, note: c, cmd: a } }),
+          ...thrown(() => parseReminder(`${a} ${b}`, { now: 0, zone: "UTC" })),
+          ...thrown(() => parseReminder(`me in 1 hour ${b}`, { now: Date.now(), zone: "UTC" })),
+          ...thrown(() => bind(`x ${a}`, { positionals: [], options: [] })),
+          ...thrown(() => bind(`--${b}`, { positionals: [], options: [] })),
         ];
         const payload = {
           sender: { login: a },
