@@ -1,6 +1,7 @@
 // topicbot: write bots for chat servers that speak the Zulip REST API.
 export { z } from "zod";
 export * from "./runtime/index.js";
+export * from "./markdown/escape.js";
 export { ApiError, NetworkError, InvalidArgumentError } from "./client/errors.js";
 export type { ApiClient, CallOptions, ClientOptions } from "./client/client.js";
 export { loadConfig, loadConfigFile, ConfigError } from "./config/index.js";

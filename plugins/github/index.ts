@@ -1,6 +1,13 @@
 // github: a plugin posting GitHub webhook events (push, pull request, issues, release, workflow run) as concise messages.
 import { definePlugin, z } from "topicbot";
-import { WebhookError, type RouteDefinition, type SendFn } from "topicbot/webhooks";
+import {
+  code,
+  codeBlock,
+  escapeText,
+  WebhookError,
+  type RouteDefinition,
+  type SendFn,
+} from "topicbot/webhooks";
 
 /** A rendered event: where it goes and what it says. */
 export interface GithubMessage {
@@ -23,13 +30,10 @@ const obj = (value: unknown): Json =>
   value !== null && typeof value === "object" ? (value as Json) : {};
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
 
-/** Escapes Markdown in text from the payload, so `@**all**` cannot mention and `]` cannot break a link. */
-function plain(text: string): string {
-  return text.replace(/[\\*_[\]`]/g, (c) => `\\${c}`);
-}
-
-/** A code span (backslashes are literal inside one, so backticks are replaced instead). */
-const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
+/** Text from the payload, mentions made inert. */
+const plain = escapeText;
+/** A link's text from the payload: square brackets, which would end it, made round. */
+const linkText = (text: string): string => escapeText(text.replace(/\[/g, "(").replace(/\]/g, ")"));
 
 /** Cuts text to `max` code points, ending with an ellipsis when cut. */
 function cut(text: string, max: number): string {
@@ -44,7 +48,7 @@ function cut(text: string, max: number): string {
 
 const firstLine = (text: string): string => text.split(/\r?\n/)[0]!.trim();
 const link = (text: string, url: string): string =>
-  url ? `[${plain(text)}](${url})` : plain(text);
+  url ? `[${linkText(text)}](${url})` : plain(text);
 const who = (payload: Json): string => `**${plain(str(obj(payload.sender).login) || "someone")}**`;
 const repoName = (payload: Json): string => str(obj(payload.repository).name) || "github";
 
@@ -54,7 +58,7 @@ const itemTopic = (payload: Json, kind: string, number: unknown, title: string):
 
 /**
  * A short quote of a description (its first paragraph, at most 200 characters), kept as Markdown
- * but with mentions (`@**all**`, `@_**name**`, `@*group*`) made literal and fences defused.
+ * but with mentions (`@**all**`, `@_**name**`, `@*group*`) made inert and a fence no line can close.
  */
 function excerpt(body: string): string {
   const first =
@@ -63,10 +67,7 @@ function excerpt(body: string): string {
       .split(/\r?\n\s*\r?\n/)[0]
       ?.trim() ?? "";
   if (!first) return "";
-  const quiet = cut(first.replace(/\r/g, ""), 200)
-    .replace(/@(_?)\*/g, "@$1\\*")
-    .replace(/^(\s*)(`{3,}|~{3,})/gm, "$1\\$2");
-  return `\n${"```"}quote\n${quiet}\n${"```"}`;
+  return `\n${codeBlock(cut(first.replace(/\r/g, ""), 200), "quote")}`;
 }
 
 function renderPush(p: Json): GithubMessage | undefined {

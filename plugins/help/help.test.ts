@@ -54,7 +54,9 @@ describe("help", () => {
     });
     expect(await t.reply()).toMatchObject({
       type: "channel",
-      content: "@_**Adam Admin** I sent you the list of commands in a direct message.",
+      content: expect.stringMatching(
+        /^@_\*\*Adam Admin\|\d+\*\* I sent you the list of commands in a direct message\.$/,
+      ),
     });
     await t.dm("help", { as: "adam" });
     expect(await t.reply()).toMatchObject({

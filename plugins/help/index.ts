@@ -1,5 +1,5 @@
 // help: configures the runtime's built-in help: an introduction, a footer, hidden plugins, answers in private.
-import { definePlugin, z, type MessageContext } from "topicbot";
+import { definePlugin, md, silentMention, z, type MessageContext } from "topicbot";
 
 /** Removes the sections of `hidden` plugins from the built-in help's command list. */
 export function hideSections(index: string, hidden: readonly string[]): string {
@@ -37,7 +37,7 @@ export default definePlugin({
         if (!config.private || ctx.isDirect) return reply(shape(content));
         await ctx.send({ to: [ctx.sender.userId], content: shape(content) });
         return reply(
-          `@_**${ctx.sender.fullName}** I sent you the list of commands in a direct message.`,
+          md`${silentMention(ctx.sender)} I sent you the list of commands in a direct message.`,
         );
       };
       await next();

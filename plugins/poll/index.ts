@@ -1,5 +1,5 @@
 // poll: a question with options, reactions as votes, a tally kept live in the poll message.
-import { conversationKey, definePlugin, tokenize, z } from "topicbot";
+import { conversationKey, definePlugin, md, raw, tokenize, z } from "topicbot";
 import { countVotes, renderPoll, winner, type Poll } from "./tally.js";
 
 const FRUIT = [
@@ -58,7 +58,9 @@ export default definePlugin({
           await bot.storage.set(pollKey(id), poll);
           const votes = await refresh(id, poll);
           await ctx.react("check");
-          await ctx.reply(`Poll closed: **${poll.question}**. Result: ${winner(poll, votes)}.`);
+          await ctx.reply(
+            md`Poll closed: **${poll.question}**. Result: ${raw(winner(poll, votes))}.`,
+          );
           return;
         }
         const [question, ...options] = words;

@@ -1,4 +1,5 @@
 // A poll's text: the question, each option with its emoji and vote count, and how to vote.
+import { md } from "topicbot";
 
 export interface Poll {
   question: string;
@@ -26,10 +27,10 @@ export function countVotes(
 /** The poll message's content for the given counts. */
 export function renderPoll(poll: Poll, votes: readonly number[]): string {
   const total = votes.reduce((a, b) => a + b, 0);
-  const lines = [`**Poll: ${poll.question}** (asked by ${poll.author})`];
+  const lines = [md`**Poll: ${poll.question}** (asked by ${poll.author})`];
   for (const [i, option] of poll.options.entries()) {
     const n = votes[i] ?? 0;
-    lines.push(`:${poll.emoji[i]}: ${option}: **${n}** ${n === 1 ? "vote" : "votes"}`);
+    lines.push(md`:${poll.emoji[i]}: ${option}: **${n}** ${n === 1 ? "vote" : "votes"}`);
   }
   lines.push(
     poll.closed
@@ -45,6 +46,6 @@ export function winner(poll: Poll, votes: readonly number[]): string {
   if (best === 0) return "no votes";
   const leaders = poll.options.filter((_, i) => votes[i] === best);
   return leaders.length === 1
-    ? `${leaders[0]} (${best} ${best === 1 ? "vote" : "votes"})`
-    : `a tie between ${leaders.join(" and ")} (${best} each)`;
+    ? md`${leaders[0]} (${best} ${best === 1 ? "vote" : "votes"})`
+    : md`a tie between ${leaders.join(" and ")} (${best} each)`;
 }

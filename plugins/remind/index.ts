@@ -1,5 +1,5 @@
 // remind: "remind me in 2 hours to ...", reminders for others and for topics, sent as the server's scheduled messages.
-import { definePlugin, z, type MessageContext } from "topicbot";
+import { definePlugin, md, mention, raw, silentMention, z, type MessageContext } from "topicbot";
 import { parseReminder, type ReminderRequest } from "./parse.js";
 
 /** A request the plugin turns down, with the reason for the sender. */
@@ -10,6 +10,7 @@ interface Pending {
   /** Epoch milliseconds. */
   at: number;
   what: string;
+  /** Markdown the plugin wrote (a silent mention or a topic link), shown as it is. */
   where: string;
 }
 
@@ -34,8 +35,8 @@ export default definePlugin({
     const deliver = async (ctx: MessageContext, request: ReminderRequest): Promise<string> => {
       const { target, at, what } = request;
       if (target.kind === "me") {
-        const mention = ctx.isDirect ? "" : `@**${ctx.sender.fullName}** `;
-        await ctx.schedule(`${mention}Reminder: ${what}`, at);
+        const to = ctx.isDirect ? "" : `${mention(ctx.sender)} `;
+        await ctx.schedule(md`${raw(to)}Reminder: ${what}`, at);
         return ctx.isDirect ? "you" : "you here";
       }
       if (target.kind === "user") {
@@ -45,20 +46,21 @@ export default definePlugin({
             (target.userId !== undefined && m.user_id === target.userId) ||
             m.full_name.toLowerCase() === target.name.toLowerCase(),
         );
-        if (!user || !user.is_active) throw new Refusal(`I don't know a user @**${target.name}**.`);
-        await ctx.schedule(`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
+        if (!user || !user.is_active)
+          throw new Refusal(md`I don't know a user ${`@**${target.name}**`}.`);
+        await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
           to: [user.user_id],
         });
-        return `@**${user.full_name}**`;
+        return silentMention({ userId: user.user_id, fullName: user.full_name }).markdown;
       }
       const { streams } = await ctx.api.channels.list({});
       const channel = streams.find((s) => s.name.toLowerCase() === target.channel.toLowerCase());
-      if (!channel) throw new Refusal(`I don't know a channel #**${target.channel}**.`);
-      await ctx.schedule(`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
+      if (!channel) throw new Refusal(md`I don't know a channel #**${target.channel}**.`);
+      await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
         to: channel.stream_id,
         topic: target.topic,
       });
-      return `#**${channel.name}>${target.topic}**`;
+      return md`#**${channel.name}>${target.topic}**`;
     };
 
     bot.command(
@@ -96,7 +98,9 @@ export default definePlugin({
         const kept = pending.filter((p) => p.at > now);
         kept.push({ id: ctx.message.id, at: request.at.getTime(), what: request.what, where });
         await bot.storage.set(key, kept);
-        await ctx.reply(`I'll remind ${where} <time:${request.at.toISOString()}>: ${request.what}`);
+        await ctx.reply(
+          md`I'll remind ${raw(where)} <time:${raw(request.at.toISOString())}>: ${request.what}`,
+        );
       },
     );
 
@@ -114,7 +118,8 @@ export default definePlugin({
             : [
                 "Your reminders to come:",
                 ...pending.map(
-                  (p) => `- <time:${new Date(p.at).toISOString()}> for ${p.where}: ${p.what}`,
+                  (p) =>
+                    md`- <time:${raw(new Date(p.at).toISOString())}> for ${raw(p.where)}: ${p.what}`,
                 ),
               ].join("\n"),
         );

@@ -1,5 +1,5 @@
 // Reading a reminder request: who or where, when (the longest run of words that is a time), what.
-import { parseTime, tokenize } from "topicbot";
+import { code, parseTime, tokenize } from "topicbot";
 
 /** Who gets the reminder: the sender, another user (by mention), or a channel topic. */
 export type ReminderTarget =
@@ -50,7 +50,7 @@ export function parseReminder(
   if (!target)
     throw new Error(
       first
-        ? `I can remind \`me\`, a user (\`@**Name**\`) or a topic (\`#**channel>topic**\`), not \`${first.value}\`.`
+        ? `I can remind \`me\`, a user (\`@**Name**\`) or a topic (\`#**channel>topic**\`), not ${code(first.value)}.`
         : "Tell me whom to remind, when, and what.",
     );
   // The longest run of words after the target that reads as a time.
@@ -64,10 +64,10 @@ export function parseReminder(
       .trim()
       .replace(/^to\s+/i, "");
     if (what === "") throw new Error("What should I remind about? Add it after the time.");
-    if (at.getTime() <= options.now) throw new Error(`\`${when}\` is not in the future.`);
+    if (at.getTime() <= options.now) throw new Error(`${code(when)} is not in the future.`);
     return { target, at, when, what };
   }
   throw new Error(
-    `I could not read a time after \`${first!.value}\`; try \`in 10 minutes\`, \`tomorrow 9:00\` or \`friday 5pm\`.`,
+    `I could not read a time after ${code(first!.value)}; try \`in 10 minutes\`, \`tomorrow 9:00\` or \`friday 5pm\`.`,
   );
 }

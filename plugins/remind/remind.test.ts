@@ -25,7 +25,7 @@ describe("remind", () => {
     await t.clock.advance("119m");
     await t.expectNoReply();
     await t.clock.advance("1m");
-    expect(await t.expectReply("@**Mia Member** Reminder: stretch")).toMatchObject({
+    expect(await t.expectReply(/^@\*\*Mia Member\|\d+\*\* Reminder: stretch$/)).toMatchObject({
       channel: "general",
       topic: "test",
     });
@@ -49,7 +49,7 @@ describe("remind", () => {
     t = await createTestBot({ plugins: [remind], now: START });
     await t.send("!remind @**Adam Admin** in 10 minutes to review the PR");
     await t.expectReply(
-      "I'll remind @**Adam Admin** <time:2025-03-03T08:10:00.000Z>: review the PR",
+      /^I'll remind @_\*\*Adam Admin\|\d+\*\* <time:2025-03-03T08:10:00.000Z>: review the PR$/,
     );
     await t.send("!remind #**sandbox>standup** tomorrow 9:00 standup in 5");
     await t.expectReply(
@@ -87,7 +87,7 @@ describe("remind", () => {
       ["!remind bob in 1h x", /not `bob`/],
       ["!remind me sometime soon", /I could not read a time after `me`/],
       ["!remind me in 2 hours", /What should I remind about/],
-      ["!remind @**Nobody** in 1h x", "I don't know a user @**Nobody**."],
+      ["!remind @**Nobody** in 1h x", "I don't know a user @\u200b**Nobody**."],
       ["!remind #**nowhere>x** in 1h x", "I don't know a channel #**nowhere**."],
     ]);
     expect(t.scheduled()).toEqual([]);

@@ -1,5 +1,5 @@
 // standup: a cron-driven prompt in a topic, answers collected from the topic, and a summary later on.
-import { definePlugin, z } from "topicbot";
+import { definePlugin, md, z } from "topicbot";
 
 interface Answer {
   userId: number;
@@ -31,7 +31,7 @@ export function summary(round: Round): string {
   const lines = [
     `Stand-up ${round.day}: ${round.answers.length} ${round.answers.length === 1 ? "answer" : "answers"}.`,
   ];
-  for (const a of round.answers) lines.push(`- **${a.name}**: ${a.text.replace(/\n+/g, " / ")}`);
+  for (const a of round.answers) lines.push(md`- **${a.name}**: ${a.text.replace(/\n+/g, " / ")}`);
   return lines.join("\n");
 }
 

@@ -1,5 +1,5 @@
 // triage: reports messages to the moderators (by command, or by rule), then marks the topic read.
-import { definePlugin, z, type MessageContext } from "topicbot";
+import { definePlugin, escapeText, z, type MessageContext } from "topicbot";
 
 const REASONS = ["spam", "harassment", "inappropriate", "norms", "other"] as const;
 type Reason = (typeof REASONS)[number];
@@ -69,11 +69,19 @@ export default definePlugin({
           await ctx.reply("Say why after `other`, e.g. `!triage 1234 other posting ads`.");
           return;
         }
+        // Anyone may run the command, so it acts only on what the sender can see (IDs are guessable).
+        if (!(await ctx.canSee(messageId))) {
+          await ctx.reply(
+            `I can't report message ${messageId}: there is no message with that ID that you can see.`,
+          );
+          return;
+        }
+        // The server quotes the description into the moderators' channel: mentions made inert.
         const by = `Triaged by ${ctx.sender.fullName}`;
         await ctx.api.messages.report({
           message_id: messageId,
           report_type: reason,
-          description: explanation ? `${explanation} (${by})` : by,
+          description: escapeText(explanation ? `${explanation} (${by})` : by),
         });
         await markRead(ctx);
         await ctx.reply(

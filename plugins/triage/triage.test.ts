@@ -80,3 +80,32 @@ describe("messageIdOf", () => {
     expect(messageIdOf("soon")).toBeUndefined();
   });
 });
+
+describe("triage, acting only on what the sender can see", () => {
+  let t: TestBot;
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it("reports only what the sender can see: not another's DM to the bot, not a private channel they are not in", async () => {
+    t = await createTestBot({ plugins: [triage] });
+    const secret = await t.dm("my new phone number is 555-0100", { as: "adam" });
+    await t.expectReply(/I don't know the command/);
+    const hidden = t.realm.addChannel("staff", "", true);
+    t.realm.subscribe(hidden, t.sandbox.bot.userId);
+    t.realm.subscribe(hidden, t.user("adam").userId);
+    const inside = await t.send("salaries are in the drive", { as: "adam", channel: "staff" });
+    for (const id of [secret, inside, 999_999]) {
+      await t.send(`!triage ${id} other look at this`, { as: "gus" });
+      await t.expectReply(
+        `I can't report message ${id}: there is no message with that ID that you can see.`,
+      );
+      await t.send(`!triage ${id} other look at this`, { as: "mia" });
+      await t.expectReply(/I can't report message/);
+    }
+    // Adam was in both conversations: his reports go through.
+    await t.send(`!triage ${secret} spam`, { as: "adam" });
+    await t.expectReply(`Reported message ${secret} to the moderators for spam. Thank you.`);
+    expect(t.reports()).toHaveLength(1);
+  });
+});

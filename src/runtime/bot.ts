@@ -36,6 +36,7 @@ import { address, type BotIdentity } from "./dispatch/gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
 import { Router } from "./dispatch/router.js";
+import { DEFAULT_LIMITS } from "../webhooks/config.js";
 import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./context/session.js";
 import { isTimeZone } from "./context/time.js";
@@ -129,7 +130,16 @@ export function createBot(options: BotOptions): Bot {
   const log = options.logger ?? silentLogger();
   const connected = () =>
     state === "running" && (!(events instanceof EventQueue) || !!events.queueId);
-  const outside = createBotServices(options, { log, api: () => api, connected, now: options.now });
+  const outside = createBotServices(options, {
+    log,
+    api: () => api,
+    connected,
+    now: options.now,
+    limits: () => ({
+      maxTopicLength: registration()?.max_topic_length ?? DEFAULT_LIMITS.maxTopicLength,
+      maxMessageLength: server().maxMessageLength,
+    }),
+  });
   const api = options.client ?? createClient(outside.clientOptions(options.server!));
   const prefix = options.prefix ?? "!";
   const respondTo = options.respondTo ?? "addressed";

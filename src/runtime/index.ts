@@ -36,6 +36,7 @@ export { Directory } from "./context/directory.js";
 export type { ChatUser } from "./context/directory.js";
 export type { Session, SessionKind, SessionKindOptions } from "./context/session.js";
 export { splitMessage } from "./context/actions.js";
+export { canUserSee } from "./context/visibility.js";
 export type { SentMessage, SendTarget, UserTarget } from "./context/actions.js";
 export {
   CAPABILITIES,

@@ -7,7 +7,12 @@ import { createBotMetrics, observeCalls, type BotMetrics } from "../metrics/bot.
 import type { SchedulerClock } from "../scheduler/clock.js";
 import { scheduleJob, type ScheduleEntry } from "../scheduler/config.js";
 import { Scheduler } from "../scheduler/scheduler.js";
-import { configRoute, type ChannelPost, type WebhookEntry } from "../webhooks/config.js";
+import {
+  configRoute,
+  type ChannelPost,
+  type MessageLimits,
+  type WebhookEntry,
+} from "../webhooks/config.js";
 import { outgoingWebhookRoute, type OutgoingMessage } from "../webhooks/outgoing.js";
 import { createReceiver, WebhookError, type WebhookReceiver } from "../webhooks/receiver.js";
 import type { SentMessage } from "./context/actions.js";
@@ -125,6 +130,8 @@ export function createBotServices(
     /** Whether the event queue is registered and polling. */
     connected: () => boolean;
     now?: () => number;
+    /** The server's topic and message length limits (config webhook routes cut to them). */
+    limits?: () => MessageLimits;
   },
 ): BotServices {
   const { log } = deps;
@@ -158,7 +165,9 @@ export function createBotServices(
       health: () => ({ queueConnected: deps.connected(), lastEventAt: lastEventAt ?? null }),
     }));
 
-  options.webhooks?.forEach((entry) => ensureReceiver().mount(configRoute(entry, send)));
+  options.webhooks?.forEach((entry) =>
+    ensureReceiver().mount(configRoute(entry, send, deps.limits)),
+  );
 
   function leftToWebhook(ctx: MessageContext): boolean {
     return (

@@ -6,7 +6,8 @@ export interface MentionTarget {
   fullName: string;
 }
 
-const MENTION = /^(@_?)\*\*([^*|]+)(?:\|(\d+))?\*\*/;
+/** `@**Name**`, `@**Name|id**`, `@**|id**` (the server's ID-only form), and their silent `@_` forms. */
+const MENTION = /^(@_?)\*\*([^*|]*)(?:\|(\d+))?\*\*/;
 
 const escapeHtml = (text: string): string =>
   text.replace(
@@ -24,10 +25,10 @@ function resolve(
     : users.find((u) => u.fullName.toLowerCase() === name.trim().toLowerCase());
 }
 
-/** The users a message mentions with `@**Name**` or `@**Name|id**` (silent `@_**…**` excluded). */
+/** The users a message mentions with `@**Name**`, `@**Name|id**` or `@**|id**` (silent `@_**…**` excluded). */
 export function findMentions(content: string, users: readonly MentionTarget[]): Set<number> {
   const found = new Set<number>();
-  for (const match of content.matchAll(/(?<!_)@\*\*([^*|]+)(?:\|(\d+))?\*\*/g)) {
+  for (const match of content.matchAll(/(?<!_)@\*\*([^*|]*)(?:\|(\d+))?\*\*/g)) {
     const user = resolve(users, match[1]!, match[2]);
     if (user) found.add(user.userId);
   }

@@ -50,6 +50,26 @@ export function sign(body: Buffer | string, secret: string, encoding: "hex" | "b
   return createHmac("sha256", secret).update(body).digest(encoding);
 }
 
+/** Signature lengths of an HMAC-SHA256: 32 bytes, as 64 hex digits or 44 base64 characters. */
+const SIGNATURE_FORMS = { hex: /^[0-9a-fA-F]{64}$/, base64: /^[A-Za-z0-9+/]{43}=$/ } as const;
+
+/** The signature a header carries, parsed strictly (exact length, no extra digit), or why not. */
+function sentSignature(
+  headers: IncomingHttpHeaders,
+  header: string,
+  encoding: "hex" | "base64",
+  prefix: string,
+): { ok: true; signature: Buffer } | { ok: false; reason: string } {
+  const sent = headerValue(headers, header)?.trim();
+  if (!sent) return { ok: false, reason: `missing ${header} header` };
+  if (!sent.startsWith(prefix))
+    return { ok: false, reason: `${header} header does not start with "${prefix}"` };
+  const given = sent.slice(prefix.length);
+  if (!SIGNATURE_FORMS[encoding].test(given))
+    return { ok: false, reason: `${header} header is not an HMAC-SHA256 in ${encoding}` };
+  return { ok: true, signature: Buffer.from(given, encoding) };
+}
+
 function checkHmac(
   input: AuthInput,
   secret: string,
@@ -57,18 +77,38 @@ function checkHmac(
   encoding: "hex" | "base64",
   prefix: string,
 ): AuthResult {
-  const sent = headerValue(input.headers, header)?.trim();
-  if (!sent) return { ok: false, reason: `missing ${header} header` };
-  if (!sent.startsWith(prefix))
-    return { ok: false, reason: `${header} header does not start with "${prefix}"` };
-  const given = sent.slice(prefix.length);
-  const wellFormed = encoding === "hex" ? /^[0-9a-fA-F]+$/ : /^[A-Za-z0-9+/]+={0,2}$/;
-  if (!wellFormed.test(given)) return { ok: false, reason: `${header} header is not ${encoding}` };
+  const sent = sentSignature(input.headers, header, encoding, prefix);
+  if (!sent.ok) return sent;
   const expected = createHmac("sha256", secret).update(input.rawBody).digest();
-  const actual = Buffer.from(given, encoding);
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected))
+  if (!timingSafeEqual(sent.signature, expected))
     return { ok: false, reason: `${header} signature does not match the body` };
   return { ok: true };
+}
+
+/**
+ * What can be checked before the body is read: a token completely; for signatures, that the
+ * header is there and well formed. A request that fails here is refused without reading its body.
+ */
+export function precheck(auth: RouteAuth, input: Omit<AuthInput, "rawBody">): AuthResult {
+  switch (auth.type) {
+    case "none":
+      return { ok: true };
+    case "token":
+      return authenticate(auth, { ...input, rawBody: Buffer.alloc(0) });
+    case "github": {
+      const sent = sentSignature(input.headers, "x-hub-signature-256", "hex", "sha256=");
+      return sent.ok ? { ok: true } : sent;
+    }
+    case "hmac": {
+      const sent = sentSignature(
+        input.headers,
+        auth.header,
+        auth.encoding ?? "hex",
+        auth.prefix ?? "",
+      );
+      return sent.ok ? { ok: true } : sent;
+    }
+  }
 }
 
 /**

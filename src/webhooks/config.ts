@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { RouteAuth } from "./auth.js";
 import type { RouteDefinition } from "./receiver.js";
-import { compileTemplate, TemplateError } from "./template.js";
+import { compileTemplate, TemplateError, type TemplateOptions } from "./template.js";
 
 /** A channel message to post: `to` is a channel name or ID. */
 export interface ChannelPost {
@@ -55,14 +55,15 @@ export const routeAuthConfig = z
   .describe("How requests are authenticated; required.");
 
 /** Checks that a string parses as a template; zod reports the key on failure. */
-const templateString = z.string().superRefine((value, ctx) => {
-  try {
-    compileTemplate(value, "template");
-  } catch (error) {
-    if (!(error instanceof TemplateError)) throw error;
-    ctx.addIssue({ code: "custom", message: error.message.replace(/^template: /, "") });
-  }
-});
+const templateString = (options: TemplateOptions = {}) =>
+  z.string().superRefine((value, ctx) => {
+    try {
+      compileTemplate(value, "template", options);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message.replace(/^template: /, "") });
+    }
+  });
 
 /** One entry of `webhooks:`. */
 export const webhookEntryConfig = z.strictObject({
@@ -75,10 +76,10 @@ export const webhookEntryConfig = z.strictObject({
   channel: z
     .union([z.string().min(1), z.number().int()])
     .describe("Channel name or ID to post in."),
-  topic: templateString
+  topic: templateString()
     .pipe(z.string().min(1))
     .describe("Topic; a template too, e.g. `{{ payload.repository }}`."),
-  template: templateString
+  template: templateString({ markdown: true })
     .pipe(z.string().min(1))
     .describe("Message content, e.g. `Build **{{ payload.status }}** on {{ payload.branch }}`."),
   maxBodyBytes: z
@@ -131,23 +132,52 @@ export const receiverConfig = z
   );
 export type ReceiverConfig = z.output<typeof receiverConfig>;
 
+/** The server's length limits, in characters (code points), from `/register`. */
+export interface MessageLimits {
+  maxTopicLength: number;
+  maxMessageLength: number;
+}
+
+/** The limits every server has had by default (`max_topic_length`, `max_message_length`). */
+export const DEFAULT_LIMITS: MessageLimits = { maxTopicLength: 60, maxMessageLength: 10_000 };
+
+/** Cuts `text` to `max` code points, ending with `marker` when cut. */
+export function truncate(text: string, max: number, marker = "…"): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  return chars.slice(0, Math.max(0, max - [...marker].length)).join("") + marker;
+}
+
+/** The marker ending content cut to the server's limit. */
+const CONTENT_CUT = "\n\n… (cut: the message was longer than the server allows)";
+
 /**
  * Turns a config entry into a route: authenticate, fill the templates from `payload`, post.
- * A missing field answers 422 naming the route and the field, and nothing is posted.
+ * A missing field answers 422 naming the route and the field, and nothing is posted. A topic or
+ * content longer than the server allows is cut, with a marker, rather than refused.
  *
  * @example
  * receiver.mount(configRoute(config.webhooks[0], (post) => client.messages.send({ type: "channel", ...post })));
  */
-export function configRoute(entry: WebhookEntry, send: SendFn): RouteDefinition {
+export function configRoute(
+  entry: WebhookEntry,
+  send: SendFn,
+  limits: () => MessageLimits = () => DEFAULT_LIMITS,
+): RouteDefinition {
   const where = `webhook route ${entry.path}`;
   const topic = compileTemplate(entry.topic, `${where} (topic)`);
-  const content = compileTemplate(entry.template, where);
+  const content = compileTemplate(entry.template, where, { markdown: true });
   return {
     path: entry.path,
     options: { auth: entry.auth as RouteAuth, json: true, maxBodyBytes: entry.maxBodyBytes },
     async handler({ payload }) {
       const vars = { payload };
-      const post = { to: entry.channel, topic: topic.render(vars), content: content.render(vars) };
+      const { maxTopicLength, maxMessageLength } = limits();
+      const post = {
+        to: entry.channel,
+        topic: truncate(topic.render(vars), maxTopicLength),
+        content: truncate(content.render(vars), maxMessageLength, CONTENT_CUT),
+      };
       await send(post);
       return { ok: true };
     },

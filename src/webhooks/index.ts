@@ -4,3 +4,4 @@ export * from "./template.js";
 export * from "./receiver.js";
 export * from "./config.js";
 export * from "./outgoing.js";
+export * from "../markdown/escape.js";

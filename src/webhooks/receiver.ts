@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { silentLogger, type Logger } from "../log/logger.js";
 import type { BotMetrics } from "../metrics/bot.js";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/registry.js";
-import { authenticate, type RouteAuth } from "./auth.js";
+import { authenticate, precheck, type RouteAuth } from "./auth.js";
+import { DeliveryIds } from "./deliveries.js";
 import { TemplateError } from "./template.js";
 
 /** What a route handler receives. */
@@ -85,13 +86,40 @@ export interface ReceiverOptions {
   metrics?: BotMetrics;
   /** Milliseconds since the epoch, for uptime. Default Date.now. */
   now?: () => number;
+  /**
+   * Most body bytes held at once for requests not yet authenticated (signature routes and
+   * `none`); a request that would go past it gets 503. Default 16 MiB.
+   */
+  maxPendingBodyBytes?: number;
+  /** Most requests not yet authenticated read at once; more get 503. Default 64. */
+  maxPendingRequests?: number;
+  /** GitHub delivery IDs remembered to answer a replay without posting. Default 1000. */
+  rememberDeliveries?: number;
 }
+
+/** Requests not yet authenticated, and the body bytes they hold: the receiver's exposure to strangers. */
+export interface PendingLoad {
+  requests: number;
+  bytes: number;
+}
+
+/** How often, at most, aborted clients are logged (with how many since the last line). */
+const ABORT_LOG_INTERVAL_MS = 60_000;
 
 const RESERVED = ["/healthz", "/metrics"];
 
 interface Route extends RouteDefinition {
   maxBodyBytes: number;
   json: boolean;
+}
+
+/** What reading a body came to. */
+type BodyRead =
+  { kind: "ok"; body: Buffer } | { kind: "too-large" } | { kind: "busy" } | { kind: "aborted" };
+
+function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const raw = headers[name];
+  return Array.isArray(raw) ? raw[0] : raw;
 }
 
 function isJson(contentType: string | undefined): boolean {
@@ -120,11 +148,20 @@ export class WebhookReceiver {
   readonly #startedAt: number;
   #server: Server | undefined;
   #url: string | undefined;
+  readonly #pending: PendingLoad = { requests: 0, bytes: 0 };
+  readonly #deliveries: DeliveryIds;
+  #aborted = { count: 0, loggedAt: -Infinity };
 
   constructor(options: ReceiverOptions = {}) {
     this.#options = options;
     this.#log = (options.logger ?? silentLogger()).child({ component: "webhooks" });
     this.#startedAt = (options.now ?? Date.now)();
+    this.#deliveries = new DeliveryIds(options.rememberDeliveries ?? 1000);
+  }
+
+  /** Requests being read before authentication and the bytes they hold (an internal gauge). */
+  get pending(): Readonly<PendingLoad> {
+    return { ...this.#pending };
   }
 
   /** Adds a POST route. Throws for a malformed, reserved or duplicate path. */
@@ -195,6 +232,31 @@ export class WebhookReceiver {
     this.#server = undefined;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.#logAborted(true);
+  }
+
+  /** Counts a client gone before sending its whole body; logs the count at most once a minute. */
+  #noteAborted(): void {
+    this.#aborted.count++;
+    this.#logAborted(false);
+  }
+
+  #logAborted(flush: boolean): void {
+    const now = (this.#options.now ?? Date.now)();
+    if (this.#aborted.count === 0) return;
+    if (!flush && now - this.#aborted.loggedAt < ABORT_LOG_INTERVAL_MS) return;
+    this.#log.debug(
+      { aborted: this.#aborted.count },
+      "webhook clients went away before sending their whole body",
+    );
+    this.#aborted = { count: 0, loggedAt: now };
+  }
+
+  /** Refuses a request without reading its body: the answer closes the connection. */
+  #refuse(req: IncomingMessage, res: ServerResponse, path: string, status: number, body: unknown) {
+    res.setHeader("connection", "close");
+    req.resume();
+    this.#send(res, path, status, body);
   }
 
   #send(res: ServerResponse, route: string, status: number, body: unknown, type?: string): void {
@@ -240,16 +302,42 @@ export class WebhookReceiver {
         error: `${path} takes application/json, not ${req.headers["content-type"] ?? "no content type"}`,
       });
     }
-    const rawBody = await this.#readBody(req, route.maxBodyBytes);
-    if (!rawBody) {
-      res.setHeader("connection", "close");
-      return this.#send(res, path, 413, {
+    const query = url.searchParams;
+    // A missing or malformed credential is refused before a byte of the body is read.
+    const early = precheck(route.options.auth, { headers: req.headers, query });
+    if (!early.ok) {
+      this.#log.warn(
+        { route: path, reason: early.reason, remote: req.socket.remoteAddress },
+        "webhook rejected: authentication failed",
+      );
+      return this.#refuse(req, res, path, 401, { error: "authentication failed" });
+    }
+    // Until the signature is checked the sender is a stranger: bound what strangers hold at once.
+    const stranger = route.options.auth.type !== "token";
+    const maxRequests = this.#options.maxPendingRequests ?? 64;
+    if (stranger && this.#pending.requests >= maxRequests) {
+      res.setHeader("retry-after", "1");
+      return this.#refuse(req, res, path, 503, { error: "too many requests in progress" });
+    }
+    if (stranger) this.#pending.requests++;
+    let read: BodyRead;
+    try {
+      read = await this.#readBody(req, route.maxBodyBytes, stranger);
+    } finally {
+      if (stranger) this.#pending.requests--;
+    }
+    if (read.kind === "aborted") return this.#noteAborted();
+    if (read.kind === "too-large")
+      return this.#refuse(req, res, path, 413, {
         error: `body larger than ${route.maxBodyBytes} bytes`,
       });
+    if (read.kind === "busy") {
+      res.setHeader("retry-after", "1");
+      return this.#refuse(req, res, path, 503, { error: "too many request bytes in progress" });
     }
-
-    const query = url.searchParams;
+    const rawBody = read.body;
     const auth = authenticate(route.options.auth, { rawBody, headers: req.headers, query });
+    if (stranger) this.#pending.bytes -= rawBody.length;
     if (!auth.ok) {
       this.#log.warn(
         { route: path, reason: auth.reason, remote: req.socket.remoteAddress },
@@ -269,10 +357,18 @@ export class WebhookReceiver {
       }
     }
 
+    // GitHub redelivers (and anyone holding a signed request can replay it): post each delivery once.
+    const delivery =
+      route.options.auth.type === "github" ? headerOf(req.headers, "x-github-delivery") : undefined;
+    if (delivery !== undefined && !this.#deliveries.claim(delivery)) {
+      this.#log.info({ route: path, delivery }, "webhook delivery seen before: not posted again");
+      return this.#send(res, path, 200, { ok: true, duplicate: true });
+    }
     let result: unknown;
     try {
       result = await route.handler({ path, payload, rawBody, headers: req.headers, query });
     } catch (error) {
+      if (delivery !== undefined) this.#deliveries.release(delivery);
       if (error instanceof WebhookError) {
         this.#log.warn(
           { route: path, status: error.status, reason: error.message },
@@ -287,29 +383,50 @@ export class WebhookReceiver {
       this.#log.error({ route: path, err: error }, "webhook handler failed");
       return this.#send(res, path, 500, { error: "internal error" });
     }
+    if (delivery !== undefined && result instanceof WebhookResponse && result.status >= 400)
+      this.#deliveries.release(delivery);
     this.#log.debug({ route: path }, "webhook handled");
     if (result instanceof WebhookResponse) return this.#send(res, path, result.status, result.body);
     return this.#send(res, path, 200, result);
   }
 
-  /** Reads the body, or resolves undefined as soon as it exceeds `max` bytes. */
-  async #readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  /**
+   * Reads the body, stopping as soon as it exceeds `max` bytes, or (for a stranger, whose bytes
+   * count in the pending gauge) as soon as strangers together would hold more than the cap.
+   * A stranger's bytes stay counted on success; the caller releases them after authentication.
+   */
+  #readBody(req: IncomingMessage, max: number, stranger: boolean): Promise<BodyRead> {
     const declared = Number(req.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > max) {
-      req.resume();
-      return undefined;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > max) {
-        req.resume();
-        return undefined;
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
+    if (Number.isFinite(declared) && declared > max) return Promise.resolve({ kind: "too-large" });
+    const cap = this.#options.maxPendingBodyBytes ?? 16 * 1024 * 1024;
+    const pending = this.#pending;
+    return new Promise<BodyRead>((resolve) => {
+      let chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const finish = (read: BodyRead): void => {
+        if (settled) return;
+        settled = true;
+        req.off("data", onData);
+        if (read.kind !== "ok") {
+          if (stranger) pending.bytes -= size;
+          chunks = [];
+          req.resume(); // the rest is read and dropped, never held
+        }
+        resolve(read);
+      };
+      const onData = (chunk: Buffer): void => {
+        if (size + chunk.length > max) return finish({ kind: "too-large" });
+        if (stranger && pending.bytes + chunk.length > cap) return finish({ kind: "busy" });
+        size += chunk.length;
+        if (stranger) pending.bytes += chunk.length;
+        chunks.push(chunk);
+      };
+      req.on("data", onData);
+      req.once("end", () => finish({ kind: "ok", body: Buffer.concat(chunks) }));
+      req.once("error", () => finish({ kind: "aborted" }));
+      req.once("close", () => finish({ kind: "aborted" }));
+    });
   }
 
   async #health(res: ServerResponse): Promise<void> {

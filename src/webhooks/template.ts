@@ -1,4 +1,5 @@
 // Message templates: `{{ payload.field }}` and `{{ payload.list.0.name }}`, with errors that name the field.
+import { code, escapeAfter, opensMention } from "../markdown/escape.js";
 
 /** A template that does not parse, or a field missing at render time. Names where and which field. */
 export class TemplateError extends Error {
@@ -15,7 +16,7 @@ export class TemplateError extends Error {
   }
 }
 
-type Part = { text: string } | { field: string; path: string[] };
+type Part = { text: string } | { field: string; path: string[]; filter?: "code" };
 
 /** A parsed template. */
 export interface Template {
@@ -26,7 +27,18 @@ export interface Template {
   render(vars: Readonly<Record<string, unknown>>): string;
 }
 
+export interface TemplateOptions {
+  /**
+   * The template is message Markdown: values are escaped (`escapeText`: mentions inert), `{{ x | code }}`
+   * writes a value as a code span it cannot break out of, and mention syntax around a placeholder
+   * (`@**{{ payload.user }}**`) is refused. Default false (plain text, such as a topic).
+   */
+  markdown?: boolean;
+}
+
 const FIELD = /^[A-Za-z_][\w-]*(?:\.[\w-]+)*$/;
+/** `payload.cmd | code`: a field and a filter. */
+const FILTERED = /^(.*?)\s*\|\s*code$/;
 
 /** Turns a value into message text: strings as they are, other scalars printed, structures as JSON. */
 function show(value: unknown): string {
@@ -74,7 +86,11 @@ function lookup(vars: Readonly<Record<string, unknown>>, path: string[], where: 
  * const t = compileTemplate("Build {{ payload.build.status }} on {{ payload.branch }}", "route /ci");
  * t.render({ payload: { build: { status: "passed" }, branch: "main" } }); // "Build passed on main"
  */
-export function compileTemplate(source: string, where = "template"): Template {
+export function compileTemplate(
+  source: string,
+  where = "template",
+  options: TemplateOptions = {},
+): Template {
   const parts: Part[] = [];
   let rest = source;
   let text = "";
@@ -97,16 +113,24 @@ export function compileTemplate(source: string, where = "template"): Template {
         "",
         `has an unclosed "{{" at character ${source.length - rest.length + open + 1}`,
       );
-    const field = rest.slice(open + 2, close).trim();
+    const inner = rest.slice(open + 2, close).trim();
+    const filtered = options.markdown ? FILTERED.exec(inner) : null;
+    const field = filtered ? filtered[1]! : inner;
     if (!FIELD.test(field))
       throw new TemplateError(
         where,
         "",
         `has a malformed placeholder "{{${rest.slice(open + 2, close)}}}" (expected a dotted path such as payload.list.0.name)`,
       );
+    if (options.markdown && opensMention(text))
+      throw new TemplateError(
+        where,
+        field,
+        "is written inside mention syntax (@**…**); a value could mention anyone, even @**all**",
+      );
     if (text) parts.push({ text });
     text = "";
-    parts.push({ field, path: field.split(".") });
+    parts.push({ field, path: field.split("."), ...(filtered ? { filter: "code" as const } : {}) });
     rest = rest.slice(close + 2);
   }
   if (text) parts.push({ text });
@@ -115,7 +139,15 @@ export function compileTemplate(source: string, where = "template"): Template {
     source,
     fields,
     render(vars) {
-      return parts.map((p) => ("text" in p ? p.text : show(lookup(vars, p.path, where)))).join("");
+      let out = "";
+      for (const p of parts) {
+        if ("text" in p) out += p.text;
+        else {
+          const value = show(lookup(vars, p.path, where));
+          out += !options.markdown ? value : p.filter ? code(value) : escapeAfter(out, value);
+        }
+      }
+      return out;
     },
   };
 }
@@ -125,6 +157,7 @@ export function renderTemplate(
   source: string,
   vars: Readonly<Record<string, unknown>>,
   where = "template",
+  options: TemplateOptions = {},
 ): string {
-  return compileTemplate(source, where).render(vars);
+  return compileTemplate(source, where, options).render(vars);
 }

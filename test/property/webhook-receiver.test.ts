@@ -216,20 +216,30 @@ describe("webhook receiver on random requests", () => {
           r.credential === "valid" ||
           (route.type === "token" &&
             (headerToken ? headerToken === TOKEN : query === `?token=${TOKEN}`));
+        // A missing or malformed credential is refused before the body is read (so before 413).
+        const signature = (name: string, form: RegExp) => form.test(headers[name]?.trim() ?? "");
+        const earlyOk =
+          route.type === "github"
+            ? signature("x-hub-signature-256", /^sha256=[0-9a-fA-F]{64}$/)
+            : route.type === "hmac"
+              ? signature("x-sig", /^v1=[A-Za-z0-9+/]{43}=$/)
+              : authOk;
         const expected =
           r.method !== "POST"
             ? 405
             : !isJsonType(r.contentType)
               ? 415
-              : r.body.length > MAX_BODY
-                ? 413
-                : !authOk
-                  ? 401
-                  : payload === undefined
-                    ? 400
-                    : typeof payload === "object" && payload !== null && "status" in payload
-                      ? 200
-                      : 422;
+              : !earlyOk
+                ? 401
+                : r.body.length > MAX_BODY
+                  ? 413
+                  : !authOk
+                    ? 401
+                    : payload === undefined
+                      ? 400
+                      : typeof payload === "object" && payload !== null && "status" in payload
+                        ? 200
+                        : 422;
         expect(status, text).toBe(expected);
         expect(posted).toBe(status === 200 ? 1 : 0);
       }),

@@ -1,6 +1,7 @@
 // The built-in help: the command list, one command's details, and "did you mean" for unknown commands.
 import type { RoleName } from "../../api/common.js";
 import type { CommandInfo } from "./command.js";
+import { code } from "../../markdown/escape.js";
 
 /** Edit distance with adjacent transpositions counted as one edit (`pnig` is 1 from `ping`). */
 export function editDistance(a: string, b: string): number {
@@ -45,9 +46,9 @@ export function unknownCommandReply(
 ): string {
   const close = suggest(word, names);
   const known = `\`${prefix}help\` lists what I can do.`;
-  if (close.length === 0) return `I don't know the command \`${word}\`. ${known}`;
-  const options = close.map((n) => `\`${prefix}${n}\``).join(" or ");
-  return `I don't know the command \`${word}\`. Did you mean ${options}? ${known}`;
+  if (close.length === 0) return `I don't know the command ${code(word)}. ${known}`;
+  const options = close.map((n) => code(`${prefix}${n}`)).join(" or ");
+  return `I don't know the command ${code(word)}. Did you mean ${options}? ${known}`;
 }
 
 const ROLE_PLURAL: Record<RoleName, string> = {
@@ -79,7 +80,7 @@ export function helpIndex(
     const about = plugins.get(plugin);
     lines.push("", about ? `**${plugin}**: ${about}` : `**${plugin}**`);
     for (const c of list)
-      lines.push(`- \`${prefix}${c.usage}\`${c.description ? `: ${c.description}` : ""}`);
+      lines.push(`- ${code(`${prefix}${c.usage}`)}${c.description ? `: ${c.description}` : ""}`);
   }
   return lines.join("\n");
 }
@@ -90,16 +91,16 @@ export function helpFor(
   prefix: string,
   notes: readonly string[] = [],
 ): string {
-  const lines = [`\`${prefix}${command.usage}\``];
+  const lines = [code(`${prefix}${command.usage}`)];
   if (command.description) lines.push(command.description);
   if (command.aliases?.length)
-    lines.push(`Also: ${command.aliases.map((a) => `\`${prefix}${a}\``).join(", ")}`);
+    lines.push(`Also: ${command.aliases.map((a) => code(`${prefix}${a}`)).join(", ")}`);
   if (command.roles?.length) lines.push(`Only for ${describeRoles(command.roles)}.`);
   lines.push(...notes);
   if (command.examples?.length) {
     lines.push("Examples:");
     for (const e of command.examples)
-      lines.push(`- \`${e.startsWith(prefix) ? e : `${prefix}${e}`}\``);
+      lines.push(`- ${code(e.startsWith(prefix) ? e : `${prefix}${e}`)}`);
   }
   return lines.join("\n");
 }

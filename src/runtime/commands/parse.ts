@@ -1,4 +1,5 @@
 // The command-line parser: tokens (quotes, chat markup), then positional arguments and --options bound to a spec.
+import { code } from "../../markdown/escape.js";
 
 /** A word of the command line, with where it stood in the text. */
 export interface Token {
@@ -151,11 +152,11 @@ export function bind(text: string, spec: BindSpec): Bound {
     if (isOptionToken(token, optionsOpen)) {
       const [word, inline] = splitOnce(token.value.slice(2), "=");
       const option = optionByWord.get(word.toLowerCase());
-      if (!option) throw new UsageError(`unknown option \`--${word}\``, word);
+      if (!option) throw new UsageError(`unknown option ${code(`--${word}`)}`, word);
       const [name, shape] = option;
       if (shape.flag) {
         if (inline !== undefined)
-          throw new UsageError(`\`--${word}\` is a flag and takes no value`, name);
+          throw new UsageError(`${code(`--${word}`)} is a flag and takes no value`, name);
         bound.options.set(name, true);
         i++;
       } else if (inline !== undefined) {
@@ -163,7 +164,7 @@ export function bind(text: string, spec: BindSpec): Bound {
         i++;
       } else {
         if (i + 1 >= tokens.length || isOptionToken(tokens[i + 1]!, optionsOpen))
-          throw new UsageError(`\`--${word}\` needs a value`, name);
+          throw new UsageError(`${code(`--${word}`)} needs a value`, name);
         const n = span(i + 1, shape);
         bound.options.set(name, valueOf(i + 1, n));
         i += 1 + n;
@@ -171,7 +172,7 @@ export function bind(text: string, spec: BindSpec): Bound {
       continue;
     }
     const param = spec.positionals[next];
-    if (!param) throw new UsageError(`unexpected \`${token.value}\``);
+    if (!param) throw new UsageError(`unexpected ${code(token.value)}`);
     const [name, shape] = param;
     next++;
     if (shape.rest) {

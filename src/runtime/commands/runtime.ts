@@ -10,6 +10,7 @@ import { RateLimiter, roleRefusal, type RateLimit } from "./guards.js";
 import { helpFor, helpIndex, unknownCommandReply } from "./help.js";
 import { UsageError } from "./parse.js";
 import { arg, type ArgEnv } from "./types.js";
+import { code } from "../../markdown/escape.js";
 
 export interface CommandRuntimeOptions {
   prefix: string;
@@ -25,7 +26,7 @@ export interface CommandRuntimeOptions {
 
 /** The usage reply: the usage line from the spec, then what was wrong. */
 export function usageReply(prefix: string, command: RegisteredCommand, problem: string): string {
-  return `Usage: \`${prefix}${command.info.usage}\`\n${problem[0]!.toUpperCase()}${problem.slice(1)}. Say \`${prefix}help ${command.info.name}\` for more.`;
+  return `Usage: ${code(`${prefix}${command.info.usage}`)}\n${problem[0]!.toUpperCase()}${problem.slice(1)}. Say ${code(`${prefix}help ${command.info.name}`)} for more.`;
 }
 
 /** Argument notes for `help <command>`: the described arguments and options. */

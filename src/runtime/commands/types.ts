@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AmbiguousNameError, type ChatUser, type Directory } from "../context/directory.js";
 import { formatDuration, parseDuration, parseTime } from "../context/time.js";
 import { UsageError, type ParamShape } from "./parse.js";
+import { code, escapeText } from "../../markdown/escape.js";
 
 /** What an argument type may use to turn text into a value. */
 export interface ArgEnv {
@@ -138,7 +139,7 @@ export interface TopicRef {
 
 async function resolveChannel(name: string, text: string, env: ArgEnv): Promise<ChannelRef> {
   const channel = await env.directory.channelByName(name);
-  if (!channel) throw new UsageError(`I don't know a channel ${text}`);
+  if (!channel) throw new UsageError(`I don't know a channel ${escapeText(text)}`);
   return { name: channel.name, streamId: channel.streamId };
 }
 
@@ -153,7 +154,7 @@ async function resolveUser(text: string, env: ArgEnv): Promise<ChatUser> {
         mention[2] === undefined ? undefined : Number(mention[2]),
       );
     else if (text.includes("@")) user = await env.directory.byEmail(text);
-    else throw new UsageError(`\`${text}\` is not a user; mention one like @**Name**`);
+    else throw new UsageError(`${code(text)} is not a user; mention one like @**Name**`);
   } catch (error) {
     if (error instanceof AmbiguousNameError)
       throw new UsageError(
@@ -163,7 +164,7 @@ async function resolveUser(text: string, env: ArgEnv): Promise<ChatUser> {
       );
     throw error;
   }
-  if (!user) throw new UsageError(`I don't know a user ${text}`);
+  if (!user) throw new UsageError(`I don't know a user ${escapeText(text)}`);
   return user;
 }
 
@@ -189,10 +190,11 @@ export const arg = {
       kind: "channel",
       parse(text, env) {
         if (TOPIC_LINK.test(text))
-          throw new UsageError(`${text} is a topic; give a channel like #**name**`);
+          throw new UsageError(`${escapeText(text)} is a topic; give a channel like #**name**`);
         const link = CHANNEL_LINK.exec(text);
         const name = link ? link[1]! : text.replace(/^#/, "");
-        if (name === "" || name.includes("*")) throw new UsageError(`${text} is not a channel`);
+        if (name === "" || name.includes("*"))
+          throw new UsageError(`${escapeText(text)} is not a channel`);
         return resolveChannel(name, text, env);
       },
     }),
@@ -203,7 +205,8 @@ export const arg = {
       kind: "topic",
       async parse(text, env) {
         const link = TOPIC_LINK.exec(text);
-        if (!link) throw new UsageError(`${text} is not a topic link like #**channel>topic**`);
+        if (!link)
+          throw new UsageError(`${escapeText(text)} is not a topic link like #**channel>topic**`);
         const channel = await resolveChannel(link[1]!, `#**${link[1]}**`, env);
         const ref: TopicRef = {
           channel: channel.name,
@@ -224,7 +227,7 @@ export const arg = {
       parse(text) {
         const ms = parseDuration(text);
         if (ms === undefined)
-          throw new UsageError(`\`${text}\` is not a duration; try ${formatDuration(9_000_000)}`);
+          throw new UsageError(`${code(text)} is not a duration; try ${formatDuration(9_000_000)}`);
         return ms;
       },
     }),
@@ -242,7 +245,7 @@ export const arg = {
         const at = parseTime(text, { now: env.now, zone: await env.timeZone() });
         if (!at)
           throw new UsageError(
-            `\`${text}\` is not a time; try \`in 10 minutes\` or \`tomorrow 9:00\``,
+            `${code(text)} is not a time; try \`in 10 minutes\` or \`tomorrow 9:00\``,
           );
         return at;
       },

@@ -9,6 +9,7 @@ import type { CommandInvocation } from "../commands/command.js";
 import { conversationKey, conversationOf, type Conversation } from "../dispatch/conversation.js";
 import type { Addressing, BotIdentity } from "../dispatch/gate.js";
 import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
+import { canUserSee } from "./visibility.js";
 
 export interface Sender {
   userId: number;
@@ -62,6 +63,11 @@ export interface MessageContext extends MessageActions, ChatActions {
    * await ctx.reply(answer ? `Hello, ${answer.text}!` : "Never mind.");
    */
   ask(question: string, options?: AskOptions): Promise<MessageContext | undefined>;
+  /**
+   * Whether the sender can see message `messageId` (DMs: participants; channels: by the server's
+   * access rules, guests only where subscribed). Check before acting on an ID a user gave.
+   */
+  canSee(messageId: number): Promise<boolean>;
 }
 
 /** What every context shares: the bot's services. */
@@ -144,6 +150,7 @@ export function createMessageContext(init: {
       init.suspend?.();
       return answer;
     },
+    canSee: (messageId) => canUserSee(services.api, message.sender_id, messageId),
     ...messageActions(services, conversation),
     ...chatActions(services, message, conversation),
   };

@@ -1,0 +1,143 @@
+// Writing chat Markdown from untrusted text: mentions made inert, code spans and fences that cannot be broken out of.
+
+/**
+ * Inserted after an `@` that would start a mention. The server's mention patterns need `*` (or
+ * `_*`) right after the `@`, so one invisible character keeps the text readable and inert.
+ * (The server does not honour backslash escapes, so `@\*\*all\*\*` would show its backslashes.)
+ */
+const BREAK = "\u200b";
+
+/** An `@` that a mention (`@**…**`, `@_**…**`, `@*group*`, `@_*group*`) would start at. */
+const MENTION_START = /@(?=_?\*)/g;
+/** An `@` or `@_` at the very end, which would join a `*` that follows the text. */
+const TRAILING_AT = /@_?$/;
+
+/** Markdown the author vouches for: `md` inserts it as it is. Made by `raw`, `mention`, `silentMention`. */
+export class TrustedMarkdown {
+  constructor(readonly markdown: string) {}
+  toString(): string {
+    return this.markdown;
+  }
+}
+
+/** Marks author-written Markdown (never user or payload text) to go into `md` unescaped. */
+export const raw = (markdown: string): TrustedMarkdown => new TrustedMarkdown(markdown);
+
+/**
+ * Makes text from a user or a payload safe to place in a message as Markdown: wildcard, user and
+ * group mentions (silent ones too) are shown as typed but notify nobody. Other formatting stays.
+ * Idempotent: escaping twice changes nothing more.
+ *
+ * @example
+ * escapeText("@**all** free pizza"); // "@\u200b**all** free pizza": shows "@**all**", pings nobody
+ */
+export function escapeText(text: string): string {
+  return text.replace(MENTION_START, `@${BREAK}`).replace(TRAILING_AT, (at) => `${at}${BREAK}`);
+}
+
+/** The longest run of `char` in `text`. */
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (const c of text) {
+    run = c === char ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
+
+/**
+ * An inline code span around any text: the fence is longer than any run of backticks inside, so
+ * the text cannot close it; line breaks become spaces (a span is one line). Mentions are made inert
+ * inside too.
+ *
+ * @example
+ * code("a`b"); // "``a`b``"
+ */
+export function code(text: string): string {
+  const body = escapeText(text.replace(/\r?\n|\r/g, " "));
+  if (body === "") return "` `";
+  const fence = "`".repeat(longestRun(body, "`") + 1);
+  const pad = body.startsWith("`") || body.endsWith("`") ? " " : "";
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
+/**
+ * A fenced block (code, or `quote`, `spoiler`...) around any text: its fence is longer than any
+ * run of backticks inside, so no line of the text can close it. Mentions are made inert (a quote
+ * is rendered as Markdown).
+ *
+ * @example
+ * codeBlock("```\nnot the end", "quote"); // "````quote\n```\nnot the end\n````"
+ */
+export function codeBlock(text: string, info = ""): string {
+  const fence = "`".repeat(Math.max(3, longestRun(text, "`") + 1));
+  return `${fence}${info}\n${escapeText(text.replace(/\r\n?/g, "\n"))}\n${fence}`;
+}
+
+/** A user a mention points at. The ID makes the mention exact even when names repeat. */
+export interface MentionedUser {
+  userId: number;
+  fullName: string;
+}
+
+const mentionName = (fullName: string): string => fullName.replace(/[*|`]/g, "").trim();
+
+/**
+ * A mention of one user (`@**Name|id**`): notifies them. The `|id` form is never a wildcard,
+ * whatever the name.
+ *
+ * @example
+ * md`Thanks, ${mention(ctx.sender)}!`;
+ */
+export function mention(user: MentionedUser): TrustedMarkdown {
+  return raw(`@**${mentionName(user.fullName)}|${user.userId}**`);
+}
+
+/** A silent mention (`@_**Name|id**`): shows the user as a mention without notifying them. */
+export function silentMention(user: MentionedUser): TrustedMarkdown {
+  return raw(`@_**${mentionName(user.fullName)}|${user.userId}**`);
+}
+
+/**
+ * Whether author-written Markdown ends in mention syntax that a value would complete
+ * (`@**`, `@_**`, `@*`, `@_*`): such a template mentions whoever the value names.
+ */
+export const opensMention = (before: string): boolean => /@_?\*{1,2}$/.test(before);
+
+/**
+ * Escapes a value placed right after the author's Markdown `before`: `escapeText`, and a value
+ * after an `@` that starts with `*` or `_` (or is empty, when the template goes on with `**`) is
+ * kept from completing a mention.
+ */
+export function escapeAfter(before: string, value: string): string {
+  const text = escapeText(value);
+  return /@_?$/.test(before) && /^(?:[_*]|$)/.test(text) ? BREAK + text : text;
+}
+
+/**
+ * A tagged template for messages: every interpolated value is text from a user or a payload and
+ * is escaped (`escapeText`); values made by `raw`, `mention` and `silentMention` go in as they
+ * are; the author's own template text is Markdown. Returns a plain string.
+ *
+ * Throws when the template writes mention syntax around a value (`@**${name}**`): a name from a
+ * user could be `all`; write `${mention(user)}` instead.
+ *
+ * @example
+ * await ctx.reply(md`Reminder from **${ctx.sender.fullName}**: ${text}`);
+ * // text "@**all** pizza" arrives as a visible "@**all** pizza" that pings nobody
+ */
+export function md(strings: TemplateStringsArray, ...values: unknown[]): string {
+  let out = strings[0]!;
+  values.forEach((value, i) => {
+    const before = strings[i]!;
+    if (opensMention(before))
+      throw new TypeError(
+        `md: the template writes a mention around a value ("${before.slice(-3)}\${…}"); use mention(user)`,
+      );
+    const text =
+      value instanceof TrustedMarkdown ? value.markdown : escapeAfter(before, String(value));
+    out += text + strings[i + 1]!;
+  });
+  return out;
+}
