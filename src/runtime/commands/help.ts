@@ -66,6 +66,34 @@ export function describeRoles(roles: readonly RoleName[]): string {
     : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
 }
 
+/**
+ * The reply to a command with subcommands given none, or one it does not have: "did you mean",
+ * then the parent's usage and each subcommand's.
+ */
+export function unknownSubcommandReply(
+  command: CommandInfo,
+  word: string | undefined,
+  prefix: string,
+): string {
+  const subs = command.subcommands ?? [];
+  const names = subs.flatMap((s) => [s.name, ...(s.aliases ?? [])]);
+  const lines: string[] = [];
+  if (word === undefined) lines.push(`\`${prefix}${command.name}\` needs a subcommand.`);
+  else {
+    const close = suggest(word, names);
+    const guess = close.length
+      ? ` Did you mean ${close.map((n) => `\`${prefix}${command.name} ${n}\``).join(" or ")}?`
+      : "";
+    lines.push(`\`${prefix}${command.name}\` has no subcommand \`${word}\`.${guess}`);
+  }
+  lines.push(`Usage: \`${prefix}${command.usage}\``, ...subs.map((s) => subcommandLine(s, prefix)));
+  return lines.join("\n");
+}
+
+/** `- \`!todo add <item...>\`: Add an item`. */
+const subcommandLine = (s: CommandInfo, prefix: string): string =>
+  `- \`${prefix}${s.usage}\`${s.description ? `: ${s.description}` : ""}`;
+
 /** The full command list, grouped by plugin. */
 export function helpIndex(
   commands: readonly CommandInfo[],
@@ -78,23 +106,33 @@ export function helpIndex(
   for (const [plugin, list] of byPlugin) {
     const about = plugins.get(plugin);
     lines.push("", about ? `**${plugin}**: ${about}` : `**${plugin}**`);
-    for (const c of list)
+    for (const c of list) {
       lines.push(`- \`${prefix}${c.usage}\`${c.description ? `: ${c.description}` : ""}`);
+      for (const s of c.subcommands ?? []) lines.push(`  ${subcommandLine(s, prefix)}`);
+    }
   }
   return lines.join("\n");
 }
 
-/** One command in detail: usage, description, aliases, who may run it, argument notes, examples. */
+/**
+ * One command (or subcommand) in detail: usage, description, aliases, who may run it, its
+ * subcommands, argument notes, examples. `parent` is `todo ` for the subcommands of `todo`.
+ */
 export function helpFor(
   command: CommandInfo,
   prefix: string,
   notes: readonly string[] = [],
+  parent = "",
 ): string {
   const lines = [`\`${prefix}${command.usage}\``];
   if (command.description) lines.push(command.description);
   if (command.aliases?.length)
-    lines.push(`Also: ${command.aliases.map((a) => `\`${prefix}${a}\``).join(", ")}`);
+    lines.push(`Also: ${command.aliases.map((a) => `\`${prefix}${parent}${a}\``).join(", ")}`);
   if (command.roles?.length) lines.push(`Only for ${describeRoles(command.roles)}.`);
+  if (command.subcommands?.length) {
+    lines.push(`Subcommands (say \`${prefix}help ${command.name} <subcommand>\` for details):`);
+    lines.push(...command.subcommands.map((s) => subcommandLine(s, prefix)));
+  }
   lines.push(...notes);
   if (command.examples?.length) {
     lines.push("Examples:");
