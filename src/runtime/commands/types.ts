@@ -6,6 +6,7 @@ import {
   formatDuration,
   parseDuration,
   parseTime,
+  relativeDuration,
   TIME_LIMITS,
 } from "../context/time.js";
 import { UsageError, type ParamShape } from "./parse.js";
@@ -308,9 +309,16 @@ export const arg = {
       kind: "time",
       async: true,
       maxWords: 5,
-      accepts: (text) => parseTime(text, { now: Date.now(), timeZone: "UTC" }) !== undefined,
+      accepts: (text) =>
+        relativeDuration(text) !== undefined ||
+        parseTime(text, { now: Date.now(), timeZone: "UTC" }) !== undefined,
       async parse(text, env) {
         const at = parseTime(text, { now: env.now, timeZone: await env.timeZone() });
+        // `in 999999999 weeks` is a time, only one no calendar holds: too far ahead.
+        if (!at && relativeDuration(text) !== undefined)
+          throw new UsageError(
+            `\`${text}\` is more than ${describeSpan(ahead)} ahead; give a time within ${describeSpan(ahead)}`,
+          );
         if (!at)
           throw new UsageError(
             `\`${text}\` is not a time; try \`in 10 minutes\`, \`tomorrow 9:00\` or \`next monday 9am\``,

@@ -166,10 +166,8 @@ export function parseTime(text: string, reference: TimeReference): Date | undefi
   const zone = zoneOf(reference);
   if (lower === "") return undefined;
   if (lower === "now") return new Date(now);
-  if (lower.startsWith("in ")) {
-    const ms = parseDuration(lower.slice(3));
-    if (ms !== undefined) return instant(now + ms);
-  }
+  const ms = relativeDuration(lower);
+  if (ms !== undefined) return instant(now + ms);
   if (ISO_INSTANT.test(lower)) return instant(Date.parse(input));
 
   const results = parser.parse(
@@ -194,6 +192,15 @@ export function parseTime(text: string, reference: TimeReference): Date | undefi
     second: timeOfDay ? (start.get("second") ?? 0) : 0,
   };
   return instant(instantOf(wall, zone));
+}
+
+/**
+ * The duration of a relative time (`in 2h30m` → 9,000,000), whatever its size, or undefined
+ * when the text is not `in <duration>`. Lets callers tell "too far ahead" from "not a time".
+ */
+export function relativeDuration(text: string): number | undefined {
+  const lower = text.trim().toLowerCase();
+  return lower.startsWith("in ") ? parseDuration(lower.slice(3)) : undefined;
 }
 
 /** A Date for `ms`, or undefined when `ms` is no instant a Date can hold. */
