@@ -23,7 +23,7 @@ export type {
   SubcommandContext,
 } from "./commands/command.js";
 export { subcommand } from "./commands/command.js";
-export { arg } from "./commands/types.js";
+export { arg, readTime, looksLikeTime } from "./commands/types.js";
 export type {
   Arg,
   ArgLike,

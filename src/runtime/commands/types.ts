@@ -8,6 +8,7 @@ import {
   parseTime,
   relativeDuration,
   TIME_LIMITS,
+  type TimeReference,
 } from "../context/time.js";
 import { UsageError, type ParamShape } from "./parse.js";
 
@@ -167,6 +168,42 @@ function boundedInteger(text: string, min: number, max: number, what: string): n
   return n;
 }
 
+/**
+ * Reads a time as `arg.time(bounds)` does, for code that finds the words itself: the instant, or
+ * a UsageError saying it is not a time, not in the future, or beyond a bound (naming the bound).
+ *
+ * @example
+ * readTime("in 999999999 weeks", { now: Date.now(), timeZone: "UTC" }, { future: true });
+ * // throws UsageError: `in 999999999 weeks` is more than 5 years ahead; give a time within 5 years
+ */
+export function readTime(text: string, reference: TimeReference, bounds: TimeBounds = {}): Date {
+  const ahead = spanOf(bounds.maxAhead, TIME_LIMITS.maxAheadMs, "maxAhead");
+  const behind = spanOf(bounds.maxBehind, TIME_LIMITS.maxBehindMs, "maxBehind");
+  const tooFar = () =>
+    new UsageError(
+      `\`${text}\` is more than ${describeSpan(ahead)} ahead; give a time within ${describeSpan(ahead)}`,
+    );
+  const at = parseTime(text, reference);
+  // `in 999999999 weeks` is a time, only one no calendar holds: too far ahead.
+  if (!at && relativeDuration(text) !== undefined) throw tooFar();
+  if (!at)
+    throw new UsageError(
+      `\`${text}\` is not a time; try \`in 10 minutes\`, \`tomorrow 9:00\` or \`next monday 9am\``,
+    );
+  const offset = at.getTime() - reference.now;
+  if (bounds.future && offset <= 0) throw new UsageError(`\`${text}\` is not in the future`);
+  if (offset > ahead) throw tooFar();
+  if (-offset > behind)
+    throw new UsageError(
+      `\`${text}\` is more than ${describeSpan(behind)} ago; give a time within ${describeSpan(behind)}`,
+    );
+  return at;
+}
+
+/** Whether the text reads as a time, near or absurdly far (`in 999999999 weeks`). */
+export const looksLikeTime = (text: string, reference: TimeReference): boolean =>
+  relativeDuration(text) !== undefined || parseTime(text, reference) !== undefined;
+
 const USER_MENTION = /^@_?\*\*([^*|]+?)(?:\|(\d+))?\*\*$/;
 const CHANNEL_LINK = /^#\*\*([^*>]+)\*\*$/;
 const TOPIC_LINK = /^#\*\*([^*>]+)>([^*]*?)(?:@(\d+))?\*\*$/;
@@ -303,38 +340,15 @@ export const arg = {
    * of now unless `maxAhead`/`maxBehind` say otherwise; `future: true` refuses times not after now.
    */
   time: (bounds: TimeBounds = {}): Arg<Date> => {
-    const ahead = spanOf(bounds.maxAhead, TIME_LIMITS.maxAheadMs, "maxAhead");
-    const behind = spanOf(bounds.maxBehind, TIME_LIMITS.maxBehindMs, "maxBehind");
+    spanOf(bounds.maxAhead, TIME_LIMITS.maxAheadMs, "maxAhead");
+    spanOf(bounds.maxBehind, TIME_LIMITS.maxBehindMs, "maxBehind");
     return makeArg({
       kind: "time",
       async: true,
       maxWords: 5,
-      accepts: (text) =>
-        relativeDuration(text) !== undefined ||
-        parseTime(text, { now: Date.now(), timeZone: "UTC" }) !== undefined,
-      async parse(text, env) {
-        const at = parseTime(text, { now: env.now, timeZone: await env.timeZone() });
-        // `in 999999999 weeks` is a time, only one no calendar holds: too far ahead.
-        if (!at && relativeDuration(text) !== undefined)
-          throw new UsageError(
-            `\`${text}\` is more than ${describeSpan(ahead)} ahead; give a time within ${describeSpan(ahead)}`,
-          );
-        if (!at)
-          throw new UsageError(
-            `\`${text}\` is not a time; try \`in 10 minutes\`, \`tomorrow 9:00\` or \`next monday 9am\``,
-          );
-        const offset = at.getTime() - env.now;
-        if (bounds.future && offset <= 0) throw new UsageError(`\`${text}\` is not in the future`);
-        if (offset > ahead)
-          throw new UsageError(
-            `\`${text}\` is more than ${describeSpan(ahead)} ahead; give a time within ${describeSpan(ahead)}`,
-          );
-        if (-offset > behind)
-          throw new UsageError(
-            `\`${text}\` is more than ${describeSpan(behind)} ago; give a time within ${describeSpan(behind)}`,
-          );
-        return at;
-      },
+      accepts: (text) => looksLikeTime(text, { now: Date.now(), timeZone: "UTC" }),
+      parse: async (text, env) =>
+        readTime(text, { now: env.now, timeZone: await env.timeZone() }, bounds),
     });
   },
 
