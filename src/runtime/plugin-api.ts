@@ -16,6 +16,7 @@ import {
 } from "./commands/command.js";
 import type { ArgsShape } from "./commands/types.js";
 import type { CommandContext, Filter, Handler, NoArgs, Router } from "./dispatch/router.js";
+import { timeZoneOption } from "../time/zone-option.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "./context/session.js";
 
 export type EventListener<T extends string> = (event: EventOf<T>) => unknown;
@@ -25,6 +26,8 @@ export interface CronOptions {
   /** Shown in logs and metrics; default `<plugin>: <expression>`. Names are unique per bot. */
   name?: string;
   /** IANA time zone the expression is read in, e.g. `Europe/Paris`; default the machine's. */
+  timeZone?: string;
+  /** @deprecated Spell it `timeZone`; still read, with a warning. */
   timezone?: string;
 }
 
@@ -100,7 +103,7 @@ export interface PluginApi {
    * @example
    * bot.cron("0 9 * * 1-5", () =>
    *   bot.api.messages.send({ type: "channel", to: "general", topic: "standup", content: "Stand-up!" }),
-   * { name: "standup", timezone: "Europe/Paris" });
+   * { name: "standup", timeZone: "Europe/Paris" });
    */
   cron(expression: string, job: CronJob, options?: CronOptions): ScheduledJob;
   /**
@@ -161,7 +164,8 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
     session: (options) => sessionKind(deps.sessions.namespace(plugin), options),
     cron: (expression, job, options = {}) =>
       deps.services.cron(expression, job, {
-        ...options,
+        ...(options.name !== undefined && { name: options.name }),
+        timezone: timeZoneOption(options, "bot.cron"),
         defaultName: `${plugin}: ${expression}`,
         logger: log,
       }),

@@ -1,6 +1,7 @@
 // Human durations and times: `2h30m`, `in 10 minutes`, `next monday 9am`, read in a time zone (chrono-node for the words).
 import * as chrono from "chrono-node";
 import { instantOf, wallTime } from "../../time/zoned.js";
+import { timeZoneOption } from "../../time/zone-option.js";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -128,12 +129,15 @@ export interface TimeReference {
   now: number;
   /** IANA time zone for wall times (`Europe/Paris`). */
   timeZone?: string;
-  /** @deprecated Spelled `timeZone` everywhere now; still read. */
+  /** @deprecated Spell it `timeZone`, as everywhere else; still read, with a warning. */
   zone?: string;
 }
 
-/** The time zone of a reference, `timeZone` first, `zone` (the old spelling) second, else UTC. */
-export const zoneOf = (ref: TimeReference): string => ref.timeZone ?? ref.zone ?? "UTC";
+/** The time zone of a reference: `timeZone`, else the old spelling `zone` (with a warning), else UTC. */
+export function zoneOf(ref: TimeReference): string {
+  if (ref.zone === undefined) return ref.timeZone ?? "UTC";
+  return timeZoneOption({ timeZone: ref.timeZone, timezone: ref.zone }, "parseTime: zone") ?? "UTC";
+}
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}t.*(?:z|[+-]\d{2}:?\d{2})$/;
 /** chrono tags for words that name a time of day (`tonight`, `this evening`), not only a day. */
