@@ -131,7 +131,10 @@ describe("parseTime, natural language through chrono-node, with fixed clocks in 
     expect(parseDuration(`${"9".repeat(400)} weeks`)).toBeUndefined();
   });
 
-  it.each(["call mom", "tomorrow and then", "9:00 call mom"])("%j is not a time as a whole", (t) => {
-    expect(at(t)).toBeUndefined();
-  });
+  it.each(["call mom", "tomorrow and then", "9:00 call mom"])(
+    "%j is not a time as a whole",
+    (t) => {
+      expect(at(t)).toBeUndefined();
+    },
+  );
 });
