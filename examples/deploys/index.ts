@@ -7,7 +7,7 @@ export default definePlugin({
   config: z.object({
     token: z.string().min(8),
     channel: z.string().default("deploys"),
-    timezone: z.string().default("UTC"),
+    timeZone: z.string().default("UTC"),
   }),
   setup(bot, config) {
     // POST /hooks/deploy with X-Webhook-Token: <token> and {"service": "...", "version": "..."}
@@ -41,7 +41,7 @@ export default definePlugin({
         });
         await bot.storage.delete("today");
       },
-      { name: "deploy-summary", timezone: config.timezone },
+      { name: "deploy-summary", timeZone: config.timeZone },
     );
   },
 });

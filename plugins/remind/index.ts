@@ -78,7 +78,7 @@ export default definePlugin({
         try {
           request = parseReminder(ctx.command.text, {
             now: ctx.message.timestamp * 1000,
-            zone: await zoneOf(ctx),
+            timeZone: await zoneOf(ctx),
           });
         } catch (error) {
           await ctx.reply(`${(error as Error).message}\n${USAGE}`);

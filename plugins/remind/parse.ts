@@ -1,5 +1,5 @@
 // Reading a reminder request: who or where, when (the longest run of words that is a time), what.
-import { code, parseTime, tokenize } from "topicbot";
+import { code, looksLikeTime, readTime, tokenize, type TimeReference } from "topicbot";
 
 /** Who gets the reminder: the sender, another user (by mention), or a channel topic. */
 export type ReminderTarget =
@@ -33,17 +33,21 @@ export function readTarget(word: string): ReminderTarget | undefined {
   return undefined;
 }
 
+/** The longest a reminder may wait: a year. Beyond that it is a typo, not a plan. */
+export const MAX_AHEAD = "1y";
+
+/** The most characters a reminder's text may have. */
+export const MAX_WHAT = 2_000;
+
 /**
  * Parses `me in 2 hours to stretch`, `@**Mia Member** tomorrow 9:00 call Bob`,
- * `#**ops>deploys** friday 5pm freeze`. Throws an Error whose message is meant for the chat.
+ * `#**ops>deploys** friday 5pm freeze`. The time is read as `arg.time({ future: true,
+ * maxAhead: "1y" })` reads it. Throws an Error whose message is meant for the chat.
  *
  * @example
- * parseReminder("me in 2 hours to stretch", { now: Date.now(), zone: "UTC" }).what; // "stretch"
+ * parseReminder("me in 2 hours to stretch", { now: Date.now(), timeZone: "UTC" }).what; // "stretch"
  */
-export function parseReminder(
-  text: string,
-  options: { now: number; zone: string },
-): ReminderRequest {
+export function parseReminder(text: string, options: TimeReference): ReminderRequest {
   const tokens = tokenize(text);
   const first = tokens[0];
   const target = first && readTarget(first.value);
@@ -57,14 +61,20 @@ export function parseReminder(
   const rest = tokens.slice(1);
   for (let n = Math.min(rest.length, 6); n >= 1; n--) {
     const when = text.slice(rest[0]!.start, rest[n - 1]!.end);
-    const at = parseTime(when, options);
-    if (!at) continue;
+    if (!looksLikeTime(when, options)) continue;
+    let at: Date;
+    try {
+      at = readTime(when, options, { future: true, maxAhead: MAX_AHEAD });
+    } catch (error) {
+      throw new Error(`The time ${(error as Error).message}.`);
+    }
     const what = text
       .slice(rest[n - 1]!.end)
       .trim()
       .replace(/^to\s+/i, "");
     if (what === "") throw new Error("What should I remind about? Add it after the time.");
-    if (at.getTime() <= options.now) throw new Error(`${code(when)} is not in the future.`);
+    if ([...what].length > MAX_WHAT)
+      throw new Error(`The reminder is ${[...what].length} characters long; at most ${MAX_WHAT}.`);
     return { target, at, when, what };
   }
   throw new Error(

@@ -92,23 +92,54 @@ describe("remind", () => {
     ]);
     expect(t.scheduled()).toEqual([]);
   });
+
+  it("answers absurd times with usage, naming the bound, and schedules nothing", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    await t.dialog([
+      [
+        "!remind me in 999999999 weeks x",
+        /^The time `in 999999999 weeks` is more than 1 year ahead; give a time within 1 year\.\nUsage: `remind/,
+      ],
+      ["!remind me in 1e22 seconds x", /^I could not read a time after `me`.*\nUsage: `remind/],
+      ["!remind me in 400 days x", /is more than 1 year ahead/],
+      ["!remind me march 5, 2031 x", /is more than 1 year ahead/],
+      [
+        "!remind me 2025-01-01T00:00:00Z x",
+        /^The time `2025-01-01T00:00:00Z` is not in the future/,
+      ],
+      [
+        `!remind me in 1h ${"x".repeat(2001)}`,
+        /^The reminder is 2001 characters long; at most 2000/,
+      ],
+    ]);
+    expect(t.scheduled()).toEqual([]);
+  });
+
+  it("reads natural-language times people type", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    await t.dialog([
+      ["!remind me next monday 9am standup", /<time:2025-03-10T09:00:00.000Z>: standup$/],
+      ["!remind me march 5 5pm taxes", /<time:2025-03-05T17:00:00.000Z>: taxes$/],
+      ["!remind me tonight bins", /<time:2025-03-03T22:00:00.000Z>: bins$/],
+    ]);
+  });
 });
 
 describe("parseReminder", () => {
   const now = Date.parse(START);
   it("takes the longest run of words that is a time", () => {
-    expect(parseReminder("me tomorrow 9:00 call Bob", { now, zone: "UTC" })).toEqual({
+    expect(parseReminder("me tomorrow 9:00 call Bob", { now, timeZone: "UTC" })).toEqual({
       target: { kind: "me" },
       at: new Date("2025-03-04T09:00:00Z"),
       when: "tomorrow 9:00",
       what: "call Bob",
     });
-    expect(parseReminder("#ops>deploys friday at 5pm freeze", { now, zone: "UTC" }).target).toEqual(
-      {
-        kind: "topic",
-        channel: "ops",
-        topic: "deploys",
-      },
-    );
+    expect(
+      parseReminder("#ops>deploys friday at 5pm freeze", { now, timeZone: "UTC" }).target,
+    ).toEqual({
+      kind: "topic",
+      channel: "ops",
+      topic: "deploys",
+    });
   });
 });

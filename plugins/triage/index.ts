@@ -1,8 +1,10 @@
 // triage: reports messages to the moderators (by command, or by rule), then marks the topic read.
-import { definePlugin, escapeText, z, type MessageContext } from "topicbot";
+import { arg, definePlugin, escapeText, z, type MessageContext } from "topicbot";
 
 const REASONS = ["spam", "harassment", "inappropriate", "norms", "other"] as const;
-type Reason = (typeof REASONS)[number];
+
+/** The longest explanation a report takes, in characters. */
+const MAX_EXPLANATION = 1_000;
 
 const rule = z.object({
   /** A regular expression (case-insensitive) the whole message text is tested against. */
@@ -49,22 +51,21 @@ export default definePlugin({
       "triage",
       {
         description: `Report a message (its ID or link) to the moderators: ${REASONS.join(", ")}`,
+        args: {
+          message: arg.messageId().describe("the message's ID or a link to it"),
+          reason: arg.choice(...REASONS),
+          explanation: arg
+            .text({ max: MAX_EXPLANATION })
+            .optional()
+            .describe(`why, up to ${MAX_EXPLANATION} characters; required for \`other\``),
+        },
         examples: [
           "triage 1234 spam",
           "triage https://chat.example.com/#narrow/channel/1-general/topic/x/near/1234 other off-topic ads",
         ],
       },
       async (ctx) => {
-        const [target, reasonWord, ...rest] = ctx.command.text.split(/\s+/).filter(Boolean);
-        const messageId = target === undefined ? undefined : messageIdOf(target);
-        const reason = (reasonWord ?? "").toLowerCase() as Reason;
-        const explanation = rest.join(" ");
-        if (messageId === undefined || !REASONS.includes(reason)) {
-          await ctx.reply(
-            `Usage: \`!triage <message ID or link> <${REASONS.join("|")}> [explanation]\``,
-          );
-          return;
-        }
+        const { message: messageId, reason, explanation = "" } = ctx.command.args;
         if (reason === "other" && explanation === "") {
           await ctx.reply("Say why after `other`, e.g. `!triage 1234 other posting ads`.");
           return;
@@ -76,11 +77,11 @@ export default definePlugin({
           );
           return;
         }
-        // The server quotes the description into the moderators' channel: mentions made inert.
         const by = `Triaged by ${ctx.sender.fullName}`;
         await ctx.api.messages.report({
           message_id: messageId,
           report_type: reason,
+          // The server quotes the description into the moderators' channel: mentions made inert.
           description: escapeText(explanation ? `${explanation} (${by})` : by),
         });
         await markRead(ctx);

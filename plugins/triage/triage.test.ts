@@ -44,9 +44,25 @@ describe("triage", () => {
   it("answers bad requests with the usage, reporting nothing", async () => {
     t = await createTestBot({ plugins: [triage] });
     await t.dialog([
-      ["!triage", /^Usage: `!triage <message ID or link>/],
-      ["!triage 12 rude", /^Usage:/],
+      ["!triage", /^Usage: `!triage <message:message> <reason:spam\|harassment/],
+      ["!triage 12 rude", /^Usage:.*\n<reason>: `rude` is not one of `spam`/],
       ["!triage 12 other", /Say why after `other`/],
+    ]);
+    expect(t.reports()).toEqual([]);
+  });
+
+  it("bounds message IDs and explanations, answering with the usage", async () => {
+    t = await createTestBot({ plugins: [triage] });
+    await t.dialog([
+      ["!triage 0 spam", /^Usage: `!triage .*\n<message>: `0` is less than 1, the least I accept/],
+      [
+        "!triage 9007199254740993 spam",
+        /\n<message>: `9007199254740993` is more than 9,007,199,254,740,991, the most I accept/,
+      ],
+      [
+        `!triage 12 other ${"x".repeat(1001)}`,
+        /\n<explanation>: the text is 1,001 characters long; at most 1,000/,
+      ],
     ]);
     expect(t.reports()).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
+import { timeZoneOption } from "../time/zone-option.js";
 import { botConfig, serverConfig, type BotConfig, type ServerConfig } from "./schema.js";
 import { ConfigError, keyPath } from "./errors.js";
 import { parseZuliprc } from "./zuliprc.js";
@@ -187,9 +188,14 @@ export function loadConfig(
   const input = interpolate(raw, env, file);
   const result = botConfig.safeParse(input);
   if (!result.success) throw issueError(result.error, input, file, [], envSecrets(env));
-  const { server: section, ...rest } = result.data;
+  const { server: section, timezone, ...rest } = result.data;
   const readText = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
-  return { ...rest, ...resolveServer(section, env, file, readText) };
+  const timeZone = timeZoneOption({ timeZone: rest.timeZone, timezone }, `${file}: timezone`);
+  return {
+    ...rest,
+    ...(timeZone !== undefined && { timeZone }),
+    ...resolveServer(section, env, file, readText),
+  };
 }
 
 /** Reads and loads a config file; a missing file is a ConfigError too. */

@@ -83,6 +83,15 @@ export const storageConfig = z
   ])
   .describe("Where plugins' key-value stores live.");
 
+/** An IANA time zone name, checked against Intl. */
+const timeZoneSetting = z
+  .string()
+  .refine(isTimeZone, {
+    error: (issue) =>
+      `unknown time zone ${JSON.stringify(issue.input)} (expected an IANA name such as Europe/Paris or UTC)`,
+  })
+  .optional();
+
 export const rateLimitConfig = z
   .union([
     z.strictObject({
@@ -145,16 +154,12 @@ export const botConfig = z
       .describe(
         "Conversations handled at the same time (messages within one conversation are always handled in order).",
       ),
-    timezone: z
-      .string()
-      .refine(isTimeZone, {
-        error: (issue) =>
-          `unknown time zone ${JSON.stringify(issue.input)} (expected an IANA name such as Europe/Paris or UTC)`,
-      })
-      .optional()
-      .describe(
-        "IANA time zone for times in commands and `schedule` (`tomorrow 9:00`); default: the sender's.",
-      ),
+    timeZone: timeZoneSetting.describe(
+      "IANA time zone for times in commands and `schedule` (`tomorrow 9:00`); default: the sender's.",
+    ),
+    timezone: timeZoneSetting.describe(
+      "Deprecated spelling of `timeZone`; still read, with a warning.",
+    ),
     rateLimit: rateLimitConfig.default({ commands: 5, perSeconds: 10 }),
     errorReply: z
       .union([z.string().min(1), z.literal(false)])
@@ -181,7 +186,7 @@ export type StorageSettings = z.output<typeof storageConfig>;
 export type RateLimitSettings = z.output<typeof rateLimitConfig>;
 
 /** A loaded configuration: defaults applied, `server` resolved (from the file, a zuliprc or the environment). */
-export type BotConfig = Omit<z.output<typeof botConfig>, "server"> & {
+export type BotConfig = Omit<z.output<typeof botConfig>, "server" | "timezone"> & {
   server?: ServerConfig;
   /** Where `server` came from, for `bot check`: the config file, a zuliprc path, or `environment`. */
   serverSource?: string;

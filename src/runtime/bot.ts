@@ -1,4 +1,5 @@
 // createBot: wires the event source, the event bus, the middleware pipeline, the router and the plugins.
+import { timeZoneOption } from "../time/zone-option.js";
 import { EventEmitter } from "eventemitter3";
 import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
 import type { BackoffOptions } from "../client/backoff.js";
@@ -68,6 +69,8 @@ export interface BotOptions extends ServiceOptions {
   storage?: KeyValueStore;
   /** IANA time zone for human times (`tomorrow 9:00`) when the sender's profile has none. Default: the system's. */
   timeZone?: string;
+  /** @deprecated Spell it `timeZone`; still read, with a warning. */
+  timezone?: string;
   /** Per-user command limit, e.g. `{ commands: 5, perSeconds: 10 }`; false for none. Default 10 per 10 s. */
   rateLimit?: RateLimit | false;
   /** Answer addressed messages that match no command with "did you mean". Default true. */
@@ -145,7 +148,8 @@ export function createBot(options: BotOptions): Bot {
   const respondTo = options.respondTo ?? "addressed";
   const errorReply = options.errorReply ?? DEFAULT_ERROR_REPLY;
   const now = options.now ?? Date.now;
-  const timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const timeZone =
+    timeZoneOption(options, "createBot") ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (!isTimeZone(timeZone)) throw new RangeError(`timeZone: unknown time zone "${timeZone}"`);
   const storage = options.storage ?? createMemoryStore(now);
   const bus = new EventEmitter();

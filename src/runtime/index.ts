@@ -18,8 +18,12 @@ export type {
   CommandInfo,
   CommandInvocation,
   InvocationOf,
+  Subcommand,
+  SubcommandSpec,
+  SubcommandContext,
 } from "./commands/command.js";
-export { arg } from "./commands/types.js";
+export { subcommand } from "./commands/command.js";
+export { arg, readTime, looksLikeTime } from "./commands/types.js";
 export type {
   Arg,
   ArgLike,
@@ -28,6 +32,8 @@ export type {
   ArgValues,
   ChannelRef,
   TopicRef,
+  DurationBounds,
+  TimeBounds,
 } from "./commands/types.js";
 export { UsageError, tokenize } from "./commands/parse.js";
 export { atLeast, RateLimiter } from "./commands/guards.js";
@@ -46,4 +52,5 @@ export {
   supports,
 } from "./context/capabilities.js";
 export type { Capability, CapabilityName } from "./context/capabilities.js";
-export { parseDuration, parseTime, formatDuration } from "./context/time.js";
+export { parseDuration, parseTime, formatDuration, TIME_LIMITS } from "./context/time.js";
+export type { TimeReference } from "./context/time.js";

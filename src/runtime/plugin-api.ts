@@ -8,9 +8,15 @@ import type { KeyValueStore } from "../storage/store.js";
 import type { RouteOptions, WebhookHandler } from "../webhooks/receiver.js";
 import type { Middleware } from "./dispatch/compose.js";
 import type { MessageContext } from "./context/context.js";
-import type { CommandInfo, CommandSpec } from "./commands/command.js";
+import {
+  runSubcommand,
+  type CommandInfo,
+  type CommandSpec,
+  type Subcommand,
+} from "./commands/command.js";
 import type { ArgsShape } from "./commands/types.js";
 import type { CommandContext, Filter, Handler, NoArgs, Router } from "./dispatch/router.js";
+import { timeZoneOption } from "../time/zone-option.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "./context/session.js";
 
 export type EventListener<T extends string> = (event: EventOf<T>) => unknown;
@@ -20,6 +26,8 @@ export interface CronOptions {
   /** Shown in logs and metrics; default `<plugin>: <expression>`. Names are unique per bot. */
   name?: string;
   /** IANA time zone the expression is read in, e.g. `Europe/Paris`; default the machine's. */
+  timeZone?: string;
+  /** @deprecated Spell it `timeZone`; still read, with a warning. */
   timezone?: string;
 }
 
@@ -55,8 +63,16 @@ export interface PluginApi {
    */
   command<A extends ArgsShape = NoArgs, O extends ArgsShape = NoArgs>(
     name: string,
-    spec: CommandSpec<A, O>,
+    spec: CommandSpec<A, O> & { subcommands?: undefined },
     handler: Handler<CommandContext<A, O>>,
+  ): void;
+  /**
+   * A command with subcommands (`!todo add <item>`, `!todo list`), each made with
+   * `subcommand(spec, handler)`; `help` lists them, a wrong one gets "did you mean".
+   */
+  command(
+    name: string,
+    spec: Omit<CommandSpec, "args"> & { subcommands: Record<string, Subcommand> },
   ): void;
   hear(pattern: RegExp, handler: Handler<MessageContext & { match: RegExpExecArray }>): void;
   filter<C extends MessageContext>(filter: Filter<C>, handler: Handler<C>): void;
@@ -87,7 +103,7 @@ export interface PluginApi {
    * @example
    * bot.cron("0 9 * * 1-5", () =>
    *   bot.api.messages.send({ type: "channel", to: "general", topic: "standup", content: "Stand-up!" }),
-   * { name: "standup", timezone: "Europe/Paris" });
+   * { name: "standup", timeZone: "Europe/Paris" });
    */
   cron(expression: string, job: CronJob, options?: CronOptions): ScheduledJob;
   /**
@@ -127,7 +143,8 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
     log,
     api: deps.api,
     storage: deps.storage.namespace(plugin),
-    command: (name, spec, handler) => deps.router.command(plugin, name, spec, handler),
+    command: (name: string, spec: CommandSpec, handler?: Handler<CommandContext>) =>
+      deps.router.command(plugin, name, spec, handler ?? (runSubcommand(spec) as Handler)),
     hear: (pattern, handler) => deps.router.hear(plugin, pattern, handler),
     filter: (filter, handler) => deps.router.filter(plugin, filter, handler),
     commands: () => deps.router.commands(),
@@ -147,7 +164,8 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
     session: (options) => sessionKind(deps.sessions.namespace(plugin), options),
     cron: (expression, job, options = {}) =>
       deps.services.cron(expression, job, {
-        ...options,
+        ...(options.name !== undefined && { name: options.name }),
+        timezone: timeZoneOption(options, "bot.cron"),
         defaultName: `${plugin}: ${expression}`,
         logger: log,
       }),

@@ -1,4 +1,5 @@
 // Config-declared schedules: the `schedules:` schema, and entries turned into jobs that post a message.
+import { timeZoneOption } from "../time/zone-option.js";
 import { z } from "zod";
 import type { SendFn } from "../webhooks/config.js";
 import { compileTemplate, TemplateError } from "../webhooks/template.js";
@@ -22,13 +23,18 @@ export const scheduleEntryConfig = z
       .describe(
         "Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first.",
       ),
-    timezone: z
+    timeZone: z
       .string()
       .min(1)
       .optional()
       .describe(
         "IANA time zone the expression is read in, e.g. `Europe/Paris`; default the machine's.",
       ),
+    timezone: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Deprecated spelling of `timeZone`; still read, with a warning."),
     channel: z
       .union([z.string().min(1), z.number().int()])
       .describe("Channel name or ID to post in."),
@@ -42,13 +48,13 @@ export const scheduleEntryConfig = z
   })
   .superRefine((entry, ctx) => {
     try {
-      compileCron(entry.cron, { timezone: entry.timezone });
+      compileCron(entry.cron, { timezone: entry.timeZone ?? entry.timezone });
     } catch (error) {
       if (!(error instanceof CronExpressionError)) throw error;
       const onZone = error.message.includes("time zone");
       ctx.addIssue({
         code: "custom",
-        path: [onZone ? "timezone" : "cron"],
+        path: [onZone ? (entry.timeZone === undefined ? "timezone" : "timeZone") : "cron"],
         message: error.message,
       });
     }
@@ -111,11 +117,12 @@ export function scheduleJob(entry: ScheduleEntry, send: SendFn, index = 0): Conf
   const name = entry.name ?? `schedules[${index}]`;
   const topic = compileTemplate(entry.topic, `schedule ${name} (topic)`);
   const message = compileTemplate(entry.message, `schedule ${name}`);
+  const timezone = timeZoneOption(entry, `schedules[${index}]: timezone`);
   return {
     expression: entry.cron,
-    options: { name, timezone: entry.timezone },
+    options: { name, timezone },
     async job({ scheduledAt }) {
-      const vars = scheduleVars(name, scheduledAt, entry.timezone);
+      const vars = scheduleVars(name, scheduledAt, timezone);
       await send({ to: entry.channel, topic: topic.render(vars), content: message.render(vars) });
     },
   };

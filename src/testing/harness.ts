@@ -29,6 +29,7 @@ export interface TestBotOptions {
     | "respondTo"
     | "errorReply"
     | "timeZone"
+    | "timezone"
     | "rateLimit"
     | "unknownCommandReply"
     | "now"

@@ -127,7 +127,7 @@ describe("typed commands, help, roles, errors and dialogs over the sandbox", () 
     await t.send("!remind @**Nobody Here** tomorrow x");
     expect((await t.reply()).content).toBe(
       "Usage: `!remind <who:user> <when:time> <what...> [--silent]`\n" +
-        "<who>: I don't know a user @**Nobody Here**. Say `!help remind` for more.",
+        "<who>: I don't know a user @\u200b**Nobody Here**. Say `!help remind` for more.",
     );
     await t.send("!remind me someday x");
     expect((await t.reply()).content).toMatch(
@@ -169,7 +169,7 @@ describe("typed commands, help, roles, errors and dialogs over the sandbox", () 
     await t.send("!whose rm", { topic: "whose" });
     await t.expectReply("planner: remind <who:user> <when:time> <what...> [--silent]");
     await t.send("!whose help", { topic: "whose" });
-    await t.expectReply("builtin: help [command]");
+    await t.expectReply("builtin: help [command] [subcommand]");
     await t.send("!whose nothing", { topic: "whose" });
     await t.expectReply("no command nothing");
   });

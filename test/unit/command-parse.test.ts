@@ -186,13 +186,20 @@ describe("types of ctx.command (checked by tsc)", () => {
     expectTypeOf(ctx.command.options.silent).toEqualTypeOf<boolean>();
     expectTypeOf(ctx.command.options.every).toEqualTypeOf<number | undefined>();
     expectTypeOf(ctx.command.text).toEqualTypeOf<string>();
+    // A misspelt argument or option does not compile (it used to be `unknown`).
+    // @ts-expect-error misspelt argument
+    void ctx.command.args.nope;
+    // @ts-expect-error misspelt option
+    void ctx.command.options.silnet;
     // The rest of the context is still a message context.
     expectTypeOf(ctx.reply).parameter(0).toEqualTypeOf<string>();
   });
 
   it("gives a command without args an empty args object and free text", () => {
     const ctx = contextFor({ description: "no args" });
-    expectTypeOf(ctx.command.args).toEqualTypeOf<Record<string, unknown> & NoArgs>();
+    expectTypeOf(ctx.command.args).toEqualTypeOf<NoArgs>();
     expectTypeOf(ctx.command.text).toBeString();
+    // @ts-expect-error a command without args has none to read
+    void ctx.command.args.nope;
   });
 });

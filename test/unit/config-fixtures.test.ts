@@ -37,7 +37,7 @@ describe("config fixtures", () => {
       channels: ["general", "standups"],
       allPublicChannels: false,
       concurrency: 4,
-      timezone: "Europe/Paris",
+      timeZone: "Europe/Paris",
       rateLimit: { commands: 5, perSeconds: 10 },
       errorReply: "Oops, that did not work.",
       logging: { level: "debug", format: "json" },

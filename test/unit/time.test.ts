@@ -86,3 +86,55 @@ describe("parseTime, with a fixed now and time zone", () => {
     },
   );
 });
+
+describe("parseTime, natural language through chrono-node, with fixed clocks in several zones", () => {
+  // Saturday 1 March 2025, 12:00 UTC: 13:00 in Paris, 07:00 in New York, 21:00 in Tokyo.
+  const cases: [text: string, zone: string, expected: string][] = [
+    ["next monday 9am", "Europe/Paris", "2025-03-03T08:00:00.000Z"],
+    ["next monday 9am", "America/New_York", "2025-03-03T14:00:00.000Z"],
+    ["next monday 9am", "Asia/Tokyo", "2025-03-03T00:00:00.000Z"],
+    ["march 5 5pm", "Europe/Paris", "2025-03-05T16:00:00.000Z"],
+    ["march 5 5pm", "America/New_York", "2025-03-05T22:00:00.000Z"],
+    ["tonight", "Europe/Paris", "2025-03-01T21:00:00.000Z"],
+    ["tonight", "America/New_York", "2025-03-02T03:00:00.000Z"],
+    ["in 2 hours", "Asia/Tokyo", "2025-03-01T14:00:00.000Z"],
+    ["tomorrow 9:00", "Asia/Tokyo", "2025-03-02T00:00:00.000Z"],
+    ["tomorrow 9:00", "America/New_York", "2025-03-02T14:00:00.000Z"],
+    // A day without a time means 9:00 there.
+    ["march 5", "Europe/Paris", "2025-03-05T08:00:00.000Z"],
+    ["friday", "UTC", "2025-03-07T09:00:00.000Z"],
+  ];
+  it.each(cases)("%j in %s", (text, zone, expected) => {
+    expect(at(text, zone)).toBe(expected);
+  });
+
+  it("reads US daylight saving correctly: 9am after the change is 13:00 UTC, before it 14:00", () => {
+    // New York springs forward on Sunday 9 March 2025.
+    const friday = Date.parse("2025-03-07T17:00:00Z");
+    const read = (text: string) =>
+      parseTime(text, { now: friday, timeZone: "America/New_York" })?.toISOString();
+    expect(read("tomorrow 9am")).toBe("2025-03-08T14:00:00.000Z");
+    expect(read("next monday 9am")).toBe("2025-03-10T13:00:00.000Z");
+    // 2:30 does not exist on 9 March in New York: the clock jumps to 3:30.
+    expect(read("march 9 2:30am")).toBe("2025-03-09T07:30:00.000Z");
+  });
+
+  it("still reads the old option spelling `zone`", () => {
+    expect(parseTime("tomorrow 9:00", { now: NOW, zone: "Europe/Paris" })?.toISOString()).toBe(
+      "2025-03-02T08:00:00.000Z",
+    );
+  });
+
+  it("never returns an Invalid Date: far beyond what a Date holds is no time", () => {
+    expect(parseTime("in 999999999999 weeks", { now: NOW })).toBeUndefined();
+    expect(parseTime("in 1e22 seconds", { now: NOW })).toBeUndefined();
+    expect(parseDuration(`${"9".repeat(400)} weeks`)).toBeUndefined();
+  });
+
+  it.each(["call mom", "tomorrow and then", "9:00 call mom"])(
+    "%j is not a time as a whole",
+    (t) => {
+      expect(at(t)).toBeUndefined();
+    },
+  );
+});

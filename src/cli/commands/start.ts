@@ -61,7 +61,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     prefix: config.prefix,
     respondTo: config.respondTo,
     errorReply: config.errorReply,
-    timeZone: config.timezone,
+    timeZone: config.timeZone,
     rateLimit: config.rateLimit,
     storage,
     logger: log,

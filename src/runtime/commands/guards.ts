@@ -1,4 +1,5 @@
 // Who may run a command, and how often: role checks and the per-user command rate limit.
+import { code } from "../../markdown/escape.js";
 import type { RoleName } from "../../api/common.js";
 import { formatDuration } from "../context/time.js";
 import { describeRoles } from "./help.js";
@@ -17,7 +18,7 @@ export function atLeast(role: Exclude<RoleName, "guest"> | "guest"): RoleName[] 
 
 /** The refusal for a sender whose role is not among `roles`. */
 export function roleRefusal(command: string, roles: readonly RoleName[], prefix: string): string {
-  return `Sorry, \`${prefix}${command}\` is only for ${describeRoles(roles)}.`;
+  return `Sorry, ${code(`${prefix}${command}`)} is only for ${describeRoles(roles)}.`;
 }
 
 /** What the limiter decided for one command. */

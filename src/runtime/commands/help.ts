@@ -1,7 +1,7 @@
 // The built-in help: the command list, one command's details, and "did you mean" for unknown commands.
+import { code } from "../../markdown/escape.js";
 import type { RoleName } from "../../api/common.js";
 import type { CommandInfo } from "./command.js";
-import { code } from "../../markdown/escape.js";
 
 /** Edit distance with adjacent transpositions counted as one edit (`pnig` is 1 from `ping`). */
 export function editDistance(a: string, b: string): number {
@@ -45,9 +45,9 @@ export function unknownCommandReply(
   prefix: string,
 ): string {
   const close = suggest(word, names);
-  const known = `\`${prefix}help\` lists what I can do.`;
+  const known = `${code(`${prefix}help`)} lists what I can do.`;
   if (close.length === 0) return `I don't know the command ${code(word)}. ${known}`;
-  const options = close.map((n) => code(`${prefix}${n}`)).join(" or ");
+  const options = close.map((n) => `${code(`${prefix}${n}`)}`).join(" or ");
   return `I don't know the command ${code(word)}. Did you mean ${options}? ${known}`;
 }
 
@@ -67,6 +67,37 @@ export function describeRoles(roles: readonly RoleName[]): string {
     : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
 }
 
+/**
+ * The reply to a command with subcommands given none, or one it does not have: "did you mean",
+ * then the parent's usage and each subcommand's.
+ */
+export function unknownSubcommandReply(
+  command: CommandInfo,
+  word: string | undefined,
+  prefix: string,
+): string {
+  const subs = command.subcommands ?? [];
+  const names = subs.flatMap((s) => [s.name, ...(s.aliases ?? [])]);
+  const lines: string[] = [];
+  if (word === undefined) lines.push(`${code(`${prefix}${command.name}`)} needs a subcommand.`);
+  else {
+    const close = suggest(word, names);
+    const guess = close.length
+      ? ` Did you mean ${close.map((n) => `${code(`${prefix}${command.name} ${n}`)}`).join(" or ")}?`
+      : "";
+    lines.push(`${code(`${prefix}${command.name}`)} has no subcommand ${code(word)}.${guess}`);
+  }
+  lines.push(
+    `Usage: ${code(`${prefix}${command.usage}`)}`,
+    ...subs.map((s) => subcommandLine(s, prefix)),
+  );
+  return lines.join("\n");
+}
+
+/** `- \`!todo add <item...>\`: Add an item`. */
+const subcommandLine = (s: CommandInfo, prefix: string): string =>
+  `- ${code(`${prefix}${s.usage}`)}${s.description ? `: ${s.description}` : ""}`;
+
 /** The full command list, grouped by plugin. */
 export function helpIndex(
   commands: readonly CommandInfo[],
@@ -75,27 +106,41 @@ export function helpIndex(
 ): string {
   const byPlugin = new Map<string, CommandInfo[]>();
   for (const c of commands) byPlugin.set(c.plugin, [...(byPlugin.get(c.plugin) ?? []), c]);
-  const lines = [`Commands (say \`${prefix}help <command>\` for details):`];
+  const lines = [`Commands (say ${code(`${prefix}help <command>`)} for details):`];
   for (const [plugin, list] of byPlugin) {
     const about = plugins.get(plugin);
     lines.push("", about ? `**${plugin}**: ${about}` : `**${plugin}**`);
-    for (const c of list)
+    for (const c of list) {
       lines.push(`- ${code(`${prefix}${c.usage}`)}${c.description ? `: ${c.description}` : ""}`);
+      for (const s of c.subcommands ?? []) lines.push(`  ${subcommandLine(s, prefix)}`);
+    }
   }
   return lines.join("\n");
 }
 
-/** One command in detail: usage, description, aliases, who may run it, argument notes, examples. */
+/**
+ * One command (or subcommand) in detail: usage, description, aliases, who may run it, its
+ * subcommands, argument notes, examples. `parent` is `todo ` for the subcommands of `todo`.
+ */
 export function helpFor(
   command: CommandInfo,
   prefix: string,
   notes: readonly string[] = [],
+  parent = "",
 ): string {
-  const lines = [code(`${prefix}${command.usage}`)];
+  const lines = [`${code(`${prefix}${command.usage}`)}`];
   if (command.description) lines.push(command.description);
   if (command.aliases?.length)
-    lines.push(`Also: ${command.aliases.map((a) => code(`${prefix}${a}`)).join(", ")}`);
+    lines.push(
+      `Also: ${command.aliases.map((a) => `${code(`${prefix}${parent}${a}`)}`).join(", ")}`,
+    );
   if (command.roles?.length) lines.push(`Only for ${describeRoles(command.roles)}.`);
+  if (command.subcommands?.length) {
+    lines.push(
+      `Subcommands (say ${code(`${prefix}help ${command.name} <subcommand>`)} for details):`,
+    );
+    lines.push(...command.subcommands.map((s) => subcommandLine(s, prefix)));
+  }
   lines.push(...notes);
   if (command.examples?.length) {
     lines.push("Examples:");

@@ -29,7 +29,17 @@ const QUOTES: Record<string, string> = {
   "\u2018": "\u2019",
 };
 /** Chat markup that may contain spaces but is one word: `@**Name**`, `@_**Name**`, `#**channel>topic**`. */
-const MARKUP = /^(?:@_?|#)\*\*[^*]+\*\*/;
+const MARKUP = /(?:@_?|#)\*\*[^*]+\*\*/y;
+const UNICODE_SPACE = /\s/;
+
+/**
+ * Whether the character code is whitespace as `/\s/` defines it. A fast path for ASCII (what
+ * nearly every command line is made of) because this runs for every character typed.
+ */
+function isSpace(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return UNICODE_SPACE.test(String.fromCharCode(code));
+}
 
 /**
  * Splits a command line into words. Quoted strings (`"..."`, `'...'`, curly quotes) are one word,
@@ -41,29 +51,34 @@ const MARKUP = /^(?:@_?|#)\*\*[^*]+\*\*/;
  */
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
+  const length = text.length;
   let i = 0;
-  while (i < text.length) {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-    if (i >= text.length) break;
+  while (i < length) {
+    while (i < length && isSpace(text.charCodeAt(i))) i++;
+    if (i >= length) break;
     const start = i;
-    const close = QUOTES[text[i]!];
+    const first = text[i]!;
+    const close = QUOTES[first];
     if (close !== undefined) {
       let value = "";
       let j = i + 1;
-      while (j < text.length && text[j] !== close) {
-        if (text[j] === "\\" && j + 1 < text.length) j++;
+      while (j < length && text[j] !== close) {
+        if (text[j] === "\\" && j + 1 < length) j++;
         value += text[j];
         j++;
       }
-      if (j < text.length) {
+      if (j < length) {
         tokens.push({ value, start, end: j + 1, quoted: true });
         i = j + 1;
         continue;
       }
     }
-    const markup = MARKUP.exec(text.slice(i));
-    let j = markup ? i + markup[0].length : i;
-    while (j < text.length && !/\s/.test(text[j]!)) j++;
+    let j = i;
+    if (first === "@" || first === "#") {
+      MARKUP.lastIndex = i;
+      if (MARKUP.test(text)) j = MARKUP.lastIndex;
+    }
+    while (j < length && !isSpace(text.charCodeAt(j))) j++;
     tokens.push({ value: text.slice(start, j), start, end: j, quoted: false });
     i = j;
   }
@@ -87,6 +102,8 @@ export interface ParamShape {
 export interface BindSpec {
   positionals: readonly (readonly [name: string, shape: ParamShape])[];
   options: readonly (readonly [name: string, shape: ParamShape])[];
+  /** The options by the words that name them (`dry-run`, `dryrun`); built once by `optionIndex`. */
+  optionsByWord?: ReadonlyMap<string, readonly [name: string, shape: ParamShape]>;
 }
 
 /** Raw texts by parameter name: positionals and options with a value get their text, flags `true`. */
@@ -99,8 +116,26 @@ export interface Bound {
 export const optionWord = (name: string): string =>
   name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-const isOptionToken = (t: Token, optionsOpen: boolean): boolean =>
-  optionsOpen && !t.quoted && /^--[A-Za-z]/.test(t.value);
+/** `--word` (a letter after the dashes), unquoted, while options are still read. */
+function isOptionToken(t: Token, optionsOpen: boolean): boolean {
+  if (!optionsOpen || t.quoted) return false;
+  const v = t.value;
+  if (v.length < 3 || v.charCodeAt(0) !== 45 || v.charCodeAt(1) !== 45) return false;
+  const c = v.charCodeAt(2) | 32; // lower-cased when a letter
+  return c >= 97 && c <= 122;
+}
+
+/** The options of a spec by the words that name them: `--dry-run` and `--dryrun` for `dryRun`. */
+export function optionIndex(
+  options: BindSpec["options"],
+): Map<string, readonly [name: string, shape: ParamShape]> {
+  const index = new Map<string, readonly [string, ParamShape]>();
+  for (const option of options) {
+    index.set(optionWord(option[0]), option);
+    index.set(option[0].toLowerCase(), option);
+  }
+  return index;
+}
 
 /**
  * Binds a command line to a spec: which text goes to which argument or option.
@@ -114,33 +149,9 @@ const isOptionToken = (t: Token, optionsOpen: boolean): boolean =>
 export function bind(text: string, spec: BindSpec): Bound {
   const tokens = tokenize(text);
   const bound: Bound = { positionals: new Map(), options: new Map() };
-  const optionByWord = new Map(
-    spec.options.flatMap(([name, shape]) => [
-      [optionWord(name), [name, shape] as const],
-      [name.toLowerCase(), [name, shape] as const],
-    ]),
-  );
+  const optionByWord = spec.optionsByWord ?? optionIndex(spec.options);
   let next = 0;
   let optionsOpen = true;
-
-  /** How many words from `i` one value takes: the longest run the type accepts. */
-  const span = (i: number, shape: ParamShape): number => {
-    let available = 0;
-    while (
-      i + available < tokens.length &&
-      available < shape.maxWords &&
-      !isOptionToken(tokens[i + available]!, optionsOpen) &&
-      !(available > 0 && tokens[i + available]!.quoted)
-    )
-      available++;
-    if (tokens[i]!.quoted || !shape.accepts) return 1;
-    for (let n = available; n > 1; n--) {
-      if (shape.accepts(text.slice(tokens[i]!.start, tokens[i + n - 1]!.end))) return n;
-    }
-    return 1;
-  };
-  const valueOf = (i: number, n: number): string =>
-    n === 1 ? tokens[i]!.value : text.slice(tokens[i]!.start, tokens[i + n - 1]!.end);
 
   for (let i = 0; i < tokens.length;) {
     const token = tokens[i]!;
@@ -150,7 +161,9 @@ export function bind(text: string, spec: BindSpec): Bound {
       continue;
     }
     if (isOptionToken(token, optionsOpen)) {
-      const [word, inline] = splitOnce(token.value.slice(2), "=");
+      const equals = token.value.indexOf("=");
+      const word = equals === -1 ? token.value.slice(2) : token.value.slice(2, equals);
+      const inline = equals === -1 ? undefined : token.value.slice(equals + 1);
       const option = optionByWord.get(word.toLowerCase());
       if (!option) throw new UsageError(`unknown option ${code(`--${word}`)}`, word);
       const [name, shape] = option;
@@ -165,8 +178,8 @@ export function bind(text: string, spec: BindSpec): Bound {
       } else {
         if (i + 1 >= tokens.length || isOptionToken(tokens[i + 1]!, optionsOpen))
           throw new UsageError(`${code(`--${word}`)} needs a value`, name);
-        const n = span(i + 1, shape);
-        bound.options.set(name, valueOf(i + 1, n));
+        const n = span(text, tokens, i + 1, shape, optionsOpen);
+        bound.options.set(name, valueOf(text, tokens, i + 1, n));
         i += 1 + n;
       }
       continue;
@@ -181,8 +194,8 @@ export function bind(text: string, spec: BindSpec): Bound {
       bound.positionals.set(name, only?.quoted ? only.value : text.slice(token.start).trim());
       break;
     }
-    const n = span(i, shape);
-    bound.positionals.set(name, valueOf(i, n));
+    const n = span(text, tokens, i, shape, optionsOpen);
+    bound.positionals.set(name, valueOf(text, tokens, i, n));
     i += n;
   }
 
@@ -192,12 +205,35 @@ export function bind(text: string, spec: BindSpec): Bound {
   }
   for (const [name, shape] of spec.options) {
     if (!bound.options.has(name) && shape.required && !shape.flag)
-      throw new UsageError(`missing \`--${optionWord(name)}\``, name);
+      throw new UsageError(`missing ${code(`--${optionWord(name)}`)}`, name);
   }
   return bound;
 }
 
-function splitOnce(text: string, separator: string): [string, string | undefined] {
-  const at = text.indexOf(separator);
-  return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+/** How many words from `i` one value takes: the longest run the type accepts. */
+function span(
+  text: string,
+  tokens: readonly Token[],
+  i: number,
+  shape: ParamShape,
+  optionsOpen: boolean,
+): number {
+  if (tokens[i]!.quoted || !shape.accepts) return 1;
+  let available = 0;
+  while (
+    i + available < tokens.length &&
+    available < shape.maxWords &&
+    !isOptionToken(tokens[i + available]!, optionsOpen) &&
+    !(available > 0 && tokens[i + available]!.quoted)
+  )
+    available++;
+  for (let n = available; n > 1; n--) {
+    if (shape.accepts(text.slice(tokens[i]!.start, tokens[i + n - 1]!.end))) return n;
+  }
+  return 1;
+}
+
+/** The text of `n` words from `i`: the word itself, or the words with the spaces between. */
+function valueOf(text: string, tokens: readonly Token[], i: number, n: number): string {
+  return n === 1 ? tokens[i]!.value : text.slice(tokens[i]!.start, tokens[i + n - 1]!.end);
 }

@@ -1,16 +1,16 @@
 // Commands at run time: the guard before every handler (rate limit, roles, arguments), help, unknown commands.
+import { code } from "../../markdown/escape.js";
 import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "../dispatch/compose.js";
 import type { Directory } from "../context/directory.js";
 import { isTimeZone } from "../context/time.js";
-import type { CommandGuard, RegisteredCommand, Router } from "../dispatch/router.js";
+import type { CommandGuard, Router } from "../dispatch/router.js";
 import { splitCommandWord } from "../dispatch/router.js";
-import { resolveInvocation } from "./command.js";
+import { resolveInvocation, type CommandSpec, type CompiledSpec } from "./command.js";
 import { RateLimiter, roleRefusal, type RateLimit } from "./guards.js";
-import { helpFor, helpIndex, unknownCommandReply } from "./help.js";
+import { helpFor, helpIndex, unknownCommandReply, unknownSubcommandReply } from "./help.js";
 import { UsageError } from "./parse.js";
 import { arg, type ArgEnv } from "./types.js";
-import { code } from "../../markdown/escape.js";
 
 export interface CommandRuntimeOptions {
   prefix: string;
@@ -24,17 +24,23 @@ export interface CommandRuntimeOptions {
   unknownCommandReply: boolean;
 }
 
-/** The usage reply: the usage line from the spec, then what was wrong. */
-export function usageReply(prefix: string, command: RegisteredCommand, problem: string): string {
-  return `Usage: ${code(`${prefix}${command.info.usage}`)}\n${problem[0]!.toUpperCase()}${problem.slice(1)}. Say ${code(`${prefix}help ${command.info.name}`)} for more.`;
+/**
+ * The usage reply: the usage line from the spec, then what was wrong.
+ * `helpTopic` is what follows `help` for more (`remind`, `todo add`).
+ */
+export function usageReply(
+  prefix: string,
+  usage: string,
+  helpTopic: string,
+  problem: string,
+): string {
+  return `Usage: ${code(`${prefix}${usage}`)}\n${problem[0]!.toUpperCase()}${problem.slice(1)}. Say ${code(`${prefix}help ${helpTopic}`)} for more.`;
 }
 
 /** Argument notes for `help <command>`: the described arguments and options. */
-function argumentNotes(command: RegisteredCommand): string[] {
-  const described = [...command.compiled.positionals, ...command.compiled.options].filter(
-    ([, a]) => a.description,
-  );
-  return described.map(([name, a]) => `- \`${name}\` (${a.kind}): ${a.description}`);
+function argumentNotes(compiled: CompiledSpec): string[] {
+  const described = [...compiled.positionals, ...compiled.options].filter(([, a]) => a.description);
+  return described.map(([name, a]) => `- ${code(name)} (${a.kind}): ${a.description}`);
 }
 
 export function createCommandRuntime(options: CommandRuntimeOptions) {
@@ -60,25 +66,48 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
     },
   });
 
+  /** False (after telling the sender) when the sender's role is not among `roles`. */
+  const roleAllows = async (
+    ctx: MessageContext,
+    roles: CommandSpec["roles"],
+    name: string,
+  ): Promise<boolean> => {
+    if (!roles?.length) return true;
+    const sender = await directory.user(ctx.sender.userId);
+    if (sender && roles.includes(sender.role as never)) return true;
+    ctx.log.info({ command: name, role: sender?.role }, "refused: role not allowed");
+    await ctx.reply(roleRefusal(name, roles, prefix));
+    return false;
+  };
+
   const guard: CommandGuard = async (ctx, command) => {
     if (!(await withinLimit(ctx))) return false;
-    const { roles } = command.spec;
-    if (roles?.length) {
-      const sender = await directory.user(ctx.sender.userId);
-      if (!sender || !roles.includes(sender.role as never)) {
-        ctx.log.info(
-          { command: command.info.name, role: sender?.role },
-          "refused: role not allowed",
-        );
-        await ctx.reply(roleRefusal(command.info.name, roles, prefix));
+    if (!(await roleAllows(ctx, command.spec.roles, command.info.name))) return false;
+    let spec: Pick<CommandSpec, "args" | "options"> = command.spec;
+    let compiled = command.compiled;
+    let usage = command.info.usage;
+    let helpTopic = command.info.name;
+    const subcommands = compiled.subcommands;
+    if (subcommands) {
+      // `!todo add milk`: the first word picks the subcommand, the rest are its arguments.
+      const split = splitCommandWord(ctx.command.text);
+      const sub = split && subcommands.get(split.word.toLowerCase());
+      if (!sub) {
+        await ctx.reply(unknownSubcommandReply(command.info, split?.word, prefix));
         return false;
       }
+      helpTopic = `${command.info.name} ${sub.name}`;
+      if (!(await roleAllows(ctx, sub.spec.roles, helpTopic))) return false;
+      ctx.command.subcommand = sub.name;
+      ctx.command.text = split.rest;
+      ({ spec, compiled } = sub);
+      usage = sub.info.usage;
     }
     // Without `args` or `options` the command takes free text (ctx.command.text).
-    if (command.spec.args === undefined && command.spec.options === undefined) return true;
+    if (spec.args === undefined && spec.options === undefined) return true;
     try {
       const { args, options: opts } = await resolveInvocation(
-        command.compiled,
+        compiled,
         ctx.command.text,
         argEnv(ctx),
       );
@@ -86,7 +115,7 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
       ctx.command.options = opts;
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      await ctx.reply(usageReply(prefix, command, error.message));
+      await ctx.reply(usageReply(prefix, usage, helpTopic, error.message));
       return false;
     }
     return true;
@@ -101,7 +130,7 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
       await ctx.reply(
         word
           ? unknownCommandReply(word, router.names(), prefix)
-          : `Hello! Say \`${prefix}help\` to see what I can do.`,
+          : `Hello! Say ${code(`${prefix}help`)} to see what I can do.`,
       );
     };
   };
@@ -114,7 +143,7 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
       "help",
       {
         description: "List the commands, or explain one",
-        args: { command: arg.string().optional() },
+        args: { command: arg.string().optional(), subcommand: arg.string().optional() },
         examples: ["help", "help ping"],
       },
       async (ctx) => {
@@ -125,10 +154,20 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
           return;
         }
         const found = router.find(wanted);
+        if (!found) {
+          await ctx.reply(unknownCommandReply(wanted, router.names(), prefix));
+          return;
+        }
+        const subWord = ctx.command.args.subcommand;
+        if (subWord === undefined || !found.compiled.subcommands) {
+          await ctx.reply(helpFor(found.info, prefix, argumentNotes(found.compiled)));
+          return;
+        }
+        const sub = found.compiled.subcommands.get(subWord.toLowerCase());
         await ctx.reply(
-          found
-            ? helpFor(found.info, prefix, argumentNotes(found))
-            : unknownCommandReply(wanted, router.names(), prefix),
+          sub
+            ? helpFor(sub.info, prefix, argumentNotes(sub.compiled), `${found.info.name} `)
+            : unknownSubcommandReply(found.info, subWord, prefix),
         );
       },
     );

@@ -1,9 +1,17 @@
 // Argument types for commands: chat-aware ones (user, channel, topic, duration, time) and any zod schema.
+import { code, escapeText } from "../../markdown/escape.js";
 import { z } from "zod";
 import { AmbiguousNameError, type ChatUser, type Directory } from "../context/directory.js";
-import { formatDuration, parseDuration, parseTime } from "../context/time.js";
+import {
+  describeSpan,
+  formatDuration,
+  parseDuration,
+  parseTime,
+  relativeDuration,
+  TIME_LIMITS,
+  type TimeReference,
+} from "../context/time.js";
 import { UsageError, type ParamShape } from "./parse.js";
-import { code, escapeText } from "../../markdown/escape.js";
 
 /** What an argument type may use to turn text into a value. */
 export interface ArgEnv {
@@ -26,6 +34,8 @@ export interface Arg<T> extends ParamShape {
   readonly description: string | undefined;
   /** The value when the argument is absent, for optional arguments with a default. */
   readonly fallback: (() => T) | undefined;
+  /** `parse` never returns a promise (lets a command resolve without one). */
+  readonly sync: boolean;
   parse(text: string, env: ArgEnv): T | Promise<T>;
   /** The argument may be left out (its value is then undefined). */
   optional(): Arg<T | undefined>;
@@ -51,6 +61,8 @@ interface ArgInit<T> {
   accepts?(text: string): boolean;
   rest?: boolean;
   flag?: boolean;
+  /** `parse` may return a promise (it asks the server). */
+  async?: boolean;
 }
 
 interface ArgState<T> {
@@ -72,6 +84,7 @@ function makeArg<T>(init: ArgInit<T>, state: ArgState<T> = { required: true }): 
     accepts: init.accepts,
     description: state.description,
     fallback: state.fallback,
+    sync: !init.async,
     parse: init.parse,
     optional: () => rebuild<T | undefined>({ required: false }),
     default: (value: T) => rebuild<T>({ required: false, fallback: () => structuredClone(value) }),
@@ -117,6 +130,82 @@ export function fromSchema<S extends z.ZodType>(schema: S, rest = false): Arg<z.
 
 /** Any argument spec as an Arg. */
 export const toArg = (a: ArgLike): Arg<unknown> => (isArg(a) ? a : fromSchema(a));
+
+/** Bounds of a duration argument: milliseconds, or duration text such as `"30d"`. */
+export interface DurationBounds {
+  min?: number | string;
+  max?: number | string;
+}
+
+/** Bounds of a time argument, relative to now. */
+export interface TimeBounds {
+  /** Refuse times that are not after now (a reminder, a deadline). */
+  future?: boolean;
+  /** How far ahead a time may be: milliseconds or duration text (`"1y"`); default 5 years. */
+  maxAhead?: number | string;
+  /** How far back a time may be; default 5 years. */
+  maxBehind?: number | string;
+}
+
+/** A bound given as milliseconds or duration text, checked when the command is declared. */
+function spanOf(value: number | string | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  const ms = typeof value === "number" ? value : parseDuration(value);
+  if (ms === undefined || !(ms >= 0) || !Number.isFinite(ms))
+    throw new RangeError(`${name}: ${JSON.stringify(value)} is not a duration`);
+  return ms;
+}
+
+/** A decimal integer within [min, max], or a UsageError saying which bound it broke. */
+function boundedInteger(text: string, min: number, max: number, what: string): number {
+  if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`${code(text)} is not ${what}`);
+  const n = Number(text);
+  if (n < min || (!Number.isSafeInteger(n) && n < 0))
+    throw new UsageError(
+      `${code(text)} is less than ${min.toLocaleString("en")}, the least I accept`,
+    );
+  if (n > max || !Number.isSafeInteger(n))
+    throw new UsageError(
+      `${code(text)} is more than ${max.toLocaleString("en")}, the most I accept`,
+    );
+  return n;
+}
+
+/**
+ * Reads a time as `arg.time(bounds)` does, for code that finds the words itself: the instant, or
+ * a UsageError saying it is not a time, not in the future, or beyond a bound (naming the bound).
+ *
+ * @example
+ * readTime("in 999999999 weeks", { now: Date.now(), timeZone: "UTC" }, { future: true });
+ * // throws UsageError: `in 999999999 weeks` is more than 5 years ahead; give a time within 5 years
+ */
+export function readTime(text: string, reference: TimeReference, bounds: TimeBounds = {}): Date {
+  const ahead = spanOf(bounds.maxAhead, TIME_LIMITS.maxAheadMs, "maxAhead");
+  const behind = spanOf(bounds.maxBehind, TIME_LIMITS.maxBehindMs, "maxBehind");
+  const tooFar = () =>
+    new UsageError(
+      `${code(text)} is more than ${describeSpan(ahead)} ahead; give a time within ${describeSpan(ahead)}`,
+    );
+  const at = parseTime(text, reference);
+  // `in 999999999 weeks` is a time, only one no calendar holds: too far ahead.
+  if (!at && relativeDuration(text) !== undefined) throw tooFar();
+  if (!at)
+    throw new UsageError(
+      `${code(text)} is not a time; try \`in 10 minutes\`, \`tomorrow 9:00\` or \`next monday 9am\``,
+    );
+  const offset = at.getTime() - reference.now;
+  if (bounds.future && offset <= 0) throw new UsageError(`${code(text)} is not in the future`);
+  if (offset > ahead) throw tooFar();
+  if (-offset > behind)
+    throw new UsageError(
+      `${code(text)} is more than ${describeSpan(behind)} ago; give a time within ${describeSpan(behind)}`,
+    );
+  return at;
+}
+
+/** Whether the text reads as a time, near or absurdly far (`in 999999999 weeks`). */
+export const looksLikeTime = (text: string, reference: TimeReference): boolean =>
+  relativeDuration(text) !== undefined || parseTime(text, reference) !== undefined;
 
 const USER_MENTION = /^@_?\*\*([^*|]+?)(?:\|(\d+))?\*\*$/;
 const CHANNEL_LINK = /^#\*\*([^*>]+)\*\*$/;
@@ -182,12 +271,13 @@ async function resolveUser(text: string, env: ArgEnv): Promise<ChatUser> {
  */
 export const arg = {
   /** A user: `@**Name**`, `@**Name|id**`, an email, or `me`; resolved against the server. */
-  user: (): Arg<ChatUser> => makeArg({ kind: "user", parse: resolveUser }),
+  user: (): Arg<ChatUser> => makeArg({ kind: "user", async: true, parse: resolveUser }),
 
   /** A channel: `#**name**` or a bare name; resolved against the server. */
   channel: (): Arg<ChannelRef> =>
     makeArg({
       kind: "channel",
+      async: true,
       parse(text, env) {
         if (TOPIC_LINK.test(text))
           throw new UsageError(`${escapeText(text)} is a topic; give a channel like #**name**`);
@@ -203,6 +293,7 @@ export const arg = {
   topic: (): Arg<TopicRef> =>
     makeArg({
       kind: "topic",
+      async: true,
       async parse(text, env) {
         const link = TOPIC_LINK.exec(text);
         if (!link)
@@ -218,9 +309,15 @@ export const arg = {
       },
     }),
 
-  /** A duration such as `2h30m`, `90s`, `1h 30m` or `10 minutes`, in milliseconds. */
-  duration: (): Arg<number> =>
-    makeArg({
+  /**
+   * A duration such as `2h30m`, `90s`, `1h 30m` or `10 minutes`, in milliseconds; at most
+   * `max` (default 5 years) and at least `min` (default 1 second). Bounds are milliseconds or
+   * duration text (`{ max: "30d" }`).
+   */
+  duration: (bounds: DurationBounds = {}): Arg<number> => {
+    const min = spanOf(bounds.min, 1_000, "min");
+    const max = spanOf(bounds.max, TIME_LIMITS.maxDurationMs, "max");
+    return makeArg({
       kind: "duration",
       maxWords: 6,
       accepts: (text) => parseDuration(text) !== undefined,
@@ -228,42 +325,124 @@ export const arg = {
         const ms = parseDuration(text);
         if (ms === undefined)
           throw new UsageError(`${code(text)} is not a duration; try ${formatDuration(9_000_000)}`);
+        if (ms > max)
+          throw new UsageError(
+            `${code(text)} is longer than ${describeSpan(max)}, the most I accept`,
+          );
+        if (ms < min)
+          throw new UsageError(
+            `${code(text)} is shorter than ${describeSpan(min)}, the least I accept`,
+          );
         return ms;
+      },
+    });
+  },
+
+  /**
+   * A time people type: `in 10 minutes`, `tomorrow 9:00`, `next monday 9am`, `march 5 5pm`,
+   * `tonight`, `friday at 5pm`, `17:30`, `2025-03-01 14:00` (docs/commands.md lists more), read
+   * in the sender's profile time zone (or the bot's `timeZone`). Bounded to 5 years either side
+   * of now unless `maxAhead`/`maxBehind` say otherwise; `future: true` refuses times not after now.
+   */
+  time: (bounds: TimeBounds = {}): Arg<Date> => {
+    spanOf(bounds.maxAhead, TIME_LIMITS.maxAheadMs, "maxAhead");
+    spanOf(bounds.maxBehind, TIME_LIMITS.maxBehindMs, "maxBehind");
+    return makeArg({
+      kind: "time",
+      async: true,
+      maxWords: 5,
+      accepts: (text) => looksLikeTime(text, { now: Date.now(), timeZone: "UTC" }),
+      parse: async (text, env) =>
+        readTime(text, { now: env.now, timeZone: await env.timeZone() }, bounds),
+    });
+  },
+
+  /** A whole number, by default any safe integer; `min`/`max` bound it (`{ min: 1, max: 100 }`). */
+  integer: (bounds: { min?: number; max?: number } = {}): Arg<number> => {
+    const min = bounds.min ?? Number.MIN_SAFE_INTEGER;
+    const max = bounds.max ?? Number.MAX_SAFE_INTEGER;
+    return makeArg({
+      kind: "integer",
+      parse: (text) => boundedInteger(text, min, max, "a whole number"),
+    });
+  },
+
+  /**
+   * A message: its ID (`1234`) or a link to it (`.../near/1234`, `.../with/1234`); a positive
+   * integer no larger than 2^53 - 1.
+   */
+  messageId: (): Arg<number> =>
+    makeArg({
+      kind: "message",
+      parse(text) {
+        const link = /\/(?:near|with)\/(\d+)(?:[/?#)]|$)/.exec(text);
+        return boundedInteger(
+          link ? link[1]! : text,
+          1,
+          Number.MAX_SAFE_INTEGER,
+          "a message ID or link",
+        );
       },
     }),
 
   /**
-   * A time: `tomorrow 9:00`, `in 10 minutes`, `friday at 5pm`, `17:30`, `2025-03-01 14:00`,
-   * read in the sender's profile time zone (or the bot's configured one).
+   * The rest of the line as text of `min` (default 1) to `max` characters (default 10,000).
+   * Must be the last argument.
    */
-  time: (): Arg<Date> =>
-    makeArg({
-      kind: "time",
-      maxWords: 5,
-      accepts: (text) => parseTime(text, { now: Date.now(), zone: "UTC" }) !== undefined,
-      async parse(text, env) {
-        const at = parseTime(text, { now: env.now, zone: await env.timeZone() });
-        if (!at)
+  text: (bounds: { min?: number; max?: number } = {}): Arg<string> => {
+    const min = bounds.min ?? 1;
+    const max = bounds.max ?? 10_000;
+    return makeArg({
+      kind: "text",
+      rest: true,
+      parse(text) {
+        const length = [...text].length;
+        if (length > max)
           throw new UsageError(
-            `${code(text)} is not a time; try \`in 10 minutes\` or \`tomorrow 9:00\``,
+            `the text is ${length.toLocaleString("en")} characters long; at most ${max.toLocaleString("en")}`,
           );
-        return at;
+        if (length < min)
+          throw new UsageError(
+            min === 1 ? "the text is empty" : `the text needs at least ${min} characters`,
+          );
+        return text;
       },
-    }),
+    });
+  },
 
   /** The rest of the line, verbatim; with a schema, validated by it. Must be the last argument. */
   rest: <S extends z.ZodType = z.ZodString>(schema?: S): Arg<z.output<S>> =>
     fromSchema((schema ?? z.string().min(1)) as S, true),
 
   /** One word of text. */
-  string: (): Arg<string> => fromSchema(z.string()),
+  string: (): Arg<string> => makeArg({ kind: "text", parse: (text) => text }),
 
-  /** A number. */
-  number: (): Arg<number> => fromSchema(z.coerce.number()),
+  /** A number: `42`, `-1.5`, `1e3`, `0x1f` (finite; use `arg.integer()` for whole numbers). */
+  number: (): Arg<number> =>
+    makeArg({
+      kind: "number",
+      parse(text) {
+        const n = text.trim() === "" ? NaN : Number(text);
+        if (!Number.isFinite(n)) throw new UsageError(`${code(text)} is not a number`);
+        return n;
+      },
+    }),
 
-  /** One of the given words. */
-  choice: <const W extends readonly [string, ...string[]]>(...words: W): Arg<W[number]> =>
-    fromSchema(z.enum(words)) as Arg<W[number]>,
+  /** One of the given words, matched regardless of case; the value is the word as declared. */
+  choice: <const W extends readonly [string, ...string[]]>(...words: W): Arg<W[number]> => {
+    const byLower = new Map(words.map((w) => [w.toLowerCase(), w]));
+    return makeArg({
+      kind: words.join("|"),
+      parse(text) {
+        const word = byLower.get(text.toLowerCase());
+        if (word === undefined)
+          throw new UsageError(
+            `${code(text)} is not one of ${words.map((w) => `${code(w)}`).join(", ")}`,
+          );
+        return word;
+      },
+    });
+  },
 
   /** An option without a value: `--force` makes it true; absent, it is false. */
   flag: (): Arg<boolean> =>

@@ -1,28 +1,40 @@
-// Human durations and times: `2h30m`, `in 10 minutes`, `tomorrow 9:00`, in a time zone, with Intl only.
+// Human durations and times: `2h30m`, `in 10 minutes`, `next monday 9am`, read in a time zone (chrono-node for the words).
+import * as chrono from "chrono-node";
 import { instantOf, wallTime } from "../../time/zoned.js";
+import { timeZoneOption } from "../../time/zone-option.js";
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const WEEK = 7 * DAY;
+const YEAR = 365 * DAY;
 
 const UNITS: Record<string, number> = {
-  s: 1_000,
-  sec: 1_000,
-  secs: 1_000,
-  second: 1_000,
-  seconds: 1_000,
-  m: 60_000,
-  min: 60_000,
-  mins: 60_000,
-  minute: 60_000,
-  minutes: 60_000,
-  h: 3_600_000,
-  hr: 3_600_000,
-  hrs: 3_600_000,
-  hour: 3_600_000,
-  hours: 3_600_000,
-  d: 86_400_000,
-  day: 86_400_000,
-  days: 86_400_000,
-  w: 604_800_000,
-  week: 604_800_000,
-  weeks: 604_800_000,
+  s: SECOND,
+  sec: SECOND,
+  secs: SECOND,
+  second: SECOND,
+  seconds: SECOND,
+  m: MINUTE,
+  min: MINUTE,
+  mins: MINUTE,
+  minute: MINUTE,
+  minutes: MINUTE,
+  h: HOUR,
+  hr: HOUR,
+  hrs: HOUR,
+  hour: HOUR,
+  hours: HOUR,
+  d: DAY,
+  day: DAY,
+  days: DAY,
+  w: WEEK,
+  week: WEEK,
+  weeks: WEEK,
+  y: YEAR,
+  year: YEAR,
+  years: YEAR,
 };
 
 const UNIT_PATTERN = Object.keys(UNITS)
@@ -32,7 +44,8 @@ const DURATION_PART = new RegExp(`(\\d+(?:\\.\\d+)?|an?)\\s*(${UNIT_PATTERN})(?!
 
 /**
  * Parses a duration such as `2h30m`, `90s`, `1.5 hours`, `an hour`, `1h 30m` into milliseconds.
- * Returns undefined when the text is not a duration.
+ * Returns undefined when the text is not a duration. The result may be huge
+ * (`999999999 weeks`): callers that act on it check it against {@link TIME_LIMITS}.
  *
  * @example
  * parseDuration("2h30m"); // 9_000_000
@@ -43,7 +56,6 @@ export function parseDuration(text: string): number | undefined {
     .toLowerCase()
     .replace(/\s+and\s+/g, " ");
   if (input === "") return undefined;
-  DURATION_PART.lastIndex = 0;
   let total = 0;
   let pos = 0;
   while (pos < input.length) {
@@ -56,7 +68,7 @@ export function parseDuration(text: string): number | undefined {
     total += amount * UNITS[match[2]!]!;
     pos = DURATION_PART.lastIndex;
   }
-  return total > 0 ? Math.round(total) : undefined;
+  return total > 0 && Number.isFinite(total) ? Math.round(total) : undefined;
 }
 
 /** Writes milliseconds the short way: `2h30m`, `45s`, `1d2h`. */
@@ -76,6 +88,30 @@ export function formatDuration(ms: number): string {
   return parts.join("") || "0s";
 }
 
+/** A span in words for bound messages: `5 years`, `30 days`, else the short form (`2h30m`). */
+export function describeSpan(ms: number): string {
+  for (const [unit, size] of [
+    ["year", YEAR],
+    ["week", WEEK],
+    ["day", DAY],
+  ] as const)
+    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}${ms === size ? "" : "s"}`;
+  return formatDuration(ms);
+}
+
+/**
+ * The bounds every time and duration argument has unless it sets its own: what a user means and
+ * what a server can schedule. A reminder 999,999,999 weeks away or in the year 30006 is a typo.
+ */
+export const TIME_LIMITS = {
+  /** The longest duration `arg.duration()` accepts: 5 years. */
+  maxDurationMs: 5 * YEAR,
+  /** How far ahead of now `arg.time()` reaches: 5 years. */
+  maxAheadMs: 5 * YEAR,
+  /** How far back from now `arg.time()` reaches: 5 years. */
+  maxBehindMs: 5 * YEAR,
+} as const;
+
 export { isTimeZone, wallTime } from "../../time/zoned.js";
 
 /** The instant at which the clock in `zone` shows the given date and time (DST gaps move forward). */
@@ -84,113 +120,95 @@ export const fromWallTime = (
   zone: string,
 ): number => instantOf(t, zone);
 
-/** `9`, `9:30`, `21:15`, `9am`, `9:30pm`, `noon`, `midnight` as hours and minutes. */
-function parseClock(text: string): { hour: number; minute: number } | undefined {
-  if (text === "noon") return { hour: 12, minute: 0 };
-  if (text === "midnight") return { hour: 0, minute: 0 };
-  const match = /^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$/.exec(text);
-  if (!match) return undefined;
-  let hour = Number(match[1]);
-  const minute = match[2] === undefined ? 0 : Number(match[2]);
-  const meridiem = match[3];
-  if (minute > 59) return undefined;
-  if (meridiem) {
-    if (hour < 1 || hour > 12) return undefined;
-    hour = (hour % 12) + (meridiem === "pm" ? 12 : 0);
-  } else if (hour > 23) return undefined;
-  return { hour, minute };
-}
-
-const DAY_NAMES: Record<string, number> = {
-  sunday: 0,
-  sun: 0,
-  monday: 1,
-  mon: 1,
-  tuesday: 2,
-  tue: 2,
-  tues: 2,
-  wednesday: 3,
-  wed: 3,
-  thursday: 4,
-  thu: 4,
-  thurs: 4,
-  friday: 5,
-  fri: 5,
-  saturday: 6,
-  sat: 6,
-};
-
-/** Hour used when a day is named without a time (`tomorrow`, `friday`). */
+/** Hour used when a day is named without a time (`tomorrow`, `friday`, `march 5`). */
 export const DEFAULT_HOUR = 9;
 
-/** Adds `days` calendar days to a date, through UTC arithmetic (no time zone involved). */
-function addDays(
-  d: { year: number; month: number; day: number },
-  days: number,
-): { year: number; month: number; day: number } {
-  const date = new Date(Date.UTC(d.year, d.month - 1, d.day + days));
-  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
+/** Where and when times are read: "now" and the time zone of wall-clock times. */
+export interface TimeReference {
+  /** Milliseconds since the epoch. */
+  now: number;
+  /** IANA time zone for wall times (`Europe/Paris`). */
+  timeZone?: string;
+  /** @deprecated Spell it `timeZone`, as everywhere else; still read, with a warning. */
+  zone?: string;
+}
+
+/** The time zone of a reference: `timeZone`, else the old spelling `zone` (with a warning), else UTC. */
+export function zoneOf(ref: TimeReference): string {
+  if (ref.zone === undefined) return ref.timeZone ?? "UTC";
+  return timeZoneOption({ timeZone: ref.timeZone, timezone: ref.zone }, "parseTime: zone") ?? "UTC";
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}t.*(?:z|[+-]\d{2}:?\d{2})$/;
+/** chrono tags for words that name a time of day (`tonight`, `this evening`), not only a day. */
+const TIME_OF_DAY_TAG = /^casualReference\/(?!today|tomorrow|yesterday|now)/;
+const parser = chrono.casual.clone();
+
+/** The UTC offset of `zone` at `ms`, in minutes, for chrono's reference. */
+function offsetMinutes(ms: number, zone: string): number {
+  const w = wallTime(ms, zone);
+  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+  return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / MINUTE);
 }
 
 /**
- * Parses a human time into an instant: `now`, `in 10 minutes`, `in 2h30m`, `9:00`, `5pm`,
- * `today 17:30`, `tomorrow 9:00`, `tomorrow`, `friday at 10am`, `2025-03-01 14:00`, or an ISO
- * timestamp. Wall times are read in `zone`; a bare clock time already past means tomorrow.
- * Returns undefined when the text is not a time.
+ * Parses a time people type into an instant: `now`, `in 10 minutes`, `in 2h30m`, `9:00`, `5pm`,
+ * `tonight`, `tomorrow 9:00`, `next monday 9am`, `march 5 5pm`, `friday at 10am`,
+ * `2025-03-01 14:00`, or an ISO timestamp. The words are read by chrono-node; wall times are
+ * placed in `timeZone` (correct across daylight-saving changes); a day without a time means
+ * 9:00; a time already past today means the next one. The whole text must be a time.
+ * Returns undefined when it is not one (or names no representable instant).
  *
  * @example
- * parseTime("tomorrow 9:00", { now: Date.parse("2025-03-01T12:00:00Z"), zone: "Europe/Paris" });
+ * parseTime("tomorrow 9:00", { now: Date.parse("2025-03-01T12:00:00Z"), timeZone: "Europe/Paris" });
  * // 2025-03-02T08:00:00.000Z
  */
-export function parseTime(text: string, options: { now: number; zone: string }): Date | undefined {
-  const input = text.trim().toLowerCase().replace(/\s+/g, " ").replace(/^at /, "");
-  const { now, zone } = options;
-  if (input === "") return undefined;
-  if (input === "now") return new Date(now);
-  if (input.startsWith("in ")) {
-    const ms = parseDuration(input.slice(3));
-    return ms === undefined ? undefined : new Date(now + ms);
-  }
-  if (/^\d{4}-\d{2}-\d{2}t/.test(input) || /(z|[+-]\d{2}:\d{2})$/.test(input)) {
-    const ms = Date.parse(text.trim());
-    return Number.isNaN(ms) ? undefined : new Date(ms);
-  }
+export function parseTime(text: string, reference: TimeReference): Date | undefined {
+  const input = text.trim().replace(/\s+/g, " ");
+  const lower = input.toLowerCase();
+  const { now } = reference;
+  const zone = zoneOf(reference);
+  if (lower === "") return undefined;
+  if (lower === "now") return new Date(now);
+  const ms = relativeDuration(lower);
+  if (ms !== undefined) return instant(now + ms);
+  if (ISO_INSTANT.test(lower)) return instant(Date.parse(input));
 
-  const today = wallTime(now, zone);
-  const match = /^(?:(today|tomorrow|[a-z]+|\d{4}-\d{2}-\d{2})(?:\s+|$))?(?:at\s+)?(.*)$/.exec(
+  const results = parser.parse(
     input,
+    { instant: new Date(now), timezone: offsetMinutes(now, zone) },
+    { forwardDate: true },
   );
-  if (!match) return undefined;
-  const [, dayWord, clockText] = match;
-  let clock = clockText ? parseClock(clockText) : undefined;
-  if (clockText && !clock) return undefined;
+  const found = results[0];
+  if (results.length !== 1 || !found || found.index !== 0 || found.text.length !== input.length)
+    return undefined;
+  const start = found.start;
+  // An explicit zone or offset (`5pm EST`, `in 2 days`): chrono's instant is the answer.
+  if (start.isCertain("timezoneOffset")) return instant(start.date().getTime());
+  const timeOfDay =
+    start.isCertain("hour") || [...found.tags()].some((tag) => TIME_OF_DAY_TAG.test(tag));
+  const wall = {
+    year: start.get("year")!,
+    month: start.get("month")!,
+    day: start.get("day")!,
+    hour: timeOfDay ? start.get("hour")! : DEFAULT_HOUR,
+    minute: timeOfDay ? (start.get("minute") ?? 0) : 0,
+    second: timeOfDay ? (start.get("second") ?? 0) : 0,
+  };
+  return instant(instantOf(wall, zone));
+}
 
-  let date: { year: number; month: number; day: number };
-  let explicitDay = true;
-  if (dayWord === undefined) {
-    if (!clock) return undefined;
-    date = today;
-    explicitDay = false;
-  } else if (dayWord === "today") date = today;
-  else if (dayWord === "tomorrow") date = addDays(today, 1);
-  else if (/^\d{4}-\d{2}-\d{2}$/.test(dayWord)) {
-    const [y, m, d] = dayWord.split("-").map(Number) as [number, number, number];
-    if (m < 1 || m > 12 || d < 1 || d > 31) return undefined;
-    date = { year: y, month: m, day: d };
-  } else if (dayWord in DAY_NAMES) {
-    const ahead = (DAY_NAMES[dayWord]! - today.weekday + 7) % 7;
-    date = addDays(today, ahead);
-    clock ??= { hour: DEFAULT_HOUR, minute: 0 };
-    if (ahead === 0 && fromWallTime({ ...date, ...clock }, zone) <= now) date = addDays(date, 7);
-  } else {
-    // Not a day word: maybe the whole input is a clock time (`9am`).
-    clock = parseClock(input);
-    if (!clock) return undefined;
-    date = today;
-    explicitDay = false;
-  }
-  clock ??= { hour: DEFAULT_HOUR, minute: 0 };
-  let at = fromWallTime({ ...date, ...clock }, zone);
-  if (!explicitDay && at <= now) at = fromWallTime({ ...addDays(date, 1), ...clock }, zone);
-  return new Date(at);
+/**
+ * The duration of a relative time (`in 2h30m` → 9,000,000), whatever its size, or undefined
+ * when the text is not `in <duration>`. Lets callers tell "too far ahead" from "not a time".
+ */
+export function relativeDuration(text: string): number | undefined {
+  const lower = text.trim().toLowerCase();
+  return lower.startsWith("in ") ? parseDuration(lower.slice(3)) : undefined;
+}
+
+/** A Date for `ms`, or undefined when `ms` is no instant a Date can hold. */
+function instant(ms: number): Date | undefined {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date;
 }

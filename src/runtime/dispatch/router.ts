@@ -3,6 +3,7 @@ import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "./compose.js";
 import {
   compileSpec,
+  subcommandInfos,
   usageLine,
   type CommandInfo,
   type CommandSpec,
@@ -20,11 +21,14 @@ export type Filter<C extends MessageContext> =
 /** No arguments or options declared. */
 export type NoArgs = Record<never, never>;
 
-/** The context of a command handler: `ctx.command.args` and `options` typed from the spec. */
-export type CommandContext<
-  A extends ArgsShape = NoArgs,
-  O extends ArgsShape = NoArgs,
-> = MessageContext & { command: InvocationOf<A, O> };
+/**
+ * The context of a command handler: `ctx.command.args` and `options` typed exactly from the spec
+ * (the loose `command` of MessageContext is left out, so a misspelt `args.nope` does not compile).
+ */
+export type CommandContext<A extends ArgsShape = NoArgs, O extends ArgsShape = NoArgs> = Omit<
+  MessageContext,
+  "command"
+> & { command: InvocationOf<A, O> };
 
 /** A command as the router keeps it. */
 export interface RegisteredCommand {
@@ -104,6 +108,7 @@ export class Router {
       ...(spec.aliases?.length && { aliases: spec.aliases }),
       ...(spec.examples?.length && { examples: spec.examples }),
       ...(spec.roles?.length && { roles: spec.roles }),
+      ...(compiled.subcommands && { subcommands: subcommandInfos(compiled, plugin) }),
     };
     const registered: RegisteredCommand = { info, spec: spec as CommandSpec, compiled };
     for (const n of names) this.#commands.set(n, registered);
