@@ -5,6 +5,7 @@ import type { Clock } from "./clock.js";
 import { apiEmail } from "./emailVisibility.js";
 import { seedRealmEmoji, type RealmEmoji } from "./emoji.js";
 import { findMentions, renderMarkdown } from "./markdown.js";
+import { MessageIndex } from "./messageIndex.js";
 import type { QueueRegistry } from "./queues.js";
 import { Scheduler } from "./scheduled.js";
 import { SubscriptionPropertyStore } from "./subscriptionProperties.js";
@@ -148,7 +149,10 @@ export class Realm {
   readonly clock: Clock;
   readonly users = new Map<number, SandboxUser>();
   readonly channels = new Map<number, Channel>();
+  /** Every stored message, ascending IDs. Read through `index` rather than scanning it. */
   readonly messages: StoredMessage[] = [];
+  /** The messages by channel, topic, DM conversation and receiving user. */
+  readonly index = new MessageIndex();
   readonly queues: QueueRegistry;
   /** A deactivated realm refuses every request with `REALM_DEACTIVATED`. */
   deactivated = false;
@@ -321,6 +325,11 @@ export class Realm {
       .map((u) => ({ userId: u.userId, fullName: u.fullName }));
   }
 
+  /** The recipient ID of a DM conversation among these users (sender included), if it exists. */
+  dmRecipientId(participants: readonly number[]): number | undefined {
+    return this.#dmRecipientIds.get(`dm:${[...participants].sort((a, b) => a - b).join(",")}`);
+  }
+
   #recipientId(key: string): number {
     let id = this.#dmRecipientIds.get(key);
     if (id === undefined) {
@@ -382,6 +391,7 @@ export class Realm {
       message.flags.set(userId, flags);
     }
     this.messages.push(message);
+    this.index.add(message);
     init.beforeDelivery?.(message);
     this.queues.deliverMessage(this, message, init.localEcho);
     for (const listener of this.#messageListeners) listener(message);

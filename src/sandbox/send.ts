@@ -30,14 +30,9 @@ export function checkContent(realm: Realm, content: string): void {
 const CHANNEL_WILDCARD = /(?<![\w_])@\*\*(all|everyone|channel|stream)\*\*/i;
 const TOPIC_WILDCARD = /(?<![\w_])@\*\*topic\*\*/i;
 
-/** Distinct senders of a topic so far. */
-function topicParticipants(realm: Realm, channel: Channel, topic: string): Set<number> {
-  const ids = new Set<number>();
-  const lower = topic.toLowerCase();
-  for (const m of realm.messages)
-    if (m.streamId === channel.streamId && m.topic.toLowerCase() === lower) ids.add(m.senderId);
-  return ids;
-}
+/** Distinct senders of a topic so far (a copy: the index's set grows with the message being sent). */
+const topicParticipants = (realm: Realm, channel: Channel, topic: string): Set<number> =>
+  new Set(realm.index.participants(channel.streamId, topic));
 
 /** Which wildcard mentions the content makes, refused when the sender may not mention that many. */
 function wildcards(
