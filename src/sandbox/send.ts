@@ -10,21 +10,40 @@ export function normalizeTopic(realm: Realm, topic: string): string {
   return trimmed === NO_TOPIC || trimmed === realm.settings.emptyTopicDisplayName ? "" : trimmed;
 }
 
-/** A channel message's topic, checked: required, not empty after the topic rule, not too long. */
+/** The server's `truncate_content`: over `max` characters, cut and end with `marker` (`max` in all). */
+function truncated(text: string, max: number, marker: string): string {
+  const chars = [...text];
+  return chars.length > max ? chars.slice(0, max - marker.length).join("") + marker : text;
+}
+
+/** Position (1-based) of the first control or lone surrogate character, the server's `check_string_is_printable`. */
+function unprintableAt(text: string): number | undefined {
+  const at = [...text].findIndex((c) => /[\p{Cc}\p{Cs}]/u.test(c));
+  return at === -1 ? undefined : at + 1;
+}
+
+/**
+ * A channel message's topic as the server stores it: stripped, the topic rule applied, not
+ * empty, no control characters, and cut to the realm's maximum with `...` (not refused).
+ */
 export function checkedTopic(realm: Realm, topic: string): string {
   const normalized = normalizeTopic(realm, topic);
   if (normalized === "") throw badRequest("Topic can't be empty!");
-  const max = realm.settings.maxTopicLength;
-  if ([...normalized].length > max)
-    throw badRequest(`Topic must not be longer than ${max} characters`);
-  return normalized;
+  const bad = unprintableAt(normalized);
+  if (bad !== undefined) throw badRequest(`Invalid character in topic, at position ${bad}!`);
+  return truncated(normalized, realm.settings.maxTopicLength, "...");
 }
 
-export function checkContent(realm: Realm, content: string): void {
-  const max = realm.settings.maxMessageLength;
-  if ([...content].length > max)
-    throw badRequest(`Message must not be longer than ${max} characters`);
-  if (content.trim() === "") throw badRequest("Message must not be empty");
+/**
+ * Message content as the server stores it (`normalize_body`): trailing whitespace and leading
+ * blank lines stripped, refused when empty or holding a null byte, and cut to the realm's maximum
+ * with a `[message truncated]` line (not refused).
+ */
+export function normalizedContent(realm: Realm, content: string): string {
+  const body = content.trimEnd().replace(/^\n+/, "");
+  if (body === "") throw badRequest("Message must not be empty");
+  if (body.includes("\0")) throw badRequest("Message must not contain null bytes");
+  return truncated(body, realm.settings.maxMessageLength, "\n[message truncated]");
 }
 
 const CHANNEL_WILDCARD = /(?<![\w_])@\*\*(all|everyone|channel|stream)\*\*/i;
@@ -137,8 +156,8 @@ export function sendToChannel(
   const { sender, channel, topic } = init;
   if (!channel.subscribers.has(sender.userId) && (channel.inviteOnly || sender.role === 600))
     throw badRequest(`Not authorized to send to channel '${channel.name}'`);
-  checkContent(realm, init.content);
-  const found = wildcards(realm, sender, channel, topic, init.content);
+  const content = normalizedContent(realm, init.content);
+  const found = wildcards(realm, sender, channel, topic, content);
   const participants = topicParticipants(realm, channel, topic);
   const startsTopic = participants.size === 0;
   const policy = newVisibilityPolicy(realm, sender, channel, topic, startsTopic);
@@ -147,7 +166,7 @@ export function sendToChannel(
     kind: "stream",
     channel,
     topic,
-    content: init.content,
+    content,
     client: init.client ?? "Internal",
     readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,
@@ -201,12 +220,11 @@ export function sendDirect(
     localEcho?: { queueId: string; localId: string };
   },
 ): StoredMessage {
-  checkContent(realm, init.content);
   return realm.postMessage({
     sender: init.sender,
     kind: "private",
     recipients: init.recipients.map((r) => r.userId),
-    content: init.content,
+    content: normalizedContent(realm, init.content),
     client: init.client ?? "Internal",
     readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,

@@ -6,6 +6,7 @@ import { badRequest, missing, SandboxError } from "../errors.js";
 import { checkEditPermission, editMessage, historySnapshots } from "../edits.js";
 import {
   checkedTopic,
+  normalizedContent,
   normalizeTopic,
   resolveRecipients,
   sendDirect,
@@ -107,11 +108,6 @@ export const messageRoutes: Route[] = [
       content: params.content !== undefined,
       move: params.topic !== undefined || params.stream_id !== undefined,
     });
-    if (params.content !== undefined) {
-      const max = realm.settings.maxMessageLength;
-      if ([...params.content].length > max)
-        throw badRequest(`Message must not be longer than ${max} characters`);
-    }
     const topic = params.topic === undefined ? undefined : checkedTopic(realm, params.topic);
     const channel =
       params.stream_id === undefined ? undefined : realm.channels.get(params.stream_id);
@@ -119,13 +115,11 @@ export const messageRoutes: Route[] = [
     editMessage(realm, {
       editor: user,
       message,
-      // An empty edit deletes the content on real servers; keep a visible marker like they do.
+      // An empty edit deletes the content on real servers, leaving their "(deleted)" marker.
       content:
         params.content === undefined
           ? undefined
-          : params.content.trim() === ""
-            ? "(deleted)"
-            : params.content,
+          : normalizedContent(realm, params.content.trim() === "" ? "(deleted)" : params.content),
       topic,
       channel,
       propagateMode: params.propagate_mode ?? "change_one",
