@@ -122,6 +122,7 @@ export function editMessage(realm: Realm, req: EditRequest): void {
     message.content = req.content!;
     message.renderedContent = renderMarkdown(req.content!, realm.mentionTargets());
     message.lastEditTimestamp = now;
+    realm.uploads.claim(realm, message);
     event.content = message.content;
     event.rendered_content = message.renderedContent;
     event.is_me_message = message.content.startsWith("/me ");

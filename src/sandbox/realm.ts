@@ -392,6 +392,7 @@ export class Realm {
     }
     this.messages.push(message);
     this.index.add(message);
+    this.uploads.claim(this, message);
     init.beforeDelivery?.(message);
     this.queues.deliverMessage(this, message, init.localEcho);
     for (const listener of this.#messageListeners) listener(message);
