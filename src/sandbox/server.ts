@@ -10,7 +10,7 @@ import { RateLimiter, type RateLimitOptions } from "./ratelimit.js";
 import { QueueRegistry } from "./queues.js";
 import { DEFAULT_SETTINGS, Realm, type RealmSettings } from "./realm.js";
 import { routes } from "./routes/index.js";
-import { seedRealm } from "./seed.js";
+import { seedRealm, type BotIdentity } from "./seed.js";
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -31,6 +31,8 @@ export interface SandboxOptions {
   settings?: Partial<RealmSettings>;
   /** Per-user rate limits; off unless given (real servers: 200 requests per 60 s). */
   rateLimit?: RateLimitOptions;
+  /** The seeded bot account's name (default `Topic Bot`) and email (default `bot-bot@<host>`). */
+  bot?: BotIdentity;
 }
 
 /** A seeded account, as printed by `bot sandbox --json`. */
@@ -86,7 +88,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     () => clock.now(),
   );
   const realm = new Realm({ ...DEFAULT_SETTINGS, ...options.settings }, clock, queues);
-  const seeded = seedRealm(realm);
+  const seeded = seedRealm(realm, options.bot);
   // With a manual clock, moving time collects idle queues at once.
   const stopSweeping =
     clock instanceof ManualClock ? clock.onChange(() => queues.sweep()) : undefined;
