@@ -1,4 +1,4 @@
-// The `/sandbox/*` control routes need a token when the sandbox listens beyond loopback.
+// The `/sandbox/*` control routes: a token when the sandbox listens beyond loopback, and fault routes named with path parameters.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isLoopback } from "../../src/sandbox/control.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
@@ -41,5 +41,32 @@ describe("sandbox control token", () => {
       expect(isLoopback(host)).toBe(true);
     for (const host of ["0.0.0.0", "::", "192.168.1.4", "example.test"])
       expect(isLoopback(host)).toBe(false);
+  });
+});
+
+describe("fault routes with path parameters", () => {
+  it("a rule names the route as declared, {message_id} and all, and matches every message ID", async () => {
+    const sandbox = await startSandbox();
+    try {
+      const mia = sandbox.user("mia");
+      const edit = (id: number) =>
+        fetch(`${sandbox.url}/api/v1/messages/${id}`, {
+          method: "PATCH",
+          headers: {
+            authorization: `Basic ${Buffer.from(`${mia.email}:${mia.apiKey}`).toString("base64")}`,
+            "content-type": "application/x-www-form-urlencoded",
+          },
+          body: "content=edited",
+        });
+      sandbox.faults.add({ route: "PATCH /messages/123", status: 503 });
+      expect((await edit(123)).status).not.toBe(503);
+      sandbox.faults.clear();
+      sandbox.faults.add({ route: "PATCH /messages/{message_id}", status: 503, times: 2 });
+      expect((await edit(123)).status).toBe(503);
+      expect((await edit(7)).status).toBe(503);
+      expect((await edit(7)).status).not.toBe(503);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
