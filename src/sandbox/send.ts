@@ -3,6 +3,7 @@ import { NO_TOPIC } from "../api/common.js";
 import { badRequest, SandboxError } from "./errors.js";
 import type { Channel, Realm, SandboxUser, StoredMessage } from "./realm.js";
 import { findUserByEmail } from "./emailVisibility.js";
+import type { WidgetContent } from "./widgets.js";
 
 /** The topic rule: `(no topic)` and the realm's empty-topic display name mean the empty string. */
 export function normalizeTopic(realm: Realm, topic: string): string {
@@ -146,6 +147,8 @@ export interface ChannelSend {
   client?: string;
   readBySender?: boolean;
   localEcho?: { queueId: string; localId: string };
+  /** A checked `widget_content`. */
+  widget?: WidgetContent;
 }
 
 /** Posts a channel message (topic already checked); returns it with any automatic policy change. */
@@ -167,6 +170,7 @@ export function sendToChannel(
     channel,
     topic,
     content,
+    widget: init.widget,
     client: init.client ?? "Internal",
     readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,
@@ -218,6 +222,7 @@ export function sendDirect(
     client?: string;
     readBySender?: boolean;
     localEcho?: { queueId: string; localId: string };
+    widget?: WidgetContent;
   },
 ): StoredMessage {
   return realm.postMessage({
@@ -225,6 +230,7 @@ export function sendDirect(
     kind: "private",
     recipients: init.recipients.map((r) => r.userId),
     content: normalizedContent(realm, init.content),
+    widget: init.widget,
     client: init.client ?? "Internal",
     readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,

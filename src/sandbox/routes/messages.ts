@@ -4,6 +4,7 @@ import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
 import { badRequest, missing, SandboxError } from "../errors.js";
 import { checkEditPermission, editMessage, historySnapshots } from "../edits.js";
+import { checkedWidgetContent } from "../widgets.js";
 import {
   checkedTopic,
   normalizedContent,
@@ -30,6 +31,9 @@ export const messageRoutes: Route[] = [
         ? { queueId: params.queue_id, localId: params.local_id! }
         : undefined;
 
+    const widget =
+      params.widget_content === undefined ? undefined : checkedWidgetContent(params.widget_content);
+
     if (isDirectType(params.type)) {
       const to = Array.isArray(params.to) ? params.to : [params.to];
       const recipients = resolveRecipients(realm, user, to);
@@ -40,6 +44,7 @@ export const messageRoutes: Route[] = [
         client: clientName,
         readBySender: params.read_by_sender,
         localEcho,
+        widget,
       });
       return { id: message.id };
     }
@@ -70,6 +75,7 @@ export const messageRoutes: Route[] = [
       client: clientName,
       readBySender: params.read_by_sender,
       localEcho,
+      widget,
     });
     return automaticPolicy === undefined
       ? { id: message.id }
