@@ -1,12 +1,17 @@
-// Benchmark: requests per second the sandbox serves for POST /messages and GET /events, vs a bare HTTP server.
+// Benchmark: requests per second the sandbox serves for POST /messages, narrowed GET /messages and GET /events, vs a bare HTTP server and across history sizes.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Pool } from "undici";
-import { startSandbox } from "../src/sandbox/server.js";
+import { sendToChannel } from "../src/sandbox/send.js";
+import { startSandbox, type Sandbox } from "../src/sandbox/server.js";
 import { main, percentile, progress, type Row } from "./lib.js";
 
 const REQUESTS = 4_000;
 const CONCURRENCY = 32;
+/** Stored messages before each measurement: cost must not grow with history. */
+const HISTORY = [0, 10_000, 100_000];
+/** The POSTs spread over this many topics of `general`, as does the stored history. */
+const TOPICS = 10;
 
 interface Request {
   path: string;
@@ -43,12 +48,36 @@ async function hammer(
   return { rps: count / seconds, p99: percentile(latencies, 99) };
 }
 
-void main(async () => {
+const basic = (u: { email: string; apiKey: string }) =>
+  `Basic ${Buffer.from(`${u.email}:${u.apiKey}`).toString("base64")}`;
+
+/** Stores `count` messages from `mia` in `general`, round-robin over the topics, without HTTP. */
+function storeHistory(sandbox: Sandbox, count: number): void {
+  const { realm } = sandbox;
+  const sender = realm.users.get(sandbox.user("mia").userId)!;
+  const channel = realm.channelByName("general")!;
+  for (let i = 0; i < count; i++)
+    sendToChannel(realm, {
+      sender,
+      channel,
+      topic: `topic ${i % TOPICS}`,
+      content: `stored ${i}`,
+    });
+}
+
+interface Measured {
+  posts: { rps: number; p99: number };
+  reads: { rps: number; p99: number };
+  polls?: { rps: number; p99: number };
+}
+
+/** A fresh sandbox holding `stored` messages: POST /messages, then GET /messages (channel and topic, newest 20). */
+async function measure(stored: number, withPolls: boolean): Promise<Measured> {
   const sandbox = await startSandbox({ heartbeatSeconds: 30 });
+  progress(`sandbox: storing ${stored.toLocaleString("en")} messages`);
+  storeHistory(sandbox, stored);
   const mia = sandbox.user("mia");
   const olivia = sandbox.user("olivia");
-  const basic = (u: { email: string; apiKey: string }) =>
-    `Basic ${Buffer.from(`${u.email}:${u.apiKey}`).toString("base64")}`;
   // A queue for olivia, so every message is also fanned out to a polling client, as in use.
   const reg = await fetch(`${sandbox.url}/api/v1/register`, {
     method: "POST",
@@ -64,9 +93,22 @@ void main(async () => {
     body: new URLSearchParams({
       type: "channel",
       to: "general",
-      topic: `topic ${i % 10}`,
+      topic: `topic ${i % TOPICS}`,
       content: `message ${i} with **some** markdown`,
     }).toString(),
+  });
+  const read = (i: number): Request => ({
+    path: `/api/v1/messages?${new URLSearchParams({
+      anchor: "newest",
+      num_before: "20",
+      num_after: "0",
+      narrow: JSON.stringify([
+        { operator: "channel", operand: "general" },
+        { operator: "topic", operand: `topic ${i % TOPICS}` },
+      ]),
+    }).toString()}`,
+    method: "GET",
+    headers: { authorization: basic(olivia) },
   });
   const poll = (): Request => ({
     path: `/api/v1/events?queue_id=${encodeURIComponent(queueId)}&dont_block=true`,
@@ -74,17 +116,49 @@ void main(async () => {
     headers: { authorization: basic(olivia) },
   });
 
-  progress(`sandbox: ${REQUESTS} POST /messages, ${CONCURRENCY} concurrent`);
+  progress(`sandbox (${stored} stored): ${REQUESTS} POST /messages, ${CONCURRENCY} concurrent`);
   await hammer(sandbox.url, 500, post);
   const posts = await hammer(sandbox.url, REQUESTS, post);
-  // Acknowledge what the posts queued, so polls answer a small, realistic batch.
-  await fetch(`${sandbox.url}${poll().path}&last_event_id=${REQUESTS + 499}`, {
-    headers: poll().headers,
-  });
-  progress(`sandbox: ${REQUESTS} GET /events (dont_block), ${CONCURRENCY} concurrent`);
-  await hammer(sandbox.url, 500, poll);
-  const polls = await hammer(sandbox.url, REQUESTS, poll);
+  progress(`sandbox (${stored} stored): ${REQUESTS} GET /messages (channel+topic, newest 20)`);
+  await hammer(sandbox.url, 500, read);
+  const reads = await hammer(sandbox.url, REQUESTS, read);
+  let polls: Measured["polls"];
+  if (withPolls) {
+    // Acknowledge what the posts queued, so polls answer a small, realistic batch.
+    await fetch(`${sandbox.url}${poll().path}&last_event_id=${REQUESTS + 499}`, {
+      headers: poll().headers,
+    });
+    progress(`sandbox: ${REQUESTS} GET /events (dont_block), ${CONCURRENCY} concurrent`);
+    await hammer(sandbox.url, 500, poll);
+    polls = await hammer(sandbox.url, REQUESTS, poll);
+  }
   await sandbox.close();
+  return { posts, reads, polls };
+}
+
+void main(async () => {
+  const byHistory = new Map<number, Measured>();
+  for (const stored of HISTORY) byHistory.set(stored, await measure(stored, stored === 0));
+  const empty = byHistory.get(0)!;
+  const largest = byHistory.get(HISTORY.at(-1)!)!;
+  const posts = empty.posts;
+  const polls = empty.polls!;
+  const post = (i: number): Request => ({
+    path: "/api/v1/messages",
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      type: "channel",
+      to: "general",
+      topic: `topic ${i % TOPICS}`,
+      content: `message ${i} with **some** markdown`,
+    }).toString(),
+  });
+  const poll = (): Request => ({
+    path: `/api/v1/events?queue_id=q&dont_block=true`,
+    method: "GET",
+    headers: {},
+  });
 
   // Baseline: node's bare HTTP server answering a JSON body of the same size, no routing, no state.
   const body = JSON.stringify({
@@ -142,12 +216,59 @@ void main(async () => {
       better: "lower",
     },
   ].map((r) => ({ ...r, baselineIs: "bare node:http", better: r.better as Row["better"] }));
+  // The same requests with history stored, each beside the figure at 0 stored in this run.
+  for (const stored of HISTORY.slice(1)) {
+    const at = byHistory.get(stored)!;
+    const label = `${stored.toLocaleString("en")} stored`;
+    rows.push(
+      {
+        metric: `POST /messages, ${label}`,
+        value: at.posts.rps,
+        baseline: empty.posts.rps,
+        unit: "req/s",
+        better: "higher",
+        baselineIs: "same, 0 stored",
+      },
+      {
+        metric: `GET /messages (channel+topic), ${label}`,
+        value: at.reads.rps,
+        baseline: empty.reads.rps,
+        unit: "req/s",
+        better: "higher",
+        baselineIs: "same, 0 stored",
+      },
+    );
+  }
+  rows.push({
+    metric: "GET /messages (channel+topic), 0 stored",
+    value: empty.reads.rps,
+    baseline: null,
+    unit: "req/s",
+    better: "higher",
+  });
+  // Cost per request is the inverse of throughput at the same concurrency.
+  const postGrowth = empty.posts.rps / largest.posts.rps;
+  const readGrowth = empty.reads.rps / largest.reads.rps;
+  const most = HISTORY.at(-1)!.toLocaleString("en");
   return {
     name: "sandbox",
     title: "Sandbox: requests per second it serves",
-    method: `${REQUESTS.toLocaleString("en")} requests each (after 500 to warm up) from an undici pool with ${CONCURRENCY} concurrent callers, in the sandbox's own process. POST /messages: \`mia\` posts to \`general\` (Markdown rendered, stored, fanned out to one registered queue). GET /events: \`dont_block=true\` polls of that queue. Baseline: a bare \`node:http\` server answering a JSON body of the same size to the same requests: the most any Node HTTP server can do here.`,
+    method: `${REQUESTS.toLocaleString("en")} requests each (after 500 to warm up) from an undici pool with ${CONCURRENCY} concurrent callers, in the sandbox's own process. POST /messages: \`mia\` posts to \`general\` over ${TOPICS} topics (Markdown rendered, stored, fanned out to one registered queue). GET /messages: \`olivia\` reads the newest 20 of one of those topics (channel and topic narrow). GET /events: \`dont_block=true\` polls of that queue. Each is measured in a fresh sandbox holding ${HISTORY.map((n) => n.toLocaleString("en")).join(" / ")} stored messages in the same topics; cost per request is the inverse of the throughput. Baseline: a bare \`node:http\` server answering a JSON body of the same size to the same requests: the most any Node HTTP server can do here.`,
     rows,
     // Whether the sandbox outpaces the bot is checked by run.ts against the reply benchmark.
-    checks: [],
+    checks: [
+      {
+        what: `POST /messages costs at most 1.5× as much with ${most} messages stored as with none (measured ${postGrowth.toFixed(2)}×)`,
+        ok: postGrowth <= 1.5,
+      },
+      {
+        what: `GET /messages with a channel and topic narrow costs at most 1.5× as much with ${most} messages stored as with none (measured ${readGrowth.toFixed(2)}×)`,
+        ok: readGrowth <= 1.5,
+      },
+      {
+        what: `the sandbox serves at least 3,000 POST /messages per second at ${CONCURRENCY} concurrent clients (measured ${Math.round(posts.rps).toLocaleString("en")}, ${most} stored: ${Math.round(largest.posts.rps).toLocaleString("en")})`,
+        ok: Math.min(posts.rps, largest.posts.rps) >= 3_000,
+      },
+    ],
   };
 });

@@ -39,5 +39,11 @@ export const narrow = z.array(narrowTerm);
 export type NarrowTerm = z.infer<typeof narrowTerm>;
 export type Narrow = z.infer<typeof narrow>;
 
-export const emojiReactionType = z.enum(["unicode_emoji", "realm_emoji", "service_extra_emoji"]);
+/** `service_extra_emoji` is the spec's name, `zulip_extra_emoji` the real server's, for the same built-in emoji. */
+export const emojiReactionType = z.enum([
+  "unicode_emoji",
+  "realm_emoji",
+  "service_extra_emoji",
+  "zulip_extra_emoji",
+]);
 export type EmojiReactionType = z.infer<typeof emojiReactionType>;

@@ -86,6 +86,13 @@ export const send = endpoint({
     queue_id: z.string().optional(),
     local_id: z.string().optional(),
     read_by_sender: z.boolean().optional(),
+    /**
+     * A widget for the message (the real server's undocumented parameter): `{ widget_type:
+     * "zform", extra_data: { type: "choices", heading, choices: [{ short_name, long_name, reply }] } }`,
+     * as an object or its JSON text. Delivered in the message's `submessages`. Polls and todo
+     * lists come from content starting `/poll` or `/todo`.
+     */
+    widget_content: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
   }),
   response: z.looseObject({
     id: z.number().int(),

@@ -10,6 +10,20 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
   setup(bot: PluginApi, config: z.output<S>): void | Promise<void>;
 }
 
+/** The plugin-name rule: lowercase letters, digits and dashes, starting with a letter (`greet`, `stand-up`). */
+export const PLUGIN_NAME_RULE = /^[a-z][a-z0-9-]*$/;
+
+/**
+ * Throws unless `name` follows the plugin-name rule; the one check `definePlugin`,
+ * `createTestBot` and `describePluginDefaults` apply.
+ */
+export function checkPluginName(name: unknown): void {
+  if (typeof name !== "string" || !PLUGIN_NAME_RULE.test(name))
+    throw new Error(
+      `plugin name ${JSON.stringify(name)} is invalid: use lowercase letters, digits and dashes, starting with a letter (e.g. "stand-up")`,
+    );
+}
+
 /**
  * Declares a plugin. An identity helper: it exists so the settings type is inferred from the schema.
  *
@@ -25,6 +39,7 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
 export function definePlugin<S extends z.ZodType = z.ZodObject<Record<string, never>>>(
   plugin: Plugin<S>,
 ): Plugin<S> {
+  checkPluginName(plugin.name);
   return plugin;
 }
 

@@ -1,4 +1,5 @@
 // The `/sandbox/*` control routes: fault injection, forced queue expiry and the clock, over HTTP.
+import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ManualClock, type Clock } from "./clock.js";
 import { sendJson } from "./handler.js";
@@ -11,7 +12,20 @@ export interface ControlTargets {
   clock: Clock;
   /** Expires queues by ID or by owner; all queues when neither is given. */
   expireQueues(filter?: { queueId?: string; userId?: number }): string[];
+  /** When set, every control request must carry `Authorization: Bearer <token>`. */
+  token?: string;
 }
+
+/** Whether the request carries the control token (compared in constant time). */
+function hasToken(req: IncomingMessage, token: string): boolean {
+  const given = Buffer.from(/^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/** Whether a listen address is loopback only (where the control routes need no token). */
+export const isLoopback = (host: string): boolean =>
+  host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
@@ -39,6 +53,14 @@ export async function handleControl(
   const route = `${req.method} ${url.pathname.replace(/\/+$/, "")}`;
   const ok = (body: Record<string, unknown> = {}): void =>
     sendJson(res, 200, { result: "success", msg: "", ...body });
+  if (targets.token !== undefined && !hasToken(req, targets.token)) {
+    sendJson(res, 401, {
+      result: "error",
+      code: "UNAUTHORIZED",
+      msg: `${route} needs the sandbox control token: "Authorization: Bearer <token>" (printed when the sandbox started)`,
+    });
+    return true;
+  }
   try {
     const faultId = /^DELETE \/sandbox\/faults\/(\d+)$/.exec(route);
     if (faultId) {

@@ -55,12 +55,14 @@ function movedTogether(realm: Realm, req: EditRequest): StoredMessage[] {
   const { message } = req;
   if (req.propagateMode === "change_one") return [message];
   const lower = message.topic.toLowerCase();
-  return realm.messages.filter(
-    (m) =>
-      m.streamId === message.streamId &&
-      m.topic.toLowerCase() === lower &&
-      (req.propagateMode === "change_all" || m.id >= message.id),
-  );
+  return realm.index
+    .topic(message.streamId!, message.topic)
+    .filter(
+      (m) =>
+        m.streamId === message.streamId &&
+        m.topic.toLowerCase() === lower &&
+        (req.propagateMode === "change_all" || m.id >= message.id),
+    );
 }
 
 /** Applies an edit: stores history, updates the message(s) and sends `update_message` events. */
@@ -108,7 +110,10 @@ export function editMessage(realm: Realm, req: EditRequest): void {
       edit.streamId = req.channel!.streamId;
       m.streamId = req.channel!.streamId;
     }
-    if (topicChanged || channelChanged) m.lastMovedTimestamp = now;
+    if (topicChanged || channelChanged) {
+      m.lastMovedTimestamp = now;
+      realm.index.moved(m, original);
+    }
     m.edits.push(edit);
   }
   if (contentChanged) {
@@ -117,6 +122,7 @@ export function editMessage(realm: Realm, req: EditRequest): void {
     message.content = req.content!;
     message.renderedContent = renderMarkdown(req.content!, realm.mentionTargets());
     message.lastEditTimestamp = now;
+    realm.uploads.claim(realm, message);
     event.content = message.content;
     event.rendered_content = message.renderedContent;
     event.is_me_message = message.content.startsWith("/me ");

@@ -1,15 +1,13 @@
-// Emoji names and codes, as the server checks them for reactions and statuses: Unicode data from unicode-emoji-json, realm emoji, extra emoji.
-import { createRequire } from "node:module";
+// Emoji names and codes, as the server checks them for reactions, statuses and `:name:` in messages: Zulip's own name table, realm emoji, extra emoji.
 import type { EmojiReactionType } from "../api/common.js";
+import { ZULIP_EMOJI_NAMES } from "./emojiNames.generated.js";
 import { badRequest } from "./errors.js";
 
 interface UnicodeData {
+  /** `name_to_codepoint`: every canonical name and alias. */
   byName: Map<string, string>;
+  /** `codepoint_to_name`: the canonical name of each code. */
   byCode: Map<string, string>;
-}
-
-interface EmojiEntry {
-  slug: string;
 }
 
 let unicode: UnicodeData | undefined;
@@ -19,51 +17,39 @@ export function unicodeCode(emoji: string): string {
   return [...emoji]
     .map((c) => c.codePointAt(0)!)
     .filter((cp) => cp !== 0xfe0f)
-    .map((cp) => cp.toString(16))
+    .map((cp) => cp.toString(16).padStart(4, "0"))
     .join("-");
 }
 
-/** Names the chat server's users know by heart, as aliases of the Unicode data's names. */
-const ALIASES: Readonly<Record<string, string>> = {
-  "+1": "thumbs_up",
-  "-1": "thumbs_down",
-  heart: "red_heart",
-  tada: "party_popper",
-  smile: "grinning_face_with_smiling_eyes",
-  check: "check_mark_button",
-  car: "automobile",
-  coffee: "hot_beverage",
-};
-
-/** Loads the Unicode emoji table the first time an emoji is looked up. */
+/** Builds the server's two maps from its name table, the first time an emoji is looked up. */
 function unicodeData(): UnicodeData {
   if (!unicode) {
-    const require = createRequire(import.meta.url);
-    const table = require("unicode-emoji-json/data-by-emoji.json") as Record<string, EmojiEntry>;
     const byName = new Map<string, string>();
     const byCode = new Map<string, string>();
-    for (const [emoji, entry] of Object.entries(table)) {
-      const code = unicodeCode(emoji);
-      byName.set(entry.slug, code);
-      if (!byCode.has(code)) byCode.set(code, entry.slug);
-    }
-    for (const [alias, slug] of Object.entries(ALIASES)) {
-      const code = byName.get(slug);
-      if (code) byName.set(alias, code);
+    for (const [code, canonical, ...aliases] of ZULIP_EMOJI_NAMES) {
+      byCode.set(code!, canonical!);
+      for (const name of [canonical!, ...aliases]) byName.set(name, code!);
     }
     unicode = { byName, byCode };
   }
   return unicode;
 }
 
-/** The code of a Unicode emoji name (`car` to `1f697`), or undefined. */
+/** The code of a Unicode emoji name as the server knows it (`wave` to `1f44b`), or undefined. */
 export const unicodeCodeOfName = (name: string): string | undefined =>
   unicodeData().byName.get(name);
 
 /** Whether `code` is some Unicode emoji's code. */
 export const isUnicodeEmojiCode = (code: string): boolean => unicodeData().byCode.has(code);
 
-/** Built-in emoji that are not Unicode (`zulip_extra_emoji` on real servers); the code is the name. */
+/** The canonical name of a Unicode emoji code (`1f44b` to `wave`), or undefined. */
+export const unicodeNameOfCode = (code: string): string | undefined =>
+  unicodeData().byCode.get(code);
+
+/**
+ * Built-in emoji that are not Unicode; the code is the name. The spec calls their type
+ * `service_extra_emoji`, the real server `zulip_extra_emoji`: both are accepted.
+ */
 export const SERVICE_EXTRA_EMOJI: readonly string[] = ["zulip"];
 
 /** A custom emoji uploaded to the realm; its `emoji_code` is its ID. */
@@ -124,7 +110,7 @@ export function resolveEmoji(
     if (!custom) throw badRequest("Invalid custom emoji.");
     if (custom.name !== name) throw badRequest("Invalid custom emoji name.");
     if (custom.deactivated) throw badRequest("This custom emoji has been deactivated.");
-  } else if (type === "service_extra_emoji") {
+  } else if (type === "service_extra_emoji" || type === "zulip_extra_emoji") {
     if (!SERVICE_EXTRA_EMOJI.includes(code)) throw badRequest("Invalid emoji code.");
     if (name !== code) throw badRequest("Invalid emoji name.");
   } else {

@@ -8,6 +8,7 @@ export type { SandboxUser, Channel, StoredMessage, RealmSettings } from "./realm
 export { createRequestHandler } from "./handler.js";
 export type { RequestHandler } from "./handler.js";
 export { SEED_USERS, SEED_CHANNELS } from "./seed.js";
+export type { BotIdentity } from "./seed.js";
 export { FaultInjector } from "./faults.js";
 export type { FaultRule } from "./faults.js";
 export { RateLimiter } from "./ratelimit.js";

@@ -1,5 +1,6 @@
-// Message rendering: Markdown to HTML with marked, raw HTML escaped, the chat's mention syntax as spans.
+// Message rendering: Markdown to HTML with marked, raw HTML escaped, the chat's mention and `:emoji:` syntax as spans.
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from "marked";
+import { SERVICE_EXTRA_EMOJI, unicodeCodeOfName } from "./emoji.js";
 
 export interface MentionTarget {
   userId: number;
@@ -61,11 +62,39 @@ const mention: TokenizerAndRendererExtension = {
   },
 };
 
+interface EmojiToken extends Tokens.Generic {
+  name: string;
+  code: string | undefined;
+}
+
+/** `:name:` as the server renders it: a span for a Unicode emoji, an image for the extra emoji. */
+const emoji: TokenizerAndRendererExtension = {
+  name: "emoji",
+  level: "inline",
+  // As the server's pattern, a `:` right after a word character starts no emoji (`a:b:`).
+  start: (src) => src.search(/(?<!\w):[\w+-]+:/),
+  tokenizer(src, tokens) {
+    const match = /^:([\w+-]+):(?!\w)/.exec(src);
+    if (!match || /\w$/.test(tokens.at(-1)?.raw ?? "")) return undefined;
+    const name = match[1]!;
+    const code = unicodeCodeOfName(name);
+    if (code === undefined && !SERVICE_EXTRA_EMOJI.includes(name)) return undefined;
+    return { type: "emoji", raw: match[0], name, code } as EmojiToken;
+  },
+  renderer(token) {
+    const { name, code } = token as EmojiToken;
+    if (code === undefined)
+      return `<img alt=":${name}:" class="emoji" src="/static/generated/emoji/images/emoji/unicode/${name}.png" title="${name}">`;
+    const title = escapeHtml(name.replace(/_/g, " "));
+    return `<span aria-label="${title}" class="emoji emoji-${code}" role="img" title="${title}">:${escapeHtml(name)}:</span>`;
+  },
+};
+
 const marked = new Marked({
   gfm: true,
   breaks: true,
   async: false,
-  extensions: [mention],
+  extensions: [mention, emoji],
   renderer: { html: ({ text }) => escapeHtml(text) },
 });
 

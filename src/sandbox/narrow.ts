@@ -150,6 +150,34 @@ export class CompiledNarrow {
     return undefined;
   }
 
+  /**
+   * The narrowest index list holding every message the narrow can match: a channel's topic, a
+   * channel, or a DM conversation, from the narrow's positive terms; undefined when none applies.
+   */
+  indexedSource(): readonly StoredMessage[] | undefined {
+    const positive = this.terms.filter((t) => !t.negated);
+    const channelTerm = positive.find((t) => t.operator === "channel");
+    const topicTerm = positive.find((t) => t.operator === "topic");
+    if (channelTerm) {
+      const streamId = this.#channel(channelTerm.operand).streamId;
+      if (topicTerm) return this.#realm.index.topic(streamId, this.#topic(topicTerm.operand));
+      return this.#realm.index.channel(streamId);
+    }
+    const dmTerm = positive.find((t) => t.operator === "dm");
+    if (dmTerm) {
+      const ids = new Set([...this.#users(dmTerm.operand), this.#viewer.userId]);
+      const recipientId = this.#realm.dmRecipientId([...ids]);
+      return recipientId === undefined ? [] : this.#realm.index.conversation(recipientId);
+    }
+    return undefined;
+  }
+
+  /** A topic operand as stored: trimmed, and the empty topic's display name meaning "". */
+  #topic(operand: NarrowTerm["operand"]): string {
+    const topic = String(operand).trim().toLowerCase();
+    return topic === this.#realm.settings.emptyTopicDisplayName.toLowerCase() ? "" : topic;
+  }
+
   #channel(operand: NarrowTerm["operand"]) {
     const channel =
       typeof operand === "number" || /^\d+$/.test(String(operand))
@@ -193,8 +221,7 @@ export class CompiledNarrow {
       case "channels":
         return (m) => m.kind === "stream" && !realm.channels.get(m.streamId!)?.inviteOnly;
       case "topic": {
-        const topic = String(operand).trim().toLowerCase();
-        const wanted = topic === realm.settings.emptyTopicDisplayName.toLowerCase() ? "" : topic;
+        const wanted = this.#topic(operand);
         return (m) => m.kind === "stream" && m.topic.toLowerCase() === wanted;
       }
       case "sender": {

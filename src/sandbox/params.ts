@@ -2,21 +2,38 @@
 import type { z } from "zod";
 import { badRequest, missing } from "./errors.js";
 
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The JSON value of `raw` when it is JSON other than a string, else undefined. A fast path:
+ * most parameters are plain text (topics, content, names), and a thrown `JSON.parse` error per
+ * parameter costs more than the whole request; only text that can be a JSON number, literal,
+ * list or object is parsed.
+ */
+function nonStringJson(raw: string): { value: unknown } | undefined {
+  const text = raw.trim();
+  const first = text[0];
+  if (first === "{" || first === "[") {
+    try {
+      return { value: JSON.parse(text) };
+    } catch {
+      return undefined;
+    }
+  }
+  if (text === "true") return { value: true };
+  if (text === "false") return { value: false };
+  if (text === "null") return { value: null };
+  return JSON_NUMBER.test(text) ? { value: Number(text) } : undefined;
+}
+
 /**
  * Decodes one raw parameter: a JSON value that fits the schema and is not a string wins
  * (numbers, booleans, lists, objects); otherwise the raw text is used as a string.
  */
 function decodeValue(raw: string, schema: z.ZodType): { ok: true; value: unknown } | { ok: false } {
-  let json: unknown;
-  let isJson = false;
-  try {
-    json = JSON.parse(raw);
-    isJson = typeof json !== "string";
-  } catch {
-    isJson = false;
-  }
-  if (isJson) {
-    const parsed = schema.safeParse(json);
+  const json = nonStringJson(raw);
+  if (json) {
+    const parsed = schema.safeParse(json.value);
     if (parsed.success) return { ok: true, value: parsed.data };
   }
   const parsed = schema.safeParse(raw);

@@ -175,7 +175,11 @@ export class QueueRegistry {
       const receives =
         message.recipients.includes(user.userId) ||
         message.senderId === user.userId ||
-        (queue.filter.allPublicStreams && channel !== undefined && !channel.inviteOnly);
+        // `all_public_streams` reaches only what GET /messages/{id} would show (not guests).
+        (queue.filter.allPublicStreams &&
+          channel !== undefined &&
+          !channel.inviteOnly &&
+          realm.canSee(user, message));
       if (!receives || !matchesQueueNarrow(queue.filter.narrow, message, realm, user.userId))
         continue;
       const view = realm.messageView(message, user, queue.filter);

@@ -1,13 +1,25 @@
 // Which messages a narrow reaches for one user, and the anchor window GET /messages and flag updates use.
 import { badRequest } from "./errors.js";
 import type { CompiledNarrow } from "./narrow.js";
+import { lowerBound } from "./messageIndex.js";
 import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
 
 export type Anchor = number | string;
 
 /**
- * Messages the viewer may read through this narrow, oldest first: the ones they received, plus,
- * when the narrow names an accessible channel (or `channels:public`), that channel's whole history.
+ * The messages a narrow may reach for one viewer, as a list to walk (ascending IDs, a superset)
+ * and the test each message must pass. The list comes from the message index when the narrow
+ * names a channel, topic or conversation, else the viewer's received messages; only
+ * `channels:public` walks all history.
+ */
+export interface Candidates {
+  readonly source: readonly StoredMessage[];
+  accepts(m: StoredMessage): boolean;
+}
+
+/**
+ * Messages the viewer may read through this narrow: the ones they received, plus, when the
+ * narrow names an accessible channel (or `channels:public`), that channel's whole history.
  * `ownOnly` restricts to received messages (flag updates change only those).
  */
 export function candidates(
@@ -15,9 +27,9 @@ export function candidates(
   viewer: SandboxUser,
   narrow: CompiledNarrow,
   ownOnly = false,
-): StoredMessage[] {
+): Candidates {
   const historical = ownOnly ? undefined : narrow.historicalChannels();
-  return realm.messages.filter((m) => {
+  const accepts = (m: StoredMessage): boolean => {
     const own = m.flags.has(viewer.userId);
     let reachable = own && realm.canSee(viewer, m);
     if (!reachable && historical && m.kind === "stream") {
@@ -25,8 +37,15 @@ export function candidates(
       reachable = inScope && realm.canSee(viewer, m);
     }
     return reachable && narrow.matches(m);
-  });
+  };
+  const source =
+    narrow.indexedSource() ??
+    (historical === "public" ? realm.messages : realm.index.user(viewer.userId));
+  return { source, accepts };
 }
+
+/** Every candidate that passes, oldest first. */
+export const allMatching = (c: Candidates): StoredMessage[] => c.source.filter(c.accepts);
 
 export interface Window {
   messages: StoredMessage[];
@@ -39,10 +58,10 @@ export interface Window {
 
 const LARGER_THAN_ANY = 10_000_000_000_000_000;
 
-/** Resolves the anchor against matching messages (ascending IDs). */
+/** Resolves the anchor against the candidates; `first_unread` walks from the oldest. */
 export function resolveAnchor(
   anchor: Anchor,
-  matching: readonly StoredMessage[],
+  matching: Candidates,
   isUnread: (m: StoredMessage) => boolean,
 ): number {
   if (typeof anchor === "number") return anchor;
@@ -52,22 +71,34 @@ export function resolveAnchor(
     case "oldest":
       return 0;
     case "first_unread":
-      return matching.find(isUnread)?.id ?? LARGER_THAN_ANY;
+      return matching.source.find((m) => isUnread(m) && matching.accepts(m))?.id ?? LARGER_THAN_ANY;
     default:
       if (/^\d+$/.test(anchor)) return Number(anchor);
       throw badRequest(`Invalid anchor: ${anchor}`);
   }
 }
 
-/** Up to `numBefore` messages before the anchor, the anchor itself if included, up to `numAfter` after. */
+/**
+ * Up to `numBefore` messages before the anchor, the anchor itself if included, up to `numAfter`
+ * after. Walks outwards from the anchor's place and stops one match past each limit (to know
+ * whether the oldest and newest were reached), so the cost follows the window, not the history.
+ */
 export function window(
-  matching: readonly StoredMessage[],
+  matching: Candidates,
   anchorId: number,
   options: { numBefore: number; numAfter: number; includeAnchor: boolean },
 ): Window {
-  const before = matching.filter((m) => m.id < anchorId);
-  const at = matching.find((m) => m.id === anchorId);
-  const after = matching.filter((m) => m.id > anchorId);
+  const { source, accepts } = matching;
+  const start = lowerBound(source, anchorId);
+  const candidate = source[start];
+  const at = candidate && candidate.id === anchorId && accepts(candidate) ? candidate : undefined;
+  const before: StoredMessage[] = [];
+  for (let i = start - 1; i >= 0 && before.length <= options.numBefore; i--)
+    if (accepts(source[i]!)) before.push(source[i]!);
+  const after: StoredMessage[] = [];
+  for (let i = at ? start + 1 : start; i < source.length && after.length <= options.numAfter; i++)
+    if (accepts(source[i]!)) after.push(source[i]!);
+  before.reverse();
   const picked = [
     ...before.slice(Math.max(0, before.length - options.numBefore)),
     ...(at && options.includeAnchor ? [at] : []),

@@ -5,10 +5,12 @@ import type { Clock } from "./clock.js";
 import { apiEmail } from "./emailVisibility.js";
 import { seedRealmEmoji, type RealmEmoji } from "./emoji.js";
 import { findMentions, renderMarkdown } from "./markdown.js";
+import { MessageIndex } from "./messageIndex.js";
 import type { QueueRegistry } from "./queues.js";
 import { Scheduler } from "./scheduled.js";
 import { SubscriptionPropertyStore } from "./subscriptionProperties.js";
 import { UploadStore } from "./uploads.js";
+import { widgetFromContent, type WidgetContent } from "./widgets.js";
 import { DEFAULT_USER_SETTINGS, type UserSettings } from "./userSettings.js";
 
 export interface SandboxUser {
@@ -72,6 +74,15 @@ export interface StoredEdit {
   streamId?: number;
 }
 
+/** A submessage (a widget and its later events), as the message's `submessages` lists it. */
+export interface StoredSubmessage {
+  id: number;
+  senderId: number;
+  msgType: string;
+  /** JSON text. */
+  content: string;
+}
+
 export interface StoredMessage {
   id: number;
   kind: "stream" | "private";
@@ -88,6 +99,8 @@ export interface StoredMessage {
   /** Personal flags per user ID; a user with an entry "has" the message (UserMessage row). */
   flags: Map<number, Set<string>>;
   reactions: StoredReaction[];
+  /** Widgets (`widget_content`, `/poll`, `/todo`), oldest first. */
+  submessages: StoredSubmessage[];
   /** Edits, oldest first. */
   edits: StoredEdit[];
   lastEditTimestamp?: number;
@@ -148,7 +161,10 @@ export class Realm {
   readonly clock: Clock;
   readonly users = new Map<number, SandboxUser>();
   readonly channels = new Map<number, Channel>();
+  /** Every stored message, ascending IDs. Read through `index` rather than scanning it. */
   readonly messages: StoredMessage[] = [];
+  /** The messages by channel, topic, DM conversation and receiving user. */
+  readonly index = new MessageIndex();
   readonly queues: QueueRegistry;
   /** A deactivated realm refuses every request with `REALM_DEACTIVATED`. */
   deactivated = false;
@@ -157,6 +173,7 @@ export class Realm {
   #nextUserId = 1;
   #nextChannelId = 1;
   #nextMessageId = 1;
+  #nextSubmessageId = 1;
   /** Recipient IDs of DM groups, keyed by the sorted participant list. */
   readonly #dmRecipientIds = new Map<string, number>();
   #nextRecipientId = 1;
@@ -321,6 +338,11 @@ export class Realm {
       .map((u) => ({ userId: u.userId, fullName: u.fullName }));
   }
 
+  /** The recipient ID of a DM conversation among these users (sender included), if it exists. */
+  dmRecipientId(participants: readonly number[]): number | undefined {
+    return this.#dmRecipientIds.get(`dm:${[...participants].sort((a, b) => a - b).join(",")}`);
+  }
+
   #recipientId(key: string): number {
     let id = this.#dmRecipientIds.get(key);
     if (id === undefined) {
@@ -341,6 +363,8 @@ export class Realm {
     client?: string;
     readBySender?: boolean;
     localEcho?: { queueId: string; localId: string };
+    /** A checked `widget_content`; without it, content starting `/poll` or `/todo` makes one. */
+    widget?: WidgetContent;
     /** Further flags per recipient, such as wildcard mentions. */
     extraFlags?: (userId: number) => Iterable<string>;
     /** Runs after the message is stored and before events go out (visibility policies). */
@@ -370,8 +394,17 @@ export class Realm {
       client: init.client ?? "topicbot",
       flags: new Map(),
       reactions: [],
+      submessages: [],
       edits: [],
     };
+    const widget = init.widget ?? widgetFromContent(init.content);
+    if (widget)
+      message.submessages.push({
+        id: this.#nextSubmessageId++,
+        senderId: init.sender.userId,
+        msgType: "widget",
+        content: JSON.stringify(widget),
+      });
     const readBySender = init.readBySender ?? true;
     const everyone = new Set([...recipients, init.sender.userId]);
     for (const userId of everyone) {
@@ -382,6 +415,8 @@ export class Realm {
       message.flags.set(userId, flags);
     }
     this.messages.push(message);
+    this.index.add(message);
+    this.uploads.claim(this, message);
     init.beforeDelivery?.(message);
     this.queues.deliverMessage(this, message, init.localEcho);
     for (const listener of this.#messageListeners) listener(message);
@@ -471,7 +506,13 @@ export class Realm {
         reaction_type: r.reactionType,
         user_id: r.userId,
       })),
-      submessages: [],
+      submessages: message.submessages.map((sub) => ({
+        id: sub.id,
+        message_id: message.id,
+        sender_id: sub.senderId,
+        msg_type: sub.msgType,
+        content: sub.content,
+      })),
       topic_links: [],
       flags: this.flagsFor(message, viewer),
       ...this.#editFields(message, options.allowEmptyTopicName),

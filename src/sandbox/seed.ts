@@ -42,16 +42,22 @@ export const SEED_CHANNELS = [
   { name: "sandbox", description: "Try things here" },
 ] as const;
 
+/** The bot account's name and email, when a test wants its own (`test-bot`, as ported tests expect). */
+export interface BotIdentity {
+  fullName?: string;
+  email?: string;
+}
+
 /** Fills an empty realm; returns the seeded users by handle. */
-export function seedRealm(realm: Realm): Map<string, SandboxUser> {
+export function seedRealm(realm: Realm, bot: BotIdentity = {}): Map<string, SandboxUser> {
   const byHandle = new Map<string, SandboxUser>();
   let ownerId: number | null = null;
   for (const seed of SEED_USERS) {
     const user = realm.addUser({
       email: seed.isBot
-        ? `${seed.handle}-bot@${realm.settings.host}`
+        ? (bot.email ?? `${seed.handle}-bot@${realm.settings.host}`)
         : `${seed.handle}@${realm.settings.host}`,
-      fullName: seed.fullName,
+      fullName: seed.isBot ? (bot.fullName ?? seed.fullName) : seed.fullName,
       password: seed.isBot ? null : newSecret(),
       role: seed.role,
       isBot: seed.isBot ?? false,

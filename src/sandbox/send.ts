@@ -3,6 +3,7 @@ import { NO_TOPIC } from "../api/common.js";
 import { badRequest, SandboxError } from "./errors.js";
 import type { Channel, Realm, SandboxUser, StoredMessage } from "./realm.js";
 import { findUserByEmail } from "./emailVisibility.js";
+import type { WidgetContent } from "./widgets.js";
 
 /** The topic rule: `(no topic)` and the realm's empty-topic display name mean the empty string. */
 export function normalizeTopic(realm: Realm, topic: string): string {
@@ -10,34 +11,48 @@ export function normalizeTopic(realm: Realm, topic: string): string {
   return trimmed === NO_TOPIC || trimmed === realm.settings.emptyTopicDisplayName ? "" : trimmed;
 }
 
-/** A channel message's topic, checked: required, not empty after the topic rule, not too long. */
+/** The server's `truncate_content`: over `max` characters, cut and end with `marker` (`max` in all). */
+function truncated(text: string, max: number, marker: string): string {
+  const chars = [...text];
+  return chars.length > max ? chars.slice(0, max - marker.length).join("") + marker : text;
+}
+
+/** Position (1-based) of the first control or lone surrogate character, the server's `check_string_is_printable`. */
+function unprintableAt(text: string): number | undefined {
+  const at = [...text].findIndex((c) => /[\p{Cc}\p{Cs}]/u.test(c));
+  return at === -1 ? undefined : at + 1;
+}
+
+/**
+ * A channel message's topic as the server stores it: stripped, the topic rule applied, not
+ * empty, no control characters, and cut to the realm's maximum with `...` (not refused).
+ */
 export function checkedTopic(realm: Realm, topic: string): string {
   const normalized = normalizeTopic(realm, topic);
   if (normalized === "") throw badRequest("Topic can't be empty!");
-  const max = realm.settings.maxTopicLength;
-  if ([...normalized].length > max)
-    throw badRequest(`Topic must not be longer than ${max} characters`);
-  return normalized;
+  const bad = unprintableAt(normalized);
+  if (bad !== undefined) throw badRequest(`Invalid character in topic, at position ${bad}!`);
+  return truncated(normalized, realm.settings.maxTopicLength, "...");
 }
 
-export function checkContent(realm: Realm, content: string): void {
-  const max = realm.settings.maxMessageLength;
-  if ([...content].length > max)
-    throw badRequest(`Message must not be longer than ${max} characters`);
-  if (content.trim() === "") throw badRequest("Message must not be empty");
+/**
+ * Message content as the server stores it (`normalize_body`): trailing whitespace and leading
+ * blank lines stripped, refused when empty or holding a null byte, and cut to the realm's maximum
+ * with a `[message truncated]` line (not refused).
+ */
+export function normalizedContent(realm: Realm, content: string): string {
+  const body = content.trimEnd().replace(/^\n+/, "");
+  if (body === "") throw badRequest("Message must not be empty");
+  if (body.includes("\0")) throw badRequest("Message must not contain null bytes");
+  return truncated(body, realm.settings.maxMessageLength, "\n[message truncated]");
 }
 
 const CHANNEL_WILDCARD = /(?<![\w_])@\*\*(all|everyone|channel|stream)\*\*/i;
 const TOPIC_WILDCARD = /(?<![\w_])@\*\*topic\*\*/i;
 
-/** Distinct senders of a topic so far. */
-function topicParticipants(realm: Realm, channel: Channel, topic: string): Set<number> {
-  const ids = new Set<number>();
-  const lower = topic.toLowerCase();
-  for (const m of realm.messages)
-    if (m.streamId === channel.streamId && m.topic.toLowerCase() === lower) ids.add(m.senderId);
-  return ids;
-}
+/** Distinct senders of a topic so far (a copy: the index's set grows with the message being sent). */
+const topicParticipants = (realm: Realm, channel: Channel, topic: string): Set<number> =>
+  new Set(realm.index.participants(channel.streamId, topic));
 
 /** Which wildcard mentions the content makes, refused when the sender may not mention that many. */
 function wildcards(
@@ -132,6 +147,8 @@ export interface ChannelSend {
   client?: string;
   readBySender?: boolean;
   localEcho?: { queueId: string; localId: string };
+  /** A checked `widget_content`. */
+  widget?: WidgetContent;
 }
 
 /** Posts a channel message (topic already checked); returns it with any automatic policy change. */
@@ -142,8 +159,8 @@ export function sendToChannel(
   const { sender, channel, topic } = init;
   if (!channel.subscribers.has(sender.userId) && (channel.inviteOnly || sender.role === 600))
     throw badRequest(`Not authorized to send to channel '${channel.name}'`);
-  checkContent(realm, init.content);
-  const found = wildcards(realm, sender, channel, topic, init.content);
+  const content = normalizedContent(realm, init.content);
+  const found = wildcards(realm, sender, channel, topic, content);
   const participants = topicParticipants(realm, channel, topic);
   const startsTopic = participants.size === 0;
   const policy = newVisibilityPolicy(realm, sender, channel, topic, startsTopic);
@@ -152,7 +169,8 @@ export function sendToChannel(
     kind: "stream",
     channel,
     topic,
-    content: init.content,
+    content,
+    widget: init.widget,
     client: init.client ?? "Internal",
     readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,
@@ -204,14 +222,15 @@ export function sendDirect(
     client?: string;
     readBySender?: boolean;
     localEcho?: { queueId: string; localId: string };
+    widget?: WidgetContent;
   },
 ): StoredMessage {
-  checkContent(realm, init.content);
   return realm.postMessage({
     sender: init.sender,
     kind: "private",
     recipients: init.recipients.map((r) => r.userId),
-    content: init.content,
+    content: normalizedContent(realm, init.content),
+    widget: init.widget,
     client: init.client ?? "Internal",
     readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,

@@ -2,20 +2,26 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ManualClock, systemClock, type Clock } from "./clock.js";
-import { handleControl } from "./control.js";
+import { randomBytes } from "node:crypto";
+import { handleControl, isLoopback } from "./control.js";
 import { FaultInjector } from "./faults.js";
 import { createRequestHandler, type RequestHandler } from "./handler.js";
 import { RateLimiter, type RateLimitOptions } from "./ratelimit.js";
 import { QueueRegistry } from "./queues.js";
 import { DEFAULT_SETTINGS, Realm, type RealmSettings } from "./realm.js";
 import { routes } from "./routes/index.js";
-import { seedRealm } from "./seed.js";
+import { seedRealm, type BotIdentity } from "./seed.js";
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
-  /** Interface to listen on; loopback by default. */
+  /**
+   * Interface to listen on; loopback by default. On any other interface the `/sandbox/*` control
+   * routes require `Authorization: Bearer <controlToken>`; the token is printed on stderr.
+   */
   host?: string;
+  /** The control token to require (default: a random one, only when not on loopback). */
+  controlToken?: string;
   /** Seconds a long-poll waits before a heartbeat. Default 50 (real servers: about 60). */
   heartbeatSeconds?: number;
   /** Seconds of not polling after which a queue is collected. Default 600. */
@@ -25,6 +31,8 @@ export interface SandboxOptions {
   settings?: Partial<RealmSettings>;
   /** Per-user rate limits; off unless given (real servers: 200 requests per 60 s). */
   rateLimit?: RateLimitOptions;
+  /** The seeded bot account's name (default `Topic Bot`) and email (default `bot-bot@<host>`). */
+  bot?: BotIdentity;
 }
 
 /** A seeded account, as printed by `bot sandbox --json`. */
@@ -55,6 +63,8 @@ export interface Sandbox {
   clock: Clock;
   /** Present when `rateLimit` was given. */
   rateLimiter?: RateLimiter;
+  /** The token the `/sandbox/*` control routes require, or null when they need none (loopback). */
+  controlToken: string | null;
   /** Makes queues vanish as if collected (by ID, by owner, or all); their next poll gets `BAD_EVENT_QUEUE_ID`. */
   expireQueues(filter?: { queueId?: string; userId?: number }): string[];
   close(): Promise<void>;
@@ -78,7 +88,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     () => clock.now(),
   );
   const realm = new Realm({ ...DEFAULT_SETTINGS, ...options.settings }, clock, queues);
-  const seeded = seedRealm(realm);
+  const seeded = seedRealm(realm, options.bot);
   // With a manual clock, moving time collects idle queues at once.
   const stopSweeping =
     clock instanceof ManualClock ? clock.onChange(() => queues.sweep()) : undefined;
@@ -96,12 +106,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       )
       .map((q) => q.id)
       .filter((id) => queues.expire(id));
+  const listenHost = options.host ?? "127.0.0.1";
+  const controlToken =
+    options.controlToken ?? (isLoopback(listenHost) ? undefined : randomBytes(24).toString("hex"));
   const handler = createRequestHandler({
     realm,
     routes,
     rateLimiter,
     intercept: (req, res, endpoint) => faults.apply(req, res, endpoint),
-    extra: (req, res, url) => handleControl({ faults, queues, clock, expireQueues }, req, res, url),
+    extra: (req, res, url) =>
+      handleControl({ faults, queues, clock, expireQueues, token: controlToken }, req, res, url),
     onError: (error) => console.error("sandbox: unexpected error", error),
   });
 
@@ -109,7 +123,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, listenHost, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -133,6 +147,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return found;
   };
 
+  if (controlToken !== undefined && options.controlToken === undefined)
+    process.stderr.write(
+      `sandbox: listening on ${listenHost}, not loopback: the /sandbox/* control routes need "Authorization: Bearer ${controlToken}"\n`,
+    );
   return {
     url: `http://${host}:${address.port}`,
     realm,
@@ -144,6 +162,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
     rateLimiter,
     expireQueues,
+    controlToken: controlToken ?? null,
     async close() {
       queues.close();
       realm.scheduler.close();

@@ -1,6 +1,9 @@
-// Uploaded files: stored under a sanitised name, served only to the uploader or readers of a message linking them.
+// Uploaded files: stored under a sanitised name, served only to the uploader or readers of a message that claimed them.
 import { randomBytes } from "node:crypto";
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
+
+/** Upload paths in message content, as the server finds them to claim. */
+const UPLOAD_PATH = /\/user_uploads\/\d+\/[0-9a-f]{2}\/[0-9a-f]+\/[^\s)\]"'<>]+/g;
 
 export interface StoredUpload {
   /** Path under the server root: `/user_uploads/<realm>/<xx>/<random>/<name>`. */
@@ -25,6 +28,8 @@ export function sanitizeFilename(name: string): string {
 export class UploadStore {
   readonly #files = new Map<string, StoredUpload>();
   readonly #listeners = new Set<(upload: StoredUpload) => void>();
+  /** Messages that claimed each file (the server's Attachment.messages). */
+  readonly #claims = new Map<string, StoredMessage[]>();
   readonly #realmId = 2;
 
   add(owner: SandboxUser, filename: string, mimeType: string, data: Buffer): StoredUpload {
@@ -47,9 +52,25 @@ export class UploadStore {
     return this.#files.get(path);
   }
 
-  /** The uploader, or anyone who can see a message whose content links the file. */
+  /**
+   * Claims the files a message links, as the server does on send and edit: only files its sender
+   * may read themselves. Linking someone else's file you cannot read shares nothing.
+   */
+  claim(realm: Realm, message: StoredMessage): void {
+    const sender = realm.users.get(message.senderId);
+    if (!sender) return;
+    for (const [path] of message.content.matchAll(UPLOAD_PATH)) {
+      const upload = this.#files.get(path);
+      if (!upload || !this.canRead(realm, upload, sender)) continue;
+      const claims = this.#claims.get(path) ?? [];
+      if (!claims.includes(message)) claims.push(message);
+      this.#claims.set(path, claims);
+    }
+  }
+
+  /** The uploader, or anyone who can see a message that claimed the file. */
   canRead(realm: Realm, upload: StoredUpload, user: SandboxUser): boolean {
     if (upload.ownerId === user.userId) return true;
-    return realm.messages.some((m) => m.content.includes(upload.path) && realm.canSee(user, m));
+    return (this.#claims.get(upload.path) ?? []).some((m) => realm.canSee(user, m));
   }
 }

@@ -4,7 +4,7 @@ import type { ApiClient, ClientOptions } from "../client/client.js";
 import type { UploadSource } from "../api/uploads.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createBot, type Bot, type BotOptions } from "../runtime/bot.js";
-import type { Plugin, PluginInstance } from "../runtime/plugin.js";
+import { checkPluginName, type Plugin, type PluginInstance } from "../runtime/plugin.js";
 import {
   startSandbox,
   type Sandbox,
@@ -50,8 +50,16 @@ export interface TestBotOptions {
   client?: Omit<ClientOptions, "site" | "email" | "apiKey">;
   /** Where the fake clock starts: a date, epoch milliseconds or ISO text. Default: the real time. */
   now?: number | Date | string;
-  /** Sandbox settings. Reports go to a `moderation` channel unless `settings.moderationRequestChannel` says otherwise. */
+  /**
+   * Sandbox settings. Reports go to a `moderation` channel unless `settings.moderationRequestChannel`
+   * says otherwise; `settings.host` is the realm's host, the domain of every seeded email
+   * (default `sandbox.test`: `mia@sandbox.test`).
+   */
   sandbox?: SandboxOptions;
+  /** The bot's full name, as mentions spell it (`@**test-bot**`). Default `Topic Bot`. */
+  botName?: string;
+  /** The bot's email. Default `bot-bot@<host>`. */
+  botEmail?: string;
   /** Where the bot logs; default: kept in memory, warnings and errors shown by `t.errors()` and in failures. */
   logger?: Logger;
 }
@@ -183,6 +191,7 @@ function memoryLogger(): { logger: Logger; lines: () => string[] } {
  * await t.close();
  */
 export async function createTestBot(options: TestBotOptions = {}): Promise<TestBot> {
+  for (const p of options.plugins ?? []) checkPluginName("plugin" in p ? p.plugin.name : p.name);
   const clock = new TestClock(options.now);
   const settings = { moderationRequestChannel: MODERATION_CHANNEL, ...options.sandbox?.settings };
   const sandbox = await startSandbox({
@@ -192,6 +201,7 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     clock,
     ...options.sandbox,
     settings,
+    bot: { fullName: options.botName, email: options.botEmail, ...options.sandbox?.bot },
   });
   const { realm } = sandbox;
   if (

@@ -14,6 +14,8 @@ export interface ObservedMessage {
   userIds?: number[];
   /** UNIX seconds on the sandbox's clock. */
   timestamp: number;
+  /** The sending client's name, as the server recorded it. */
+  client: string;
 }
 
 /** An emoji reaction added or removed. */
@@ -49,6 +51,7 @@ export function observeMessage(realm: Realm, m: StoredMessage): ObservedMessage 
   const base = {
     id: m.id,
     senderId: m.senderId,
+    client: m.client,
     senderName: sender?.fullName ?? `user ${m.senderId}`,
     content: m.content,
     timestamp: m.timestamp,

@@ -1,6 +1,9 @@
 // Who a test speaks as and where: seeded or created users, and channels created when first used.
 import { ROLES, type RoleName } from "../api/common.js";
 import { createClient, type ApiClient } from "../client/client.js";
+
+/** The client name the sandbox records for messages a test sends (as anyone, the bot included). */
+export const HARNESS_CLIENT = "topicbot-test-harness";
 import type { Sandbox, SandboxAccount } from "../sandbox/server.js";
 
 /** A user to add to the sandbox for a test. */
@@ -35,6 +38,8 @@ export class People {
         site: this.#sandbox.url,
         email: account.email,
         apiKey: account.apiKey,
+        // Marks what a test sends, so a message sent as the bot is not taken for its reply.
+        userAgent: `${HARNESS_CLIENT}/1`,
       });
       this.#clients.set(handle, client);
     }

@@ -3,6 +3,7 @@ import type { Middleware } from "../runtime/dispatch/compose.js";
 import type { MessageContext } from "../runtime/context/context.js";
 import type { Realm } from "../sandbox/realm.js";
 import type { ObservedMessage, RealmObserver } from "./observe.js";
+import { HARNESS_CLIENT } from "./people.js";
 import { describeExpectation, failure, meets, type Expectation } from "./transcript.js";
 
 export interface ReplyOptions {
@@ -38,7 +39,8 @@ export class Replies {
     this.#botId = init.botId;
     this.#errors = init.errors;
     init.observer.on("message", (m) => {
-      if (m.senderId === this.#botId) this.#fromBot.push(m);
+      // What the test itself sends as the bot (through the harness's clients) is no reply.
+      if (m.senderId === this.#botId && m.client !== HARNESS_CLIENT) this.#fromBot.push(m);
       this.#wake();
     });
     init.observer.on("reaction", () => this.#wake());

@@ -176,45 +176,40 @@ describeContract(
       }
     });
 
-    it("enforces max_topic_length and max_message_length from the registration", async (ctx) => {
-      needSandbox(ctx, server());
-      const reg = await server()
-        .client()
-        .events.register({ fetch_event_types: ["realm"] });
+    it("stores content and topics as the server does: stripped, cut to the registration's maxima with its markers", async () => {
+      const client = server().client();
+      const reg = await client.events.register({ fetch_event_types: ["realm"] });
       const maxTopic = reg.max_topic_length!;
       const maxContent = reg.max_message_length!;
-      await server()
-        .client()
-        .messages.send({
-          type: "channel",
-          to: CHANNEL,
-          topic: "é".repeat(maxTopic),
-          content: "ok",
+      const stored = async (topic: string, content: string) => {
+        const { id } = await client.messages.send({ type: "channel", to: CHANNEL, topic, content });
+        const { message, raw_content } = await client.messages.get({
+          message_id: id,
+          apply_markdown: false,
         });
-      expect(
-        await failure(
-          server()
-            .client()
-            .messages.send({
-              type: "channel",
-              to: CHANNEL,
-              topic: "é".repeat(maxTopic + 1),
-              content: "x",
-            }),
-        ),
-      ).toMatchObject({ code: "BAD_REQUEST" });
-      expect(
-        await failure(
-          server()
-            .client()
-            .messages.send({
-              type: "channel",
-              to: CHANNEL,
-              topic: "t",
-              content: "x".repeat(maxContent + 1),
-            }),
-        ),
-      ).toMatchObject({ code: "BAD_REQUEST" });
+        return { topic: message.subject, content: raw_content };
+      };
+      // A reply "x\n" is stored as "x": trailing whitespace and leading blank lines go, leading spaces stay.
+      expect(await stored("  padded topic  ", "x\n")).toEqual({
+        topic: "padded topic",
+        content: "x",
+      });
+      expect((await stored("t", "\n\n  indented\n\n \t")).content).toBe("  indented");
+      expect((await stored("é".repeat(maxTopic), "ok")).topic).toBe("é".repeat(maxTopic));
+      expect((await stored("é".repeat(maxTopic + 5), "ok")).topic).toBe(
+        `${"é".repeat(maxTopic - 3)}...`,
+      );
+      const long = await stored("t", "x".repeat(maxContent + 1));
+      expect(long.content).toBe(`${"x".repeat(maxContent - 20)}\n[message truncated]`);
+      for (const [topic, content, message] of [
+        ["t", "a\u0000b", "Message must not contain null bytes"],
+        ["t", " \n\t", "Message must not be empty"],
+        ["a\u0007b", "c", "Invalid character in topic, at position 2!"],
+      ] as const) {
+        expect(
+          await failure(client.messages.send({ type: "channel", to: CHANNEL, topic, content })),
+        ).toMatchObject({ code: "BAD_REQUEST", msg: message });
+      }
     });
 
     it("refuses wildcard mentions from members in large channels and topics, with their codes", async (ctx) => {

@@ -118,6 +118,18 @@ describeContract("POST /user_uploads", (server) => {
     expect(adam.userId).toBeGreaterThan(0);
   });
 
+  it("posting the path of a file you cannot read shares nothing (the server claims only files the sender may read)", async (ctx) => {
+    needSandbox(ctx, server());
+    const { url } = await server()
+      .client()
+      .uploads.upload({ file: Buffer.from("private"), filename: "p.txt" });
+    await server()
+      .client("admin")
+      .messages.send({ type: "channel", to: "general", topic: "files", content: `[p](${url})` });
+    expect((await fetchAs("adam", url)).status).toBe(404);
+    expect((await fetchAs("mia", url)).status).toBe(404);
+  });
+
   it("without a file part, the server refuses with BAD_REQUEST", async () => {
     const res = await rawRequest(server(), server().main, "POST", "/user_uploads", {});
     expect(res.body).toMatchObject({ result: "error", code: "BAD_REQUEST" });

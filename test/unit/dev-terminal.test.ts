@@ -54,6 +54,7 @@ describe("bot dev input", () => {
       client: "",
       flags: new Map(),
       reactions: [],
+      submessages: [],
       edits: [],
     };
     expect(

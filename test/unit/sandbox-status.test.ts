@@ -26,12 +26,12 @@ describe("status emoji (the sandbox's emoji data and the realm's custom emoji)",
     expect(updateStatus(r, 7, { emoji_name: "zulip" }).reaction_type).toBe("service_extra_emoji");
   });
 
-  it("knows every emoji of the Unicode data, not a small table", () => {
+  it("knows the server's emoji names, not a small table", () => {
     const r = realm();
     expect(updateStatus(r, 7, { emoji_name: "rocket" }).emoji_code).toBe("1f680");
-    expect(updateStatus(r, 7, { emoji_name: "flag_japan", emoji_code: "1f1ef-1f1f5" })).toEqual({
-      emoji_name: "flag_japan",
-      emoji_code: "1f1ef-1f1f5",
+    expect(updateStatus(r, 7, { emoji_name: "working_on_it", emoji_code: "1f6e0" })).toEqual({
+      emoji_name: "working_on_it",
+      emoji_code: "1f6e0",
       reaction_type: "unicode_emoji",
     });
     expect(() => updateStatus(r, 7, { emoji_name: "not_an_emoji_at_all" })).toThrow(

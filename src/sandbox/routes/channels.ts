@@ -8,7 +8,7 @@ import { findUserByEmail } from "../emailVisibility.js";
 import { subscriptionPropertiesView } from "../subscriptionProperties.js";
 
 function channelView(realm: Realm, channel: Channel): Record<string, unknown> {
-  const first = realm.messages.find((m) => m.streamId === channel.streamId);
+  const first = realm.index.channel(channel.streamId).find((m) => m.streamId === channel.streamId);
   return {
     stream_id: channel.streamId,
     name: channel.name,

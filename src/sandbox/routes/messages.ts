@@ -4,8 +4,10 @@ import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
 import { badRequest, missing, SandboxError } from "../errors.js";
 import { checkEditPermission, editMessage, historySnapshots } from "../edits.js";
+import { checkedWidgetContent } from "../widgets.js";
 import {
   checkedTopic,
+  normalizedContent,
   normalizeTopic,
   resolveRecipients,
   sendDirect,
@@ -29,6 +31,9 @@ export const messageRoutes: Route[] = [
         ? { queueId: params.queue_id, localId: params.local_id! }
         : undefined;
 
+    const widget =
+      params.widget_content === undefined ? undefined : checkedWidgetContent(params.widget_content);
+
     if (isDirectType(params.type)) {
       const to = Array.isArray(params.to) ? params.to : [params.to];
       const recipients = resolveRecipients(realm, user, to);
@@ -39,6 +44,7 @@ export const messageRoutes: Route[] = [
         client: clientName,
         readBySender: params.read_by_sender,
         localEcho,
+        widget,
       });
       return { id: message.id };
     }
@@ -69,6 +75,7 @@ export const messageRoutes: Route[] = [
       client: clientName,
       readBySender: params.read_by_sender,
       localEcho,
+      widget,
     });
     return automaticPolicy === undefined
       ? { id: message.id }
@@ -107,11 +114,6 @@ export const messageRoutes: Route[] = [
       content: params.content !== undefined,
       move: params.topic !== undefined || params.stream_id !== undefined,
     });
-    if (params.content !== undefined) {
-      const max = realm.settings.maxMessageLength;
-      if ([...params.content].length > max)
-        throw badRequest(`Message must not be longer than ${max} characters`);
-    }
     const topic = params.topic === undefined ? undefined : checkedTopic(realm, params.topic);
     const channel =
       params.stream_id === undefined ? undefined : realm.channels.get(params.stream_id);
@@ -119,13 +121,11 @@ export const messageRoutes: Route[] = [
     editMessage(realm, {
       editor: user,
       message,
-      // An empty edit deletes the content on real servers; keep a visible marker like they do.
+      // An empty edit deletes the content on real servers, leaving their "(deleted)" marker.
       content:
         params.content === undefined
           ? undefined
-          : params.content.trim() === ""
-            ? "(deleted)"
-            : params.content,
+          : normalizedContent(realm, params.content.trim() === "" ? "(deleted)" : params.content),
       topic,
       channel,
       propagateMode: params.propagate_mode ?? "change_one",

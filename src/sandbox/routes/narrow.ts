@@ -4,7 +4,7 @@ import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
 import { badRequest } from "../errors.js";
 import { compileNarrow, highlightHtml, highlightTopic } from "../narrow.js";
-import { candidates, resolveAnchor, window } from "../range.js";
+import { allMatching, candidates, resolveAnchor, window } from "../range.js";
 import { normalizeTopic } from "../send.js";
 
 const MAX_FETCH = 5000;
@@ -84,7 +84,9 @@ export const narrowRoutes: Route[] = [
         });
       const wanted = new Set(params.message_ids);
       return {
-        messages: matching.filter((m) => wanted.has(m.id)).map(view),
+        messages: allMatching(matching)
+          .filter((m) => wanted.has(m.id))
+          .map(view),
         history_limited: false,
       };
     }
@@ -172,9 +174,9 @@ export const narrowRoutes: Route[] = [
     if (!channel || (channel.inviteOnly && !channel.subscribers.has(user.userId)))
       throw badRequest("Invalid channel ID");
     const topic = normalizeTopic(realm, params.topic_name).toLowerCase();
-    const inTopic = realm.messages.filter(
-      (m) => m.streamId === channel.streamId && m.topic.toLowerCase() === topic,
-    );
+    const inTopic = realm.index
+      .topic(channel.streamId, topic)
+      .filter((m) => m.streamId === channel.streamId && m.topic.toLowerCase() === topic);
     updateFlags(realm, user, inTopic, "add", "read");
     return {};
   }),

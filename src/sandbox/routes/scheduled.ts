@@ -2,16 +2,21 @@
 import { endpoints, isDirectType } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import { badRequest, missing, SandboxError } from "../errors.js";
-import { checkContent, checkedTopic, defaultReadBySender, resolveRecipients } from "../send.js";
+import {
+  checkedTopic,
+  normalizedContent,
+  defaultReadBySender,
+  resolveRecipients,
+} from "../send.js";
 
 export const scheduledRoutes: Route[] = [
   route(endpoints.scheduledMessages.create, ({ realm, user, params, clientName }) => {
-    checkContent(realm, params.content);
+    const content = normalizedContent(realm, params.content);
     if (params.scheduled_delivery_timestamp <= realm.nowSeconds())
       throw badRequest("Scheduled delivery time must be in the future.");
     const base = {
       senderId: user.userId,
-      content: params.content,
+      content,
       deliverAt: params.scheduled_delivery_timestamp,
       client: clientName,
     };
