@@ -86,6 +86,8 @@ export const send = endpoint({
     queue_id: z.string().optional(),
     local_id: z.string().optional(),
     read_by_sender: z.boolean().optional(),
+    /** A widget (poll, todo list, zform) as JSON; the server delivers it as `submessages`. */
+    widget_content: z.string().optional(),
   }),
   response: z.looseObject({
     id: z.number().int(),
