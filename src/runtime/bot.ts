@@ -35,7 +35,7 @@ import {
 } from "./dispatch/gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
-import { Router } from "./dispatch/router.js";
+import { Router, type HandlerErrorReporter } from "./dispatch/router.js";
 import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./context/session.js";
 import { isTimeZone } from "./context/time.js";
@@ -212,21 +212,33 @@ export function createBot(options: BotOptions): Bot {
   });
   const router = new Router({ guard: commands.guard });
 
-  const reportHandlerError = async (
-    error: unknown,
-    ctx: MessageContext,
-    origin: { plugin: string },
-  ) => {
+  /**
+   * A handler threw: logged with its plugin, and the sender told as the handler chose (see
+   * ListenerOptions.errorReply). An action the server refused is logged as one line with its
+   * endpoint and code, and by default gets no reply from a listener (only from a command).
+   */
+  const reportHandlerError: HandlerErrorReporter = async (error, ctx, origin) => {
     outside.failed(ctx);
     // The guard logged why, once; an error reply would only be refused as well.
     if (error instanceof LoopGuardError) return;
-    log.error(
-      { err: error, plugin: origin.plugin, messageId: ctx.message.id },
-      `plugin "${origin.plugin}" failed handling message ${ctx.message.id}`,
-    );
-    if (errorReply === false) return;
+    const refused = error instanceof ApiError;
+    const where = `plugin "${origin.plugin}" failed handling message ${ctx.message.id}`;
+    if (refused)
+      log.error(
+        {
+          plugin: origin.plugin,
+          messageId: ctx.message.id,
+          endpoint: error.endpoint,
+          code: error.code,
+        },
+        `${where}: the server refused ${error.endpoint}: ${error.code}: ${error.msg}`,
+      );
+    else log.error({ err: error, plugin: origin.plugin, messageId: ctx.message.id }, where);
+    const choice = origin.errorReply ?? (origin.kind !== "listener" || !refused);
+    const text = choice === true ? errorReply : choice;
+    if (text === false) return;
     await ctx
-      .reply(errorReply)
+      .reply(text)
       .catch((replyError: unknown) =>
         log.warn({ err: replyError }, "could not send the error reply"),
       );
@@ -241,6 +253,10 @@ export function createBot(options: BotOptions): Bot {
       storage,
       sessions: storage.namespace("topicbot:sessions"),
       services: outside.plugins,
+      me: () => {
+        if (!me) throw new Error(`plugin "${plugin}": bot.me is available once the bot starts`);
+        return me;
+      },
       addMiddleware: (name, mw) => {
         if (pipeline)
           throw new Error(`plugin "${name}": use() must be called before the bot starts`);

@@ -11,11 +11,7 @@ import { configRoute, type ChannelPost, type WebhookEntry } from "../webhooks/co
 import { outgoingWebhookRoute, type OutgoingMessage } from "../webhooks/outgoing.js";
 import { createReceiver, WebhookError, type WebhookReceiver } from "../webhooks/receiver.js";
 import type { Middleware } from "./dispatch/compose.js";
-import {
-  MessageContext,
-  takeAnswer,
-  type ContextServices,
-} from "./context/context.js";
+import { MessageContext, takeAnswer, type ContextServices } from "./context/context.js";
 import { address, type BotIdentity } from "./dispatch/gate.js";
 import type { PluginServices } from "./plugin-api.js";
 import type { Dialogs } from "./context/session.js";

@@ -66,7 +66,9 @@ function afterLeadingMention(
  * returns the rest of the text; otherwise undefined.
  */
 export function stripLeadingMention(content: string, bot: BotIdentity): string | undefined {
-  return afterLeadingMention(content, bot, false)?.replace(/^[\s:,]+/, "").trimEnd();
+  return afterLeadingMention(content, bot, false)
+    ?.replace(/^[\s:,]+/, "")
+    .trimEnd();
 }
 
 export interface AddressOptions {
@@ -105,10 +107,7 @@ function addressLikeZulipBots(content: string, options: AddressOptions): Address
 }
 
 /** Whether a direct message is between its sender and one other user only. */
-export function isOneToOne(message: {
-  type: string;
-  display_recipient: unknown;
-}): boolean {
+export function isOneToOne(message: { type: string; display_recipient: unknown }): boolean {
   return (
     message.type === "private" &&
     Array.isArray(message.display_recipient) &&
