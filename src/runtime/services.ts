@@ -210,6 +210,7 @@ export function createBotServices(
 
   const middleware: Middleware<MessageContext> = async (ctx, next) => {
     if (leftToWebhook(ctx)) {
+      arrivals.delete(ctx.message.id);
       ctx.log.debug("left to the outgoing webhook");
       metrics.eventHandled("message");
       return;
@@ -219,6 +220,9 @@ export function createBotServices(
     } catch (error) {
       metrics.eventFailed("message");
       throw error;
+    } finally {
+      // Replies after this (none, or a handler's after `ask`) are not timed: the arrival goes.
+      arrivals.delete(ctx.message.id);
     }
     if (failures.has(ctx)) metrics.eventFailed("message");
     else metrics.eventHandled("message");
