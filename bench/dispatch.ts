@@ -278,12 +278,14 @@ void main(async () => {
         ok: ours.handled() === total && peer.handled() === total && lean.handled() === total,
       },
       {
-        what: `${vsGrammy <= 1 ? "PASS" : "MISS"} goal: dispatch at or under grammY's cost (${fmt(us.usPerEvent)} vs ${fmt(gy.usPerEvent)} µs/event, ${fmt(vsGrammy)}×)`,
-        ok: true,
+        what: `dispatch at or under grammY's cost (${fmt(us.usPerEvent)} vs ${fmt(gy.usPerEvent)} µs/event, ${fmt(vsGrammy)}×)`,
+        ok: vsGrammy <= 1,
+        goal: true,
       },
       {
-        what: `${vsFloor <= FLOOR_FACTOR ? "PASS" : "MISS"} goal: within ${FLOOR_FACTOR}× the floor (${fmt(us.usPerEvent)} vs ${fmt(fl.usPerEvent)} µs/event, ${fmt(vsFloor)}×)`,
-        ok: true,
+        what: `within ${FLOOR_FACTOR}× the floor (${fmt(us.usPerEvent)} vs ${fmt(fl.usPerEvent)} µs/event, ${fmt(vsFloor)}×)`,
+        ok: vsFloor <= FLOOR_FACTOR,
+        goal: true,
       },
     ],
   };
