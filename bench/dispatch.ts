@@ -1,12 +1,19 @@
-// Benchmark: message events through the whole pipeline (gate, middleware, router, arguments, handler) vs the bare handler.
+// Benchmark: `!add a b --note w` events through topicbot's whole pipeline, beside grammY's handleUpdate and a lean floor.
+import { GCProfiler } from "node:v8";
+import { Bot as GrammyBot, type Context as GrammyContext } from "grammy";
+import type { Update } from "grammy/types";
 import { arg, definePlugin } from "../src/index.js";
-import { main, messageEvent, progress, startInMemoryBot, until } from "./lib.js";
+import { createFloor } from "./floor.js";
+import { main, median, messageEvent, progress, startInMemoryBot, until, type Row } from "./lib.js";
 
 const EVENTS = 40_000;
 const WARMUP = 5_000;
+const ROUNDS = 3;
 const BATCH = 100;
 const USERS = 20;
 const TOPICS = 10;
+/** Goal 1 of issue 17: at or under grammY's cost, within 1.5× of the floor. */
+const FLOOR_FACTOR = 1.5;
 
 /** The handler under test: reads typed arguments and writes its answer to an in-memory sink. */
 function handler(sink: string[], a: number, b: number, note: string | undefined): void {
@@ -14,17 +21,61 @@ function handler(sink: string[], a: number, b: number, note: string | undefined)
   if (sink.length > 1_000) sink.length = 0;
 }
 
-void main(async () => {
-  const sink: string[] = [];
+const content = (i: number) => `!add ${i % 97} ${i % 13} --note run${i % 7}`;
+
+/** One measured run: time, GC time and bytes allocated (from the GC's own accounting). */
+interface Figures {
+  usPerEvent: number;
+  gcMsPer40k: number;
+  bytesPerEvent: number;
+}
+
+async function measure(count: number, run: () => Promise<void>): Promise<Figures> {
+  globalThis.gc?.();
+  const profiler = new GCProfiler();
+  const heapBefore = process.memoryUsage().heapUsed;
+  profiler.start();
+  const started = performance.now();
+  await run();
+  const ms = performance.now() - started;
+  const heapAfter = process.memoryUsage().heapUsed;
+  const { statistics } = profiler.stop();
+  let freed = 0;
+  let gcMicros = 0;
+  for (const gc of statistics) {
+    freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+    gcMicros += gc.cost;
+  }
+  return {
+    usPerEvent: (ms * 1000) / count,
+    gcMsPer40k: (gcMicros / 1000) * (40_000 / count),
+    bytesPerEvent: Math.max(0, heapAfter - heapBefore + freed) / count,
+  };
+}
+
+/** Medians of each figure over rounds. */
+function medians(rounds: Figures[]): Figures {
+  return {
+    usPerEvent: median(rounds.map((r) => r.usPerEvent)),
+    gcMsPer40k: median(rounds.map((r) => r.gcMsPer40k)),
+    bytesPerEvent: median(rounds.map((r) => r.bytesPerEvent)),
+  };
+}
+
+/** topicbot: a started bot fed by a push source, three commands and one middleware. */
+async function topicbot(sink: string[]) {
   let handled = 0;
-  let passedMiddleware = 0;
   const plugin = definePlugin({
     name: "bench",
     setup(bot) {
-      bot.use(async (_ctx, next) => {
-        passedMiddleware++;
+      bot.use(async (ctx, next) => {
+        ctx.state.seen = true;
         await next();
       });
+      bot.command("ping", {}, (ctx) => ctx.reply("pong"));
+      bot.command("echo", { args: { text: arg.rest() } }, (ctx) =>
+        ctx.reply(ctx.command.args.text),
+      );
       bot.command(
         "add",
         {
@@ -40,66 +91,201 @@ void main(async () => {
     },
   });
   const { events, close } = await startInMemoryBot(plugin);
-
   let nextId = 1;
-  const event = (i: number) =>
-    messageEvent(
-      nextId++,
-      1 + (i % USERS),
-      `topic ${i % TOPICS}`,
-      `!add ${i % 97} ${i % 13} --note run${i % 7}`,
-    );
-  async function pushAll(count: number): Promise<number> {
-    const target = handled + count;
-    const started = performance.now();
-    for (let i = 0; i < count; i += BATCH) {
-      await events.push(Array.from({ length: Math.min(BATCH, count - i) }, (_, k) => event(i + k)));
-    }
-    await until(() => handled >= target, 60_000, `${count} handled events`);
-    return performance.now() - started;
+  return {
+    handled: () => handled,
+    close,
+    async run(count: number) {
+      const target = handled + count;
+      for (let i = 0; i < count; i += BATCH) {
+        const batch = [];
+        for (let k = 0; k < Math.min(BATCH, count - i); k++) {
+          const n = i + k;
+          batch.push(messageEvent(nextId++, 1 + (n % USERS), `topic ${n % TOPICS}`, content(n)));
+        }
+        await events.push(batch);
+      }
+      await until(() => handled >= target, 120_000, `${count} handled events`);
+    },
+  };
+}
+
+/** grammY: `bot.handleUpdate` with three commands and one middleware; its API is never called. */
+function grammy(sink: string[]) {
+  let handled = 0;
+  const bot = new GrammyBot<GrammyContext & { seen?: boolean }>("0:bench", {
+    botInfo: {
+      id: 1000,
+      is_bot: true,
+      first_name: "Bench Bot",
+      username: "bench_bot",
+      can_join_groups: true,
+      can_read_all_group_messages: true,
+      supports_inline_queries: false,
+      can_connect_to_business: false,
+      has_main_web_app: false,
+    } as ConstructorParameters<typeof GrammyBot>[1] extends infer O
+      ? O extends { botInfo?: infer B }
+        ? B
+        : never
+      : never,
+    client: { fetch: () => Promise.reject(new Error("no network in the benchmark")) },
+  });
+  bot.use(async (ctx, next) => {
+    ctx.seen = true;
+    await next();
+  });
+  bot.command("ping", (ctx) => ctx.reply("pong"));
+  bot.command("echo", (ctx) => ctx.reply(ctx.match));
+  bot.command("add", (ctx) => {
+    // grammY has no typed arguments: the same parse, by hand.
+    const words = ctx.match.split(" ");
+    const a = Number(words[0]);
+    const b = Number(words[1]);
+    if (Number.isNaN(a) || Number.isNaN(b)) return;
+    const at = words.indexOf("--note");
+    handler(sink, a, b, at === -1 ? undefined : words[at + 1]);
+    handled++;
+  });
+  let nextId = 1;
+  const update = (n: number): Update => {
+    const text = `/${content(n).slice(1)}`;
+    return {
+      update_id: nextId,
+      message: {
+        message_id: nextId++,
+        date: 1_700_000_000,
+        chat: { id: -1000 - (n % TOPICS), type: "supergroup", title: `topic ${n % TOPICS}` },
+        from: { id: 1 + (n % USERS), is_bot: false, first_name: `User ${n % USERS}` },
+        text,
+        entities: [{ type: "bot_command", offset: 0, length: 4 }],
+      },
+    };
+  };
+  return {
+    handled: () => handled,
+    async run(count: number) {
+      for (let i = 0; i < count; i += BATCH) {
+        const batch: Promise<void>[] = [];
+        for (let k = 0; k < Math.min(BATCH, count - i); k++)
+          batch.push(bot.handleUpdate(update(i + k)));
+        await Promise.all(batch);
+      }
+    },
+  };
+}
+
+/** The floor: bench/floor.ts on the same events as topicbot. */
+function floor(sink: string[]) {
+  let handled = 0;
+  const pipeline = createFloor(
+    async (ctx, next) => {
+      (ctx as { seen?: boolean }).seen = true;
+      await next();
+    },
+    {
+      ping: () => undefined,
+      echo: () => undefined,
+      add: (ctx) => {
+        handler(sink, ctx.args!.a, ctx.args!.b, ctx.args!.note);
+        handled++;
+      },
+    },
+  );
+  let nextId = 1;
+  return {
+    handled: () => handled,
+    async run(count: number) {
+      for (let i = 0; i < count; i += BATCH) {
+        const batch = [];
+        for (let k = 0; k < Math.min(BATCH, count - i); k++) {
+          const n = i + k;
+          batch.push(messageEvent(nextId++, 1 + (n % USERS), `topic ${n % TOPICS}`, content(n)));
+        }
+        await pipeline.push(batch);
+      }
+    },
+  };
+}
+
+const fmt = (n: number) => n.toFixed(2);
+
+void main(async () => {
+  const sink: string[] = [];
+  const ours = await topicbot(sink);
+  const peer = grammy(sink);
+  const lean = floor(sink);
+  const runners = { topicbot: ours, grammY: peer, floor: lean };
+  const figures: Record<keyof typeof runners, Figures[]> = { topicbot: [], grammY: [], floor: [] };
+  for (const [name, runner] of Object.entries(runners)) {
+    progress(`dispatch: ${name} warm-up, ${WARMUP} events`);
+    await runner.run(WARMUP);
   }
-
-  progress(`dispatch: warm-up, ${WARMUP} events`);
-  await pushAll(WARMUP);
-  progress(`dispatch: ${EVENTS} events from ${USERS} users in ${TOPICS} topics`);
-  const pipelineMs = await pushAll(EVENTS);
-  await close();
-  if (passedMiddleware < WARMUP + EVENTS) throw new Error("the middleware did not see every event");
-
-  // Baseline: the same handler, called directly with the same arguments, in a loop.
-  progress("dispatch: baseline, the handler alone");
-  const args = Array.from({ length: EVENTS }, (_, i) => [i % 97, i % 13, `run${i % 7}`] as const);
-  for (const [a, b, note] of args.slice(0, WARMUP)) handler(sink, a, b, note);
-  const started = performance.now();
-  for (const [a, b, note] of args) handler(sink, a, b, note);
-  const baselineMs = performance.now() - started;
-
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [name, runner] of Object.entries(runners) as [keyof typeof runners, typeof ours][]) {
+      progress(`dispatch: round ${round}/${ROUNDS}, ${name}, ${EVENTS} events`);
+      figures[name].push(await measure(EVENTS, () => runner.run(EVENTS)));
+    }
+  }
+  await ours.close();
+  const us = medians(figures.topicbot);
+  const gy = medians(figures.grammY);
+  const fl = medians(figures.floor);
+  const total = WARMUP + ROUNDS * EVENTS;
+  const row = (
+    metric: string,
+    pick: (f: Figures) => number,
+    unit: string,
+    vs: Figures,
+    is: string,
+  ): Row => ({
+    metric,
+    value: pick(us),
+    baseline: pick(vs),
+    unit,
+    better: "lower",
+    baselineIs: is,
+  });
+  const vsGrammy = us.usPerEvent / gy.usPerEvent;
+  const vsFloor = us.usPerEvent / fl.usPerEvent;
   return {
     name: "dispatch",
-    title: "Dispatch: events through the whole pipeline",
-    method: `${EVENTS.toLocaleString("en")} synthetic \`!add <a> <b> --note <word>\` message events from ${USERS} users in ${TOPICS} topics, pushed in batches of ${BATCH} through \`createBot({ events })\` (a push source) with the client on an in-memory undici MockAgent: ignore-self, gate, one plugin middleware, router, typed argument parsing, and a handler that writes to an in-memory list. Baseline: the same handler called directly in a loop with the same arguments.`,
+    title: "Dispatch: events through the whole pipeline, beside grammY and a lean floor",
+    method: `${EVENTS.toLocaleString("en")} \`!add <a> <b> --note <word>\` message events from ${USERS} users in ${TOPICS} topics, pushed in batches of ${BATCH}, ${ROUNDS} rounds (medians), each runner warmed up with ${WARMUP.toLocaleString("en")} events first. topicbot: \`createBot({ events })\` with a push source and the client on an in-memory MockAgent; validation, exactly-once claim, lanes, ignore-self, gate, one plugin middleware, router over three commands, typed argument parsing. grammY: \`bot.handleUpdate\` with \`botInfo\` given, three commands and one middleware, the same parse by hand (it has no typed arguments), no network. Floor: \`bench/floor.ts\`, a ~120-line pipeline with the same features (typeof shape check, ring-buffer claim, lanes, compose, typed args). GC time and allocation come from V8's GC profiler. Goal (issue 17): topicbot ≤ grammY and ≤ ${FLOOR_FACTOR}× the floor.`,
     rows: [
-      {
-        metric: "throughput",
-        value: EVENTS / (pipelineMs / 1000),
-        baseline: EVENTS / (baselineMs / 1000),
-        unit: "events/s",
-        better: "higher",
-        baselineIs: "the handler alone",
-      },
-      {
-        metric: "time per event",
-        value: (pipelineMs * 1000) / EVENTS,
-        baseline: (baselineMs * 1000) / EVENTS,
-        unit: "µs",
-        better: "lower",
-        baselineIs: "the handler alone",
-      },
+      row("time per event", (f) => f.usPerEvent, "µs", gy, "grammY handleUpdate"),
+      row("time per event", (f) => f.usPerEvent, "µs", fl, "the lean floor"),
+      row(
+        `GC time per ${(40_000).toLocaleString("en")} events`,
+        (f) => f.gcMsPer40k,
+        "ms",
+        gy,
+        "grammY handleUpdate",
+      ),
+      row(
+        `GC time per ${(40_000).toLocaleString("en")} events`,
+        (f) => f.gcMsPer40k,
+        "ms",
+        fl,
+        "the lean floor",
+      ),
+      row("allocated per event", (f) => f.bytesPerEvent / 1024, "KiB", gy, "grammY handleUpdate"),
+      row("allocated per event", (f) => f.bytesPerEvent / 1024, "KiB", fl, "the lean floor"),
     ],
     checks: [
       {
-        what: `every one of ${EVENTS + WARMUP} events reached the handler`,
-        ok: handled === EVENTS + WARMUP,
+        what: `every one of ${total} events reached each handler`,
+        ok: ours.handled() === total && peer.handled() === total && lean.handled() === total,
+      },
+      {
+        what: `dispatch at or under grammY's cost (${fmt(us.usPerEvent)} vs ${fmt(gy.usPerEvent)} µs/event, ${fmt(vsGrammy)}×)`,
+        ok: vsGrammy <= 1,
+        goal: true,
+      },
+      {
+        what: `within ${FLOOR_FACTOR}× the floor (${fmt(us.usPerEvent)} vs ${fmt(fl.usPerEvent)} µs/event, ${fmt(vsFloor)}×)`,
+        ok: vsFloor <= FLOOR_FACTOR,
+        goal: true,
       },
     ],
   };

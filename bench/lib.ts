@@ -22,6 +22,8 @@ export interface Row {
 export interface Check {
   what: string;
   ok: boolean;
+  /** A performance goal: reported as PASS or MISS, and a miss does not fail the run. */
+  goal?: boolean;
 }
 
 export interface BenchResult {

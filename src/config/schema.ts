@@ -130,12 +130,16 @@ export const botConfig = z
       })
       .default({ port: 0 })
       .describe("The embedded sandbox `bot start` runs when no server is configured."),
-    prefix: z.string().min(1).max(8).default("!").describe("Command prefix in channels."),
+    prefix: z
+      .string()
+      .max(8)
+      .default("!")
+      .describe('Command prefix in channels; "" for none (commands by mention or DM only).'),
     respondTo: z
-      .enum(["addressed", "all"])
+      .enum(["addressed", "mentions", "all"])
       .default("addressed")
       .describe(
-        "Which messages reach plugins: `addressed` (direct messages, @-mentions of the bot, the prefix) or `all` (every message the bot receives; commands still need the prefix or a mention).",
+        "Which messages reach plugins: `addressed` (direct messages, @-mentions of the bot, the prefix), `mentions` (zulip_bots' rule: one-to-one direct messages and messages that start with a mention; group DMs only when they mention the bot) or `all` (every message the bot receives; commands still need the prefix or a mention).",
       ),
     channels: z
       .array(z.string().min(1).max(60))

@@ -41,7 +41,7 @@ abstract class Metric<L extends string> {
   readonly help: string;
   readonly labelNames: readonly L[];
   abstract readonly type: "counter" | "gauge" | "histogram";
-  /** Series by their serialized label values. */
+  /** Series by their label values, each followed by NUL (no label value holds one in practice). */
   protected readonly series = new Map<string, { labels: [string, string][]; value: unknown }>();
 
   constructor(def: Definition<L>) {
@@ -54,23 +54,38 @@ abstract class Metric<L extends string> {
     this.labelNames = def.labels ?? [];
   }
 
-  /** The series for these label values, created with `init` on first use. */
+  /**
+   * The series for these label values, created with `init` on first use. An existing series is
+   * found without allocating (this runs for every event); labels are fully checked on creation.
+   */
   protected slot<V>(labels: LabelValues<L> | undefined, init: () => V): { value: V } {
-    const given = (labels ?? {}) as Record<string, string | number>;
-    for (const key of Object.keys(given))
-      if (!(this.labelNames as readonly string[]).includes(key))
-        throw new Error(`metric ${this.name}: unknown label "${key}"`);
-    const pairs = this.labelNames.map((l): [string, string] => {
-      if (given[l] === undefined) throw new Error(`metric ${this.name}: label "${l}" is missing`);
-      return [l, String(given[l])];
-    });
-    const key = JSON.stringify(pairs.map((p) => p[1]));
+    const given = (labels ?? {}) as Record<string, string | number | undefined>;
+    let key = "";
+    let complete = true;
+    for (const l of this.labelNames) {
+      const value = given[l];
+      if (value === undefined) complete = false;
+      key += `${value}\u0000`;
+    }
+    let givenCount = 0;
+    for (const name in given) if (Object.hasOwn(given, name)) givenCount++;
+    if (!complete || givenCount !== this.labelNames.length) this.#refuse(given);
     let found = this.series.get(key);
     if (!found) {
+      const pairs = this.labelNames.map((l): [string, string] => [l, String(given[l])]);
       found = { labels: pairs, value: init() };
       this.series.set(key, found);
     }
     return found as { value: V };
+  }
+
+  /** Throws naming the first unknown label, else the first missing one. */
+  #refuse(given: Record<string, unknown>): never {
+    for (const name of Object.keys(given))
+      if (!(this.labelNames as readonly string[]).includes(name))
+        throw new Error(`metric ${this.name}: unknown label "${name}"`);
+    const missing = this.labelNames.find((l) => given[l] === undefined);
+    throw new Error(`metric ${this.name}: label "${missing}" is missing`);
   }
 
   /** The metric's lines, HELP and TYPE first. */

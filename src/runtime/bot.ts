@@ -9,34 +9,35 @@ import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import { createMemoryStore, type KeyValueStore } from "../storage/store.js";
-import {
-  DEFAULT_MAX_MESSAGE_LENGTH,
-  type SendTarget,
-  type SentMessage,
-  type ServerFacts,
-} from "./context/actions.js";
+import { DEFAULT_MAX_MESSAGE_LENGTH, type ServerFacts } from "./context/actions.js";
 import { catchUpNarrows, type CatchUpWindow } from "./delivery/catch-up.js";
 import type { CommandInfo } from "./commands/command.js";
 import type { RateLimit } from "./commands/guards.js";
 import { createCommandRuntime } from "./commands/runtime.js";
 import { compose, type Middleware } from "./dispatch/compose.js";
 import {
-  createMessageContext,
+  MessageContextObject,
   takeAnswer,
   type ContextServices,
   type MessageContext,
+  type SendGuard,
 } from "./context/context.js";
-import { conversationKey } from "./dispatch/conversation.js";
 import { DeliveryLedger } from "./delivery/ledger.js";
 import { Directory } from "./context/directory.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Intake } from "./delivery/intake.js";
 import { LoopGuard, LoopGuardError, type LoopGuardOptions } from "./delivery/loop-guard.js";
 import { reliableSend, ReplyLedger } from "./delivery/outbox.js";
-import { address, type BotIdentity } from "./dispatch/gate.js";
+import {
+  address,
+  botAccount,
+  isOneToOne,
+  type BotAccount,
+  type RespondTo,
+} from "./dispatch/gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
-import { Router } from "./dispatch/router.js";
+import { Router, type HandlerErrorReporter } from "./dispatch/router.js";
 import { DEFAULT_LIMITS } from "../webhooks/config.js";
 import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./context/session.js";
@@ -54,9 +55,17 @@ export interface BotOptions extends ServiceOptions {
   plugins?: (Plugin | PluginInstance)[];
   /** Command prefix in channels. Default `!`. */
   prefix?: string;
-  /** `addressed` (default): DMs, leading mentions and the prefix; `all`: every message reaches plugins. */
-  respondTo?: "addressed" | "all";
-  /** Reply sent when a handler throws; false for none. */
+  /**
+   * Which messages reach plugins. `addressed` (default): DMs, leading mentions and the prefix;
+   * `mentions`: zulip_bots' rule, one-to-one DMs and messages that start with a mention (group
+   * DMs only when they mention the bot; no prefix); `all`: every message.
+   */
+  respondTo?: RespondTo;
+  /**
+   * Reply sent when a handler throws; false for none. Commands send it for any error; `hear` and
+   * `filter` handlers for errors other than an action the server refused (those are only logged).
+   * Each handler may choose with its own `errorReply` option.
+   */
   errorReply?: string | false;
   logger?: Logger;
   /** Where events come from; defaults to an EventQueue on the client. */
@@ -103,7 +112,7 @@ export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesVie
   /** Settles when the bot has stopped: resolves after `stop()`, rejects on a fatal error. */
   readonly done: Promise<void>;
   /** The bot's own account; available after `start()`. */
-  readonly me: BotIdentity;
+  readonly me: BotAccount;
   readonly registration: Registration | undefined;
   /** Every command of every plugin, the built-in `help` included once started. */
   commands(): CommandInfo[];
@@ -188,7 +197,7 @@ export function createBot(options: BotOptions): Bot {
   });
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
 
-  let me: BotIdentity | undefined;
+  let me: BotAccount | undefined;
   let firstRegistration: Registration | undefined;
   let pipeline: ((ctx: MessageContext) => Promise<void>) | undefined;
   let state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
@@ -218,21 +227,33 @@ export function createBot(options: BotOptions): Bot {
   });
   const router = new Router({ guard: commands.guard });
 
-  const reportHandlerError = async (
-    error: unknown,
-    ctx: MessageContext,
-    origin: { plugin: string },
-  ) => {
+  /**
+   * A handler threw: logged with its plugin, and the sender told as the handler chose (see
+   * ListenerOptions.errorReply). An action the server refused is logged as one line with its
+   * endpoint and code, and by default gets no reply from a listener (only from a command).
+   */
+  const reportHandlerError: HandlerErrorReporter = async (error, ctx, origin) => {
     outside.failed(ctx);
     // The guard logged why, once; an error reply would only be refused as well.
     if (error instanceof LoopGuardError) return;
-    log.error(
-      { err: error, plugin: origin.plugin, messageId: ctx.message.id },
-      `plugin "${origin.plugin}" failed handling message ${ctx.message.id}`,
-    );
-    if (errorReply === false) return;
+    const refused = error instanceof ApiError;
+    const where = `plugin "${origin.plugin}" failed handling message ${ctx.message.id}`;
+    if (refused)
+      log.error(
+        {
+          plugin: origin.plugin,
+          messageId: ctx.message.id,
+          endpoint: error.endpoint,
+          code: error.code,
+        },
+        `${where}: the server refused ${error.endpoint}: ${error.code}: ${error.msg}`,
+      );
+    else log.error({ err: error, plugin: origin.plugin, messageId: ctx.message.id }, where);
+    const choice = origin.errorReply ?? (origin.kind !== "listener" || !refused);
+    const text = choice === true ? errorReply : choice;
+    if (text === false) return;
     await ctx
-      .reply(errorReply)
+      .reply(text)
       .catch((replyError: unknown) =>
         log.warn({ err: replyError }, "could not send the error reply"),
       );
@@ -247,6 +268,10 @@ export function createBot(options: BotOptions): Bot {
       storage,
       sessions: storage.namespace("topicbot:sessions"),
       services: outside.plugins,
+      me: () => {
+        if (!me) throw new Error(`plugin "${plugin}": bot.me is available once the bot starts`);
+        return me;
+      },
       addMiddleware: (name, mw) => {
         if (pipeline)
           throw new Error(`plugin "${name}": use() must be called before the bot starts`);
@@ -264,67 +289,57 @@ export function createBot(options: BotOptions): Bot {
   let services: ContextServices | undefined;
 
   /**
-   * Wraps a context's reply and send: the n-th reply to a message goes out once (a message handled
-   * again after recovery sends nothing twice), and the loop guard may refuse a flood.
+   * Guards a context's replies and sends: the n-th one for a message goes out once (a message
+   * handled again after recovery sends nothing twice), and the loop guard may refuse a flood.
    */
-  function guardReplies(ctx: MessageContext): void {
-    let index = 0;
+  const guardReplies: SendGuard = async (ctx, n, kind, where, send) => {
+    const before = replies.sent(ctx.message.id, n);
+    if (before && before.length > 0) return { id: before[0]!, ids: before };
     /** The first few replies to a human's message are answers, not a flood: the guard skips them. */
-    const isAnswer = async (n: number, isReply: boolean): Promise<boolean> => {
-      if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
+    const isAnswer = async (): Promise<boolean> => {
+      if (kind !== "reply" || n >= ANSWERS_PER_MESSAGE) return false;
       const users = await directory.users().catch(() => []);
       const sender = users.find((u) => u.userId === ctx.message.sender_id);
       return sender !== undefined && !sender.isBot;
     };
-    const wrap =
-      <A>(send: (arg: A) => Promise<SentMessage>, where: (arg: A) => string, isReply: boolean) =>
-      async (arg: A): Promise<SentMessage> => {
-        const n = index++;
-        const before = replies.sent(ctx.message.id, n);
-        if (before && before.length > 0) return { id: before[0]!, ids: before };
-        const plugin = ctx.plugin ?? "bot";
-        const verdict =
-          loopGuard && !(await isAnswer(n, isReply))
-            ? loopGuard.check(plugin, where(arg))
-            : undefined;
-        if (verdict && !verdict.allowed) {
-          const error = new LoopGuardError(plugin, where(arg), verdict.pausedUntil!);
-          if (verdict.tripped)
-            log.warn(
-              { plugin, conversation: where(arg), pausedUntil: verdict.pausedUntil },
-              `${error.message}; its messages there are dropped until then (a reply loop?)`,
-            );
-          throw error;
-        }
-        const sent = await send(arg);
-        await replies
-          .record(ctx.message.id, n, sent.ids)
-          .catch((e: unknown) => log.error({ err: e }, "could not persist the reply ledger"));
-        return sent;
-      };
-    ctx.reply = wrap(ctx.reply, () => conversationKey(ctx.conversation), true);
-    ctx.send = wrap(
-      ctx.send,
-      (target: SendTarget) => JSON.stringify({ to: target.to, topic: target.topic ?? null }),
-      false,
-    );
-  }
+    const plugin = ctx.plugin ?? "bot";
+    const verdict = loopGuard && !(await isAnswer()) ? loopGuard.check(plugin, where()) : undefined;
+    if (verdict && !verdict.allowed) {
+      const error = new LoopGuardError(plugin, where(), verdict.pausedUntil!);
+      if (verdict.tripped)
+        log.warn(
+          { plugin, conversation: where(), pausedUntil: verdict.pausedUntil },
+          `${error.message}; its messages there are dropped until then (a reply loop?)`,
+        );
+      throw error;
+    }
+    const sent = await send();
+    await replies
+      .record(ctx.message.id, n, sent.ids)
+      .catch((e: unknown) => log.error({ err: e }, "could not persist the reply ledger"));
+    return sent;
+  };
 
   async function handleMessage(message: Message, flags: string[]): Promise<void> {
-    const isDirect = message.type === "private";
     let suspend!: () => void;
     const suspended = new Promise<void>((resolve) => (suspend = resolve));
-    const ctx = createMessageContext({
+    const ctx = new MessageContextObject({
       message,
       flags,
-      addressing: address(message.content, { isDirect, bot: me!, prefix }),
+      addressing: address(message.content, {
+        isDirect: message.type === "private",
+        oneToOne: isOneToOne(message),
+        bot: me!,
+        prefix,
+        respondTo,
+      }),
       services: services!,
       suspend,
     });
-    guardReplies(ctx);
     // The answer to an open question goes to the handler that asked, not to the router; in
     // outgoing-webhook mode a mention's queue copy is not offered, or one answer would count twice.
     if (
+      dialogs.mayHave() &&
       message.sender_id !== me!.userId &&
       !outside.leftToWebhook(ctx) &&
       (await takeAnswer(ctx, dialogs))
@@ -387,7 +402,7 @@ export function createBot(options: BotOptions): Bot {
       state = "starting";
       try {
         const own = await api.users.me();
-        me = { userId: own.user_id, email: own.email, fullName: own.full_name };
+        me = botAccount({ userId: own.user_id, email: own.email, fullName: own.full_name });
         const sendMessage = reliableSend({
           api,
           me: () => me!.userId,
@@ -406,6 +421,8 @@ export function createBot(options: BotOptions): Bot {
           dialogs,
           now,
           timeZone,
+          guard: guardReplies,
+          firstReply: outside.firstReply,
         };
         const about = new Map<string, string | undefined>();
         for (const entry of options.plugins ?? []) {

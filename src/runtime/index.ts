@@ -7,12 +7,21 @@ export { definePlugin } from "./plugin.js";
 export type { Plugin, PluginInstance } from "./plugin.js";
 export { compose } from "./dispatch/compose.js";
 export type { Middleware, Next } from "./dispatch/compose.js";
-export type { MessageContext, Sender, AskOptions } from "./context/context.js";
+export { MessageContextObject } from "./context/context.js";
+export type { MessageContext } from "./context/context.js";
+export type { Sender, AskOptions } from "./context/context.js";
+export { pollWidget, todoWidget } from "./context/widgets.js";
 export type { Conversation } from "./dispatch/conversation.js";
 export { conversationKey, conversationOf } from "./dispatch/conversation.js";
 export { address, stripLeadingMention } from "./dispatch/gate.js";
-export type { Addressing, BotIdentity } from "./dispatch/gate.js";
-export type { Handler, Filter, CommandContext, NoArgs } from "./dispatch/router.js";
+export type { Addressing, BotAccount, BotIdentity, RespondTo } from "./dispatch/gate.js";
+export type {
+  Handler,
+  Filter,
+  CommandContext,
+  NoArgs,
+  ListenerOptions,
+} from "./dispatch/router.js";
 export type {
   CommandSpec,
   CommandInfo,
@@ -43,7 +52,14 @@ export type { ChatUser } from "./context/directory.js";
 export type { Session, SessionKind, SessionKindOptions } from "./context/session.js";
 export { splitMessage } from "./context/actions.js";
 export { canUserSee } from "./context/visibility.js";
-export type { SentMessage, SendTarget, UserTarget } from "./context/actions.js";
+export type {
+  EditChanges,
+  SentMessage,
+  SendTarget,
+  UserTarget,
+  Widget,
+} from "./context/actions.js";
+export type { MessageRef } from "./context/chat-actions.js";
 export {
   CAPABILITIES,
   CapabilityError,

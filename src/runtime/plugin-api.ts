@@ -15,7 +15,15 @@ import {
   type Subcommand,
 } from "./commands/command.js";
 import type { ArgsShape } from "./commands/types.js";
-import type { CommandContext, Filter, Handler, NoArgs, Router } from "./dispatch/router.js";
+import type {
+  CommandContext,
+  Filter,
+  Handler,
+  ListenerOptions,
+  NoArgs,
+  Router,
+} from "./dispatch/router.js";
+import type { BotAccount } from "./dispatch/gate.js";
 import { timeZoneOption } from "../time/zone-option.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "./context/session.js";
 
@@ -50,8 +58,27 @@ export interface PluginApi {
   readonly log: Logger;
   /** The full typed client. */
   readonly api: ApiClient;
-  /** The plugin's own key-value namespace in the bot's storage. */
+  /**
+   * The plugin's own key-value namespace in the bot's storage: keys of other plugins are not
+   * visible here, and the same key in two plugins is two values.
+   */
   readonly storage: KeyValueStore;
+  /**
+   * One namespace every plugin sees alike, for plugins that mean to share data (agree on key
+   * names). Kept in the bot's storage apart from every plugin's own namespace.
+   *
+   * @example
+   * await bot.sharedStorage.set("oncall", "olivia@example.com");
+   */
+  readonly sharedStorage: KeyValueStore;
+  /**
+   * The bot's own account, known once the bot has started (setup runs then): user ID, email,
+   * name and its mention strings (`@**Name**`, silent `@_**Name**`). No API call.
+   *
+   * @example
+   * bot.hear(/hello/i, (ctx) => ctx.reply(`I am ${bot.me.mention}`));
+   */
+  readonly me: BotAccount;
   /**
    * A command with typed arguments.
    *
@@ -74,8 +101,24 @@ export interface PluginApi {
     name: string,
     spec: Omit<CommandSpec, "args"> & { subcommands: Record<string, Subcommand> },
   ): void;
-  hear(pattern: RegExp, handler: Handler<MessageContext & { match: RegExpExecArray }>): void;
-  filter<C extends MessageContext>(filter: Filter<C>, handler: Handler<C>): void;
+  /**
+   * A listener: runs when `pattern` matches the addressed text (`ctx.match` holds the match).
+   * Listeners run after every command and before the built-in `help` (see `options`).
+   *
+   * @example
+   * bot.hear(/.+/, (ctx) => ctx.reply(`You said: ${ctx.text}`), { shadowsHelp: false });
+   */
+  hear(
+    pattern: RegExp,
+    handler: Handler<MessageContext & { match: RegExpExecArray }>,
+    options?: ListenerOptions,
+  ): void;
+  /** A listener on any predicate (a type guard narrows `ctx`); ordered like `hear`. */
+  filter<C extends MessageContext>(
+    filter: Filter<C>,
+    handler: Handler<C>,
+    options?: ListenerOptions,
+  ): void;
   /**
    * Every command registered so far, by every plugin (the built-in `help`, as plugin `builtin`,
    * once the bot starts): name, plugin, description, aliases, examples, roles and usage line.
@@ -133,20 +176,26 @@ export interface PluginApiDeps {
   addMiddleware(plugin: string, middleware: Middleware<MessageContext>): void;
   /** Cron jobs and webhook routes. */
   services: PluginServices;
+  /** The bot's account; throws before the bot starts. */
+  me(): BotAccount;
 }
+
+/** The storage namespace every plugin shares (`bot.sharedStorage`). */
+export const SHARED_NAMESPACE = "topicbot:shared";
 
 /** The PluginApi of `plugin`; `bot` is the name of the bot's own, top-level registrations. */
 export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi {
   const log = plugin === "bot" ? deps.log : deps.log.child({ plugin });
-  return {
+  const pluginApi: Omit<PluginApi, "me"> = {
     name: plugin,
     log,
     api: deps.api,
     storage: deps.storage.namespace(plugin),
+    sharedStorage: deps.storage.namespace(SHARED_NAMESPACE),
     command: (name: string, spec: CommandSpec, handler?: Handler<CommandContext>) =>
       deps.router.command(plugin, name, spec, handler ?? (runSubcommand(spec) as Handler)),
-    hear: (pattern, handler) => deps.router.hear(plugin, pattern, handler),
-    filter: (filter, handler) => deps.router.filter(plugin, filter, handler),
+    hear: (pattern, handler, options) => deps.router.hear(plugin, pattern, handler, options),
+    filter: (filter, handler, options) => deps.router.filter(plugin, filter, handler, options),
     commands: () => deps.router.commands(),
     use: (mw) => deps.addMiddleware(plugin, mw),
     on: (type, listener) => {
@@ -174,4 +223,6 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
       deps.services.webhook(plugin, path, options as RouteOptions, handler);
     },
   };
+  // Not enumerable, so spreading the API (as createBot does) does not read it before start.
+  return Object.defineProperty(pluginApi, "me", { get: deps.me, enumerable: false }) as PluginApi;
 }

@@ -15,10 +15,9 @@ import {
 } from "../webhooks/config.js";
 import { outgoingWebhookRoute, type OutgoingMessage } from "../webhooks/outgoing.js";
 import { createReceiver, WebhookError, type WebhookReceiver } from "../webhooks/receiver.js";
-import type { SentMessage } from "./context/actions.js";
 import type { Middleware } from "./dispatch/compose.js";
 import {
-  createMessageContext,
+  MessageContextObject,
   takeAnswer,
   type ContextServices,
   type MessageContext,
@@ -93,7 +92,7 @@ export interface RunningBot {
 
 export interface BotServices extends BotServicesView {
   readonly plugins: PluginServices;
-  /** Runs first in the pipeline: counts outcomes and reply latency, leaves webhook-delivered messages to the webhook. */
+  /** Runs first in the pipeline: counts outcomes, leaves webhook-delivered messages to the webhook. */
   readonly middleware: Middleware<MessageContext>;
   /** The client options the bot creates its own client with: the metrics observer added. */
   clientOptions(server: ClientOptions): ClientOptions;
@@ -101,6 +100,8 @@ export interface BotServices extends BotServicesView {
   observe(sink: EventSink): EventSink;
   /** Marks a message whose handler threw (the router catches those) so it counts as failed. */
   failed(ctx: MessageContext): void;
+  /** A context sent its first reply: observes the reply latency since its message arrived. */
+  firstReply(ctx: MessageContext): void;
   /**
    * In outgoing-webhook mode, true for a mention or direct message seen on the event queue: the
    * server POSTs it to the webhook too, and only that copy is handled (answers to `ask` included).
@@ -187,7 +188,7 @@ export function createBotServices(
     let answering = true;
     let suspend!: () => void;
     const suspended = new Promise<void>((resolve) => (suspend = resolve));
-    const ctx = createMessageContext({
+    const ctx = new MessageContextObject({
       message: m.message,
       flags: m.trigger === "mention" ? ["mentioned"] : [],
       addressing: address(m.message.content, {
@@ -195,13 +196,14 @@ export function createBotServices(
         bot: me,
         prefix,
       }),
-      services: context,
+      // Not through the reply guard: captured replies are not posted, so there is nothing to record.
+      services: { ...context, guard: undefined },
       suspend,
       // Replies go into the HTTP answer while it is open; later ones (after `ask`) are posted.
-      replyVia: (post) => async (content) => {
-        if (!answering) return post(content);
+      replyVia: (content, post) => {
+        if (!answering) return post();
         replies.push(content);
-        return { id: 0, ids: [] } satisfies SentMessage;
+        return Promise.resolve({ id: 0, ids: [] });
       },
     });
     fromWebhook.add(ctx);
@@ -221,17 +223,8 @@ export function createBotServices(
   }
 
   const middleware: Middleware<MessageContext> = async (ctx, next) => {
-    const arrived = arrivals.get(ctx.message.id) ?? performance.now();
-    arrivals.delete(ctx.message.id);
-    const post = ctx.reply;
-    let first = true;
-    ctx.reply = async (content) => {
-      const sent = await post(content);
-      if (first) metrics.replySent((performance.now() - arrived) / 1000);
-      first = false;
-      return sent;
-    };
     if (leftToWebhook(ctx)) {
+      arrivals.delete(ctx.message.id);
       ctx.log.debug("left to the outgoing webhook");
       metrics.eventHandled("message");
       return;
@@ -241,6 +234,9 @@ export function createBotServices(
     } catch (error) {
       metrics.eventFailed("message");
       throw error;
+    } finally {
+      // Replies after this (none, or a handler's after `ask`) are not timed: the arrival goes.
+      arrivals.delete(ctx.message.id);
     }
     if (failures.has(ctx)) metrics.eventFailed("message");
     else metrics.eventHandled("message");
@@ -297,6 +293,12 @@ export function createBotServices(
       await sink(batch, signal);
     },
     failed: (ctx) => failures.add(ctx),
+    firstReply(ctx) {
+      const arrived = arrivals.get(ctx.message.id);
+      if (arrived === undefined) return;
+      arrivals.delete(ctx.message.id);
+      metrics.replySent((performance.now() - arrived) / 1000);
+    },
 
     async start(bot) {
       running = bot;

@@ -12,6 +12,8 @@ export interface SetOptions {
  */
 export interface KeyValueStore {
   get<T = unknown>(key: string): Promise<T | undefined>;
+  /** Whether `key` holds a value (an expired one does not count). */
+  has(key: string): Promise<boolean>;
   set(key: string, value: unknown, options?: SetOptions): Promise<void>;
   /** Removes the key; resolves true when it existed. */
   delete(key: string): Promise<boolean>;
@@ -58,6 +60,10 @@ export function storeOver(
         return undefined;
       }
       return structuredClone(entry.value) as T;
+    },
+    async has(key) {
+      const entry = await backend.read(full(key));
+      return entry !== undefined && (entry.expiresAt === undefined || entry.expiresAt > now());
     },
     async set(key, value, options = {}) {
       if (value === undefined)

@@ -233,7 +233,7 @@ describe("new keys are validated, naming file and key", () => {
     ["errorReply: true\n", /^bot\.config\.yaml: errorReply: /],
     [
       "respondTo: everything\n",
-      /^bot\.config\.yaml: respondTo: .*"addressed"\|"all" \(got "everything"\)/,
+      /^bot\.config\.yaml: respondTo: .*"addressed"\|"mentions"\|"all" \(got "everything"\)/,
     ],
     ["logging: { level: loud }\n", /^bot\.config\.yaml: logging\.level: /],
   ])("%s", (text, message) => {

@@ -1,10 +1,10 @@
-// Message actions on `ctx`: reply and send, with long content split on line boundaries.
+// Message actions on `ctx`: reply, send and edit, with long content split on line boundaries.
 import type { ApiClient } from "../../client/client.js";
 import type { SendParams } from "../../api/messages.js";
 import { supports } from "./capabilities.js";
 import type { Conversation } from "../dispatch/conversation.js";
 import type { ChatUser } from "./directory.js";
-import type { BotIdentity } from "../dispatch/gate.js";
+import type { BotAccount, BotIdentity } from "../dispatch/gate.js";
 import type { ChannelRef, TopicRef } from "../commands/types.js";
 
 /** What the server told the bot at registration that actions depend on. */
@@ -17,17 +17,40 @@ export interface ServerFacts {
 
 export interface ActionEnv {
   api: ApiClient;
-  me: BotIdentity;
+  me: BotAccount;
   server(): ServerFacts;
   /** How messages go out; the runtime's resends after failures without doubling. Default: `api.messages.send`. */
   sendMessage?: (params: SendParams) => Promise<{ id: number }>;
 }
 
-/** A message the bot sent; long content becomes several messages, all listed in `ids`. */
-export interface SentMessage {
+/** The IDs of what one reply or send posted: long content becomes several messages. */
+export interface SentIds {
   /** The ID of the first (often only) message. */
   id: number;
   ids: number[];
+}
+
+/** What `edit` may change: the content, the topic (and how far a topic change reaches). */
+export interface EditChanges {
+  content?: string;
+  topic?: string;
+  /** Which messages a topic change moves: this one (default), it and later ones, or all. */
+  propagate?: "change_one" | "change_later" | "change_all";
+}
+
+/** A message the bot sent; long content becomes several messages, all listed in `ids`. */
+export interface SentMessage extends SentIds {
+  /** Edits the (first) message sent, under the server's edit rules. */
+  edit(changes: EditChanges): Promise<void>;
+}
+
+/**
+ * A widget on a message: the server's `widget_content` (e.g. a poll), sent as JSON.
+ * See `pollWidget` for the shape of a poll.
+ */
+export interface Widget {
+  widget_type: string;
+  extra_data: Record<string, unknown>;
 }
 
 /** A user given by ID, email, or as a resolved user. */
@@ -35,12 +58,14 @@ export type UserTarget = number | string | Pick<ChatUser, "userId">;
 
 /**
  * Where `send` delivers: a channel (name, ID or a `#**channel**` argument) with a topic, a topic
- * argument (`#**channel>topic**`), or users (one, or a list for a group DM).
+ * argument (`#**channel>topic**`), users (one, or a list for a group DM), or one email address
+ * (a direct message to that user).
  */
-export type SendTarget =
-  | { to: string | number | ChannelRef; topic: string; content: string }
-  | { to: TopicRef; topic?: undefined; content: string }
-  | { to: Pick<ChatUser, "userId"> | UserTarget[]; topic?: undefined; content: string };
+export type SendTarget = (
+  | { to: string | number | ChannelRef; topic: string }
+  | { to: TopicRef; topic?: undefined }
+  | { to: Pick<ChatUser, "userId"> | UserTarget[] | string; topic?: undefined }
+) & { content: string; widget?: Widget };
 
 export const DEFAULT_MAX_MESSAGE_LENGTH = 10_000;
 
@@ -82,6 +107,9 @@ export function splitMessage(content: string, max: number): string[] {
   return parts;
 }
 
+/** Whether `to` reads as an email address (a channel name never has an `@` followed by a dot). */
+const isEmail = (to: string): boolean => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(to);
+
 const userIdOrEmail = (u: UserTarget): number | string => (typeof u === "object" ? u.userId : u);
 
 /** The POST /messages parameters for a target, without content. */
@@ -91,6 +119,14 @@ export function sendParams(
 ): Omit<SendParams, "content"> {
   const direct = supports("directType", featureLevel) ? "direct" : "private";
   const { to, topic } = target;
+  // A channel is never looked up by an email address: `to: "someone@example.com"` is a DM.
+  if (typeof to === "string" && isEmail(to)) {
+    if (topic !== undefined)
+      throw new TypeError(
+        `send: "${to}" is an email address, so this is a direct message, which has no topic; use { to: "${to}", content } (or { to: [userId] })`,
+      );
+    return { type: direct, to: [to] };
+  }
   if (Array.isArray(to) || (typeof to === "object" && "userId" in to)) {
     const list = (Array.isArray(to) ? to : [to]).map(userIdOrEmail);
     if (list.length === 0) throw new TypeError("send: `to` lists no users");
@@ -100,20 +136,28 @@ export function sendParams(
   if (typeof to === "object" && "topic" in to) {
     return { type: "channel", to: to.streamId, topic: topic ?? to.topic };
   }
-  if (topic === undefined) throw new TypeError("send: a channel target needs a `topic`");
+  if (topic === undefined)
+    throw new TypeError(
+      `send: the channel target ${JSON.stringify(to)} needs a \`topic\`; for a direct message give \`to\` an email address or a list of user IDs`,
+    );
   return { type: "channel", to: typeof to === "object" ? to.streamId : to, topic };
 }
 
-/** Sends `content` as one or more messages; later parts wait for earlier ones, keeping order. */
-async function post(
+/**
+ * Sends `content` as one or more messages; later parts wait for earlier ones, keeping order.
+ * A widget goes with the first part.
+ */
+export async function postTo(
   env: ActionEnv,
   params: Omit<SendParams, "content">,
   content: string,
-): Promise<SentMessage> {
+  widget?: Widget,
+): Promise<SentIds> {
   const { maxMessageLength } = env.server();
   const ids: number[] = [];
   for (const part of splitMessage(content, maxMessageLength)) {
     const message = { ...params, content: part } as SendParams;
+    if (widget !== undefined && ids.length === 0) message.widget_content = JSON.stringify(widget);
     const sent = await (env.sendMessage
       ? env.sendMessage(message)
       : env.api.messages.send(message));
@@ -131,34 +175,29 @@ function replyRecipients(
   return others.length > 0 ? others : [me.userId];
 }
 
-export interface MessageActions {
-  /** Sends `content` to the same topic, or the same direct-message group; long content is split. */
-  reply(content: string): Promise<SentMessage>;
-  /**
-   * Sends to any channel topic or users.
-   *
-   * @example
-   * await ctx.send({ to: "general", topic: "deploys", content: "v2 is out" });
-   * await ctx.send({ to: [ctx.sender.userId], content: "psst" });
-   */
-  send(target: SendTarget): Promise<SentMessage>;
+/** The POST /messages parameters of a reply in `conversation`. */
+export function replyParams(
+  conversation: Conversation,
+  me: BotIdentity,
+  featureLevel: number | undefined,
+): Omit<SendParams, "content"> {
+  return conversation.type === "channel"
+    ? { type: "channel", to: conversation.streamId, topic: conversation.topic }
+    : sendParams({ to: replyRecipients(conversation, me) }, featureLevel);
 }
 
-/** reply and send for a message in `conversation`. */
-export function messageActions(env: ActionEnv, conversation: Conversation): MessageActions {
-  return {
-    reply(content) {
-      const level = env.server().featureLevel;
-      return conversation.type === "channel"
-        ? post(
-            env,
-            { type: "channel", to: conversation.streamId, topic: conversation.topic },
-            content,
-          )
-        : post(env, sendParams({ to: replyRecipients(conversation, env.me) }, level), content);
-    },
-    send(target) {
-      return post(env, sendParams(target, env.server().featureLevel), target.content);
-    },
-  };
+/** PATCH /messages/{id}: edits content and/or topic; the server refuses what its rules forbid. */
+export async function editMessage(
+  env: ActionEnv,
+  messageId: number,
+  changes: EditChanges,
+): Promise<void> {
+  if (changes.content === undefined && changes.topic === undefined)
+    throw new TypeError("edit: give `content`, `topic` or both");
+  await env.api.messages.update({
+    message_id: messageId,
+    ...(changes.content !== undefined && { content: changes.content }),
+    ...(changes.topic !== undefined && { topic: changes.topic }),
+    ...(changes.propagate !== undefined && { propagate_mode: changes.propagate }),
+  });
 }

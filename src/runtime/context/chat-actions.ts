@@ -1,4 +1,4 @@
-// The other message actions on `ctx`: react, schedule, markTopicRead, upload, report, flags, gated by capability.
+// The other message actions on `ctx`: react, unreact, schedule, markTopicRead, upload, report, flags, gated by capability.
 import type { Narrow } from "../../api/common.js";
 import type { ReportType } from "../../api/messages.js";
 import type { UploadSource } from "../../api/uploads.js";
@@ -39,28 +39,13 @@ export interface Upload {
   markdown: string;
 }
 
-export interface ChatActions {
-  /** Adds an emoji reaction (by name, e.g. `thumbs_up`) to the message being handled. */
-  react(emoji: string): Promise<void>;
-  /**
-   * Schedules a message to this conversation, or to `target`, for `at`: a Date, UNIX seconds, or
-   * a human time (`in 10 minutes`, `tomorrow 9:00`) in the bot's time zone. Returns its ID.
-   * The server takes IDs only: a channel ID with a topic, or user IDs.
-   */
-  schedule(
-    content: string,
-    at: Date | number | string,
-    target?: ScheduleTarget,
-  ): Promise<{ scheduledMessageId: number }>;
-  /** Marks this channel topic as read for the bot. */
-  markTopicRead(): Promise<void>;
-  /** Uploads a file and returns its URL and a Markdown link `[name](url)`. */
-  upload(file: UploadSource, name: string): Promise<Upload>;
-  /** Reports the message being handled to the moderators. */
-  report(type: ReportType, description?: string): Promise<void>;
-  /** Adds or removes a personal flag (`read`, `starred`, ...) over the messages of a narrow. */
-  flags(request: FlagsRequest): Promise<FlagsResult>;
-}
+/** A message given by ID, or the message itself. */
+export type MessageRef = number | { id: number };
+
+const idOf = (message: MessageRef): number => (typeof message === "number" ? message : message.id);
+const level = (env: ActionEnv): number | undefined => env.server().featureLevel;
+/** An emoji name as people type it: `thumbs_up` or `:thumbs_up:`. */
+const emojiName = (emoji: string): string => emoji.replace(/^:|:$/g, "");
 
 /** Seconds since the epoch for a schedule time; throws naming the text that is not a time. */
 export function scheduleSeconds(
@@ -75,76 +60,91 @@ export function scheduleSeconds(
   return Math.floor(parsed.getTime() / 1000);
 }
 
-/** The chat actions for one message. */
-export function chatActions(
+/** Adds the bot's emoji reaction to a message. */
+export async function react(env: ActionEnv, message: MessageRef, emoji: string): Promise<void> {
+  requireCapability("react", level(env));
+  await env.api.messages.addReaction({ message_id: idOf(message), emoji_name: emojiName(emoji) });
+}
+
+/** Removes the bot's emoji reaction from a message. */
+export async function unreact(env: ActionEnv, message: MessageRef, emoji: string): Promise<void> {
+  requireCapability("react", level(env));
+  await env.api.messages.removeReaction({
+    message_id: idOf(message),
+    emoji_name: emojiName(emoji),
+  });
+}
+
+/** Schedules `content` to `conversation`, or to `target`, for `at`; returns its ID. */
+export async function schedule(
   env: ActionEnv & { now(): number; timeZone: string },
-  message: { id: number },
   conversation: Conversation,
-): ChatActions {
-  const level = () => env.server().featureLevel;
-  return {
-    async react(emoji) {
-      requireCapability("react", level());
-      await env.api.messages.addReaction({
-        message_id: message.id,
-        emoji_name: emoji.replace(/^:|:$/g, ""),
-      });
-    },
-    async schedule(content, at, target) {
-      requireCapability("schedule", level());
-      const where: ScheduleTarget =
-        target ??
-        (conversation.type === "channel"
-          ? { to: conversation.streamId, topic: conversation.topic }
-          : { to: conversation.userIds.filter((id) => id !== env.me.userId) });
-      const result = await env.api.scheduledMessages.create({
-        type: Array.isArray(where.to) ? "direct" : "stream",
-        to: where.to,
-        ...(where.topic !== undefined && { topic: where.topic }),
-        content,
-        scheduled_delivery_timestamp: scheduleSeconds(at, {
-          now: env.now(),
-          zone: env.timeZone,
-        }),
-      });
-      return { scheduledMessageId: result.scheduled_message_id };
-    },
-    async markTopicRead() {
-      requireCapability("markTopicRead", level());
-      if (conversation.type !== "channel")
-        throw new TypeError("markTopicRead: this message is not in a channel topic");
-      await env.api.topics.markAsRead({
-        stream_id: conversation.streamId,
-        topic_name: conversation.topic,
-      });
-    },
-    async upload(file, name) {
-      requireCapability("upload", level());
-      const result = await env.api.uploads.upload({ file, filename: name });
-      const filename = result.filename ?? name;
-      const url = result.url;
-      return { url, filename, markdown: `[${filename.replace(/[[\]]/g, "")}](${url})` };
-    },
-    async report(type, description) {
-      requireCapability("report", level());
-      if (type === "other" && !description?.trim())
-        throw new TypeError('report: a description is required with type "other"');
-      await env.api.messages.report({
-        message_id: message.id,
-        report_type: type,
-        ...(description !== undefined && { description }),
-      });
-    },
-    async flags(request) {
-      requireCapability("flags", level());
-      return env.api.messages.updateFlagsForNarrow({
-        anchor: request.anchor ?? "newest",
-        num_before: request.numBefore ?? 1000,
-        num_after: request.numAfter ?? 0,
-        narrow: request.narrow,
-        op: request.op,
-        flag: request.flag,
-      });
-    },
-  };
+  content: string,
+  at: Date | number | string,
+  target?: ScheduleTarget,
+): Promise<{ scheduledMessageId: number }> {
+  requireCapability("schedule", level(env));
+  const where: ScheduleTarget =
+    target ??
+    (conversation.type === "channel"
+      ? { to: conversation.streamId, topic: conversation.topic }
+      : { to: conversation.userIds.filter((id) => id !== env.me.userId) });
+  const result = await env.api.scheduledMessages.create({
+    type: Array.isArray(where.to) ? "direct" : "stream",
+    to: where.to,
+    ...(where.topic !== undefined && { topic: where.topic }),
+    content,
+    scheduled_delivery_timestamp: scheduleSeconds(at, { now: env.now(), zone: env.timeZone }),
+  });
+  return { scheduledMessageId: result.scheduled_message_id };
+}
+
+/** Marks a channel topic as read for the bot. */
+export async function markTopicRead(env: ActionEnv, conversation: Conversation): Promise<void> {
+  requireCapability("markTopicRead", level(env));
+  if (conversation.type !== "channel")
+    throw new TypeError("markTopicRead: this message is not in a channel topic");
+  await env.api.topics.markAsRead({
+    stream_id: conversation.streamId,
+    topic_name: conversation.topic,
+  });
+}
+
+/** Uploads a file; returns its URL and a Markdown link `[name](url)`. */
+export async function upload(env: ActionEnv, file: UploadSource, name: string): Promise<Upload> {
+  requireCapability("upload", level(env));
+  const result = await env.api.uploads.upload({ file, filename: name });
+  const filename = result.filename ?? name;
+  const url = result.url;
+  return { url, filename, markdown: `[${filename.replace(/[[\]]/g, "")}](${url})` };
+}
+
+/** Reports a message to the moderators. */
+export async function report(
+  env: ActionEnv,
+  message: MessageRef,
+  type: ReportType,
+  description?: string,
+): Promise<void> {
+  requireCapability("report", level(env));
+  if (type === "other" && !description?.trim())
+    throw new TypeError('report: a description is required with type "other"');
+  await env.api.messages.report({
+    message_id: idOf(message),
+    report_type: type,
+    ...(description !== undefined && { description }),
+  });
+}
+
+/** Adds or removes a personal flag over the messages of a narrow. */
+export async function flags(env: ActionEnv, request: FlagsRequest): Promise<FlagsResult> {
+  requireCapability("flags", level(env));
+  return env.api.messages.updateFlagsForNarrow({
+    anchor: request.anchor ?? "newest",
+    num_before: request.numBefore ?? 1000,
+    num_after: request.numAfter ?? 0,
+    narrow: request.narrow,
+    op: request.op,
+    flag: request.flag,
+  });
 }

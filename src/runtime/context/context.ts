@@ -1,13 +1,40 @@
 // The message context handed to middleware and handlers: the message, who sent it, where, and actions.
 import type { ApiClient } from "../../client/client.js";
 import type { Message } from "../../api/messages.js";
+import type { UploadSource } from "../../api/uploads.js";
 import type { Logger } from "../../log/logger.js";
 import type { KeyValueStore } from "../../storage/store.js";
-import { messageActions, type ActionEnv, type MessageActions } from "./actions.js";
-import { chatActions, type ChatActions } from "./chat-actions.js";
+import {
+  editMessage,
+  postTo,
+  replyParams,
+  sendParams,
+  type ActionEnv,
+  type EditChanges,
+  type Widget,
+  type SendTarget,
+  type SentIds,
+  type SentMessage,
+} from "./actions.js";
+import {
+  flags,
+  markTopicRead,
+  react,
+  report,
+  schedule,
+  unreact,
+  upload,
+  type FlagsRequest,
+  type FlagsResult,
+  type MessageRef,
+  type ReportType,
+  type ScheduleTarget,
+  type Upload,
+} from "./chat-actions.js";
+import { pollWidget } from "./widgets.js";
 import type { CommandInvocation } from "../commands/command.js";
 import { conversationKey, conversationOf, type Conversation } from "../dispatch/conversation.js";
-import type { Addressing, BotIdentity } from "../dispatch/gate.js";
+import type { Addressing, BotAccount } from "../dispatch/gate.js";
 import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
 import { canUserSee } from "./visibility.js";
 
@@ -24,51 +51,17 @@ export interface AskOptions {
   timeoutMs?: number;
 }
 
-export interface MessageContext extends MessageActions, ChatActions {
-  message: Message;
-  /** The event's personal flags for the bot (`mentioned`, `read`, ...); `flags()` changes flags. */
-  messageFlags: string[];
-  sender: Sender;
-  conversation: Conversation;
-  isDirect: boolean;
-  /** The message starts with a mention of the bot. */
-  isMention: boolean;
-  /** How the gate let the message through; null when it did not (only with `respondTo: all`). */
-  addressedVia: Addressing["via"];
-  /** The text meant for the bot: content without the leading mention or prefix. */
-  text: string;
-  /** Set by the router when a command matched. */
-  command?: CommandInvocation;
-  /** Set by `hear` when its pattern matched. */
-  match?: RegExpExecArray;
-  /** The plugin whose handler is running; set by the router. */
-  plugin?: string;
-  /** The bot's own account. */
-  me: BotIdentity;
-  /** The full typed client, for every endpoint without an action. */
-  api: ApiClient;
-  log: Logger;
-  /** Free space for middleware to pass data to handlers. */
-  state: Record<string, unknown>;
-  /** The handling plugin's state for this conversation (channel topic or DM group). */
-  readonly session: Session;
-  /** The handling plugin's state for this sender in this conversation. */
-  readonly userSession: Session;
-  /**
-   * Asks the sender a question here and waits for their next message in this conversation,
-   * which is then not routed as a command. Resolves undefined after the timeout.
-   *
-   * @example
-   * const answer = await ctx.ask("What's your name?", { timeoutMs: 60_000 });
-   * await ctx.reply(answer ? `Hello, ${answer.text}!` : "Never mind.");
-   */
-  ask(question: string, options?: AskOptions): Promise<MessageContext | undefined>;
-  /**
-   * Whether the sender can see message `messageId` (DMs: participants; channels: by the server's
-   * access rules, guests only where subscribed). Check before acting on an ID a user gave.
-   */
-  canSee(messageId: number): Promise<boolean>;
-}
+/**
+ * Wraps every message a context sends (the runtime's exactly-once reply ledger and loop guard).
+ * `n` counts the context's sends from 0; `where` names the destination for the loop guard.
+ */
+export type SendGuard = (
+  ctx: MessageContext,
+  n: number,
+  kind: "reply" | "send",
+  where: () => string,
+  send: () => Promise<SentIds>,
+) => Promise<SentIds>;
 
 /** What every context shares: the bot's services. */
 export interface ContextServices extends ActionEnv {
@@ -79,6 +72,10 @@ export interface ContextServices extends ActionEnv {
   now(): number;
   /** The configured time zone, for human times in `schedule`. */
   timeZone: string;
+  /** Applied to every reply and send; none in contexts built outside a running bot. */
+  guard?: SendGuard;
+  /** Told when a context sends its first reply (reply latency metrics). */
+  firstReply?: (ctx: MessageContext) => void;
 }
 
 export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
@@ -87,7 +84,8 @@ export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
 export const dialogKey = (conversation: Conversation, userId: number): string =>
   `${conversationKey(conversation)}|${userId}`;
 
-export function createMessageContext(init: {
+/** How a context is made: the message, how the gate read it, and the bot's services. */
+export interface ContextInit {
   message: Message;
   flags: string[];
   addressing: Addressing;
@@ -95,67 +93,310 @@ export function createMessageContext(init: {
   /** Called when a handler starts waiting for an answer: its message no longer holds up others. */
   suspend?: () => void;
   /**
-   * Swaps where `reply` delivers: given the posting reply, returns the one `ctx` gets (the
-   * outgoing-webhook mode captures replies into its HTTP answer).
+   * Decides where a reply goes: `post()` sends it; the outgoing-webhook mode instead captures it
+   * into its HTTP answer (and answers with no IDs).
    */
-  replyVia?: (post: MessageActions["reply"]) => MessageActions["reply"];
-}): MessageContext {
-  const { message, services } = init;
-  const conversation = conversationOf(message);
-  const sessionOf = (userId?: number): Session =>
-    openSession(
-      services.sessions.namespace(ctx.plugin ?? "bot"),
-      sessionKey({ conversation, userId }),
-    );
-  let log: Logger | undefined;
-  const ctx: MessageContext = {
-    message,
-    messageFlags: init.flags,
-    sender: {
-      userId: message.sender_id,
-      email: message.sender_email,
-      fullName: message.sender_full_name,
-    },
-    conversation,
-    isDirect: conversation.type === "direct",
-    isMention: init.addressing.isMention,
-    addressedVia: init.addressing.via,
-    text: init.addressing.text,
-    me: services.me,
-    api: services.api,
-    // The child logger is made on first use: most messages are never logged about.
-    get log() {
-      return (log ??= services.log.child({ messageId: message.id }));
-    },
-    set log(value) {
-      log = value;
-    },
-    state: {},
-    get session() {
-      return sessionOf();
-    },
-    get userSession() {
-      return sessionOf(message.sender_id);
-    },
-    async ask(question, options = {}) {
-      const key = dialogKey(conversation, message.sender_id);
-      const timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
-      const answer = services.dialogs.wait(key, timeoutMs, question);
-      try {
-        await ctx.reply(question);
-      } catch (error) {
-        services.dialogs.cancel(key);
-        throw error;
-      }
-      init.suspend?.();
-      return answer;
-    },
-    canSee: (messageId) => canUserSee(services.api, message.sender_id, messageId),
-    ...messageActions(services, conversation),
-    ...chatActions(services, message, conversation),
-  };
-  if (init.replyVia) ctx.reply = init.replyVia(ctx.reply);
-  return ctx;
+  replyVia?: (content: string, post: () => Promise<SentIds>) => Promise<SentIds>;
+}
+
+/**
+ * What a handler gets for one message. One instance per message; its parts (sender, conversation,
+ * logger, state, sessions) are built on first use, and its actions live on the prototype, because
+ * this object is made for every event and most handlers read two or three fields of it.
+ *
+ * @example
+ * bot.hear(/^hi$/i, async (ctx) => {
+ *   await ctx.react("wave");
+ *   await ctx.reply(`Hello ${ctx.sender.fullName}, it is ${ctx.now().toISOString()}`);
+ * });
+ */
+export class MessageContextObject {
+  /** The message as the server delivered it. */
+  readonly message: Message;
+  /** The event's personal flags for the bot (`mentioned`, `read`, ...); `flags()` changes flags. */
+  readonly messageFlags: string[];
+  /** A direct message (one-to-one or group) rather than a channel message. */
+  readonly isDirect: boolean;
+  /** The message starts with a mention of the bot. */
+  readonly isMention: boolean;
+  /** How the gate let the message through; null when it did not (only with `respondTo: all`). */
+  readonly addressedVia: Addressing["via"];
+  /** The text meant for the bot: content without the leading mention or prefix. */
+  text: string;
+  /** Set by the router when a command matched. */
+  command?: CommandInvocation;
+  /** Set by `hear` when its pattern matched. */
+  match?: RegExpExecArray;
+  /** The plugin whose handler is running; set by the router. */
+  plugin?: string;
+  readonly #services: ContextServices;
+  readonly #suspend: (() => void) | undefined;
+  readonly #replyVia: ContextInit["replyVia"];
+  #conversation: Conversation | undefined = undefined;
+  #sender: Sender | undefined = undefined;
+  #log: Logger | undefined = undefined;
+  #state: Record<string, unknown> | undefined = undefined;
+  #sends = 0;
+  #replied = false;
+
+  constructor(init: ContextInit) {
+    this.message = init.message;
+    this.messageFlags = init.flags;
+    this.isDirect = init.message.type === "private";
+    this.isMention = init.addressing.isMention;
+    this.addressedVia = init.addressing.via;
+    this.text = init.addressing.text;
+    this.#services = init.services;
+    this.#suspend = init.suspend;
+    this.#replyVia = init.replyVia;
+  }
+
+  /** Who sent the message. */
+  get sender(): Sender {
+    return (this.#sender ??= {
+      userId: this.message.sender_id,
+      email: this.message.sender_email,
+      fullName: this.message.sender_full_name,
+    });
+  }
+
+  /** Where the message was sent: a channel topic or a direct-message group. */
+  get conversation(): Conversation {
+    return (this.#conversation ??= conversationOf(this.message));
+  }
+
+  /** The bot's own account: ID, email, name and its mention strings (`@**Name**`, `@_**Name**`). */
+  get me(): BotAccount {
+    return this.#services.me;
+  }
+
+  /** The full typed client, for every endpoint without an action. */
+  get api(): ApiClient {
+    return this.#services.api;
+  }
+
+  /** A logger tagged with the message ID (made on first use: most messages are never logged about). */
+  get log(): Logger {
+    return (this.#log ??= this.#services.log.child({ messageId: this.message.id }));
+  }
+
+  set log(value: Logger) {
+    this.#log = value;
+  }
+
+  /** Free space for middleware to pass data to handlers. */
+  get state(): Record<string, unknown> {
+    return (this.#state ??= {});
+  }
+
+  set state(value: Record<string, unknown>) {
+    this.#state = value;
+  }
+
+  /** The handling plugin's state for this conversation (channel topic or DM group). */
+  get session(): Session {
+    return this.#sessionOf(undefined);
+  }
+
+  /** The handling plugin's state for this sender in this conversation. */
+  get userSession(): Session {
+    return this.#sessionOf(this.message.sender_id);
+  }
+
+  /**
+   * The bot's current time, from its clock (`createBot({ now })`, the harness's fake clock in
+   * tests), not the message's timestamp.
+   *
+   * @example
+   * const hour = ctx.now().getUTCHours();
+   */
+  now(): Date {
+    return new Date(this.#services.now());
+  }
+
+  /**
+   * Sends to the same topic, or the same direct-message group; long content is split. A
+   * `widget` (see `poll`) goes with the first message.
+   *
+   * @example
+   * const sent = await ctx.reply("Working on it...");
+   * await sent.edit({ content: "Done." });
+   */
+  reply(content: string, options: { widget?: Widget } = {}): Promise<SentMessage> {
+    return this.#deliver("reply", undefined, content, options.widget);
+  }
+
+  /**
+   * Sends to any channel topic or users. A `to` that is an email address is a direct message.
+   *
+   * @example
+   * await ctx.send({ to: "general", topic: "deploys", content: "v2 is out" });
+   * await ctx.send({ to: [ctx.sender.userId], content: "psst" });
+   * await ctx.send({ to: "someone@example.com", content: "hi" });
+   */
+  send(target: SendTarget): Promise<SentMessage> {
+    return this.#deliver("send", target, target.content, target.widget);
+  }
+
+  /**
+   * Edits a message by ID (the server's rules apply: a bot edits the content of its own
+   * messages; topics as the organization's policy allows). Resolves when the server accepted.
+   *
+   * @example
+   * await ctx.edit(sent.id, { content: "updated" });
+   * await ctx.edit(ctx.message.id, { topic: "moved here", propagate: "change_all" });
+   */
+  edit(messageId: number, changes: EditChanges): Promise<void> {
+    return editMessage(this.#services, messageId, changes);
+  }
+
+  /**
+   * Replies with a poll widget that people vote in.
+   *
+   * @example
+   * await ctx.poll("Lunch?", ["Pizza", "Sushi"]);
+   */
+  poll(question: string, options: readonly string[]): Promise<SentMessage> {
+    const poll = pollWidget(question, options);
+    return this.reply(poll.content, { widget: poll.widget });
+  }
+
+  /** Adds an emoji reaction (by name, e.g. `thumbs_up`) to the message handled, or to `message`. */
+  react(emoji: string, options: { message?: MessageRef } = {}): Promise<void> {
+    return react(this.#services, options.message ?? this.message, emoji);
+  }
+
+  /** Removes the bot's emoji reaction from the message handled, or from `message`. */
+  unreact(emoji: string, options: { message?: MessageRef } = {}): Promise<void> {
+    return unreact(this.#services, options.message ?? this.message, emoji);
+  }
+
+  /**
+   * Schedules a message to this conversation, or to `target`, for `at`: a Date, UNIX seconds, or
+   * a human time (`in 10 minutes`, `tomorrow 9:00`) in the bot's time zone. Returns its ID.
+   * The server takes IDs only: a channel ID with a topic, or user IDs.
+   */
+  schedule(
+    content: string,
+    at: Date | number | string,
+    target?: ScheduleTarget,
+  ): Promise<{ scheduledMessageId: number }> {
+    return schedule(this.#services, this.conversation, content, at, target);
+  }
+
+  /** Marks this channel topic as read for the bot. */
+  markTopicRead(): Promise<void> {
+    return markTopicRead(this.#services, this.conversation);
+  }
+
+  /** Uploads a file and returns its URL and a Markdown link `[name](url)`. */
+  upload(file: UploadSource, name: string): Promise<Upload> {
+    return upload(this.#services, file, name);
+  }
+
+  /** Reports the message being handled to the moderators. */
+  report(type: ReportType, description?: string): Promise<void> {
+    return report(this.#services, this.message, type, description);
+  }
+
+  /** Adds or removes a personal flag (`read`, `starred`, ...) over the messages of a narrow. */
+  flags(request: FlagsRequest): Promise<FlagsResult> {
+    return flags(this.#services, request);
+  }
+
+  /**
+   * Asks the sender a question here and waits for their next message in this conversation,
+   * which is then not routed as a command. Resolves undefined after the timeout.
+   *
+   * @example
+   * const answer = await ctx.ask("What's your name?", { timeoutMs: 60_000 });
+   * await ctx.reply(answer ? `Hello, ${answer.text}!` : "Never mind.");
+   */
+  async ask(question: string, options: AskOptions = {}): Promise<MessageContext | undefined> {
+    const { dialogs } = this.#services;
+    const key = dialogKey(this.conversation, this.message.sender_id);
+    const answer = dialogs.wait(key, options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS, question);
+    try {
+      await this.reply(question);
+    } catch (error) {
+      dialogs.cancel(key);
+      throw error;
+    }
+    this.#suspend?.();
+    return answer;
+  }
+
+  /**
+   * Whether the sender can see message `messageId` (DMs: participants; channels: by the server's
+   * access rules, guests only where subscribed). Check before acting on an ID a user gave.
+   *
+   * @example
+   * if (!(await ctx.canSee(id))) return ctx.reply("You can't see that message.");
+   */
+  canSee(messageId: number): Promise<boolean> {
+    return canUserSee(this.#services.api, this.message.sender_id, messageId);
+  }
+
+  #sessionOf(userId: number | undefined): Session {
+    const store = this.#services.sessions.namespace(this.plugin ?? "bot");
+    return openSession(store, sessionKey({ conversation: this.conversation, userId }));
+  }
+
+  /** Posts a reply or a send through the guard, and hands back what was sent with its `edit`. */
+  async #deliver(
+    kind: "reply" | "send",
+    target: SendTarget | undefined,
+    content: string,
+    widget: Widget | undefined,
+  ): Promise<SentMessage> {
+    const env = this.#services;
+    const params =
+      target === undefined
+        ? replyParams(this.conversation, env.me, env.server().featureLevel)
+        : sendParams(target, env.server().featureLevel);
+    const replyVia = kind === "reply" ? this.#replyVia : undefined;
+    const post = replyVia
+      ? () => replyVia(content, () => postTo(env, params, content, widget))
+      : () => postTo(env, params, content, widget);
+    const where =
+      target === undefined
+        ? () => conversationKey(this.conversation)
+        : () => JSON.stringify({ to: target.to, topic: target.topic ?? null });
+    const n = this.#sends++;
+    const sent = env.guard ? await env.guard(this, n, kind, where, post) : await post();
+    if (kind === "reply" && !this.#replied) {
+      this.#replied = true;
+      env.firstReply?.(this);
+    }
+    return {
+      id: sent.id,
+      ids: sent.ids,
+      edit: (changes) => {
+        if (sent.ids.length === 0)
+          throw new TypeError(
+            "edit: this reply went into the outgoing webhook's HTTP answer and has no message ID",
+          );
+        return editMessage(env, sent.id, changes);
+      },
+    };
+  }
+}
+
+/**
+ * What a handler gets for one message: the public members of `MessageContextObject`. A type of
+ * its own so that narrowed contexts (`CommandContext`, `Omit<MessageContext, ...>`) stay
+ * assignable to it, which a class with private fields would not allow.
+ */
+export type MessageContext = { [K in keyof MessageContextObject]: MessageContextObject[K] };
+
+/**
+ * Builds the context of one message.
+ *
+ * @example
+ * const ctx = createMessageContext({ message, flags: [], addressing, services });
+ */
+export function createMessageContext(init: ContextInit): MessageContext {
+  return new MessageContextObject(init);
 }
 
 /**
@@ -167,6 +408,8 @@ export async function takeAnswer(
   ctx: MessageContext,
   dialogs: Dialogs<MessageContext>,
 ): Promise<boolean> {
+  // With no open question, none from an earlier process, the answer is no, without a key or a wait.
+  if (!dialogs.mayHave()) return false;
   const key = dialogKey(ctx.conversation, ctx.sender.userId);
   if (dialogs.offer(key, ctx)) return true;
   const lost = await dialogs.orphaned(key).catch(() => undefined);

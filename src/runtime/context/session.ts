@@ -173,6 +173,11 @@ export class Dialogs<A> {
     return this.#waiting.size;
   }
 
+  /** Whether any question is open, here or left by an earlier process (false: nothing to offer). */
+  mayHave(): boolean {
+    return this.#waiting.size > 0 || this.#orphans.size > 0;
+  }
+
   /**
    * Resolves every open question with undefined (the bot is stopping). The stored questions stay,
    * so the next start can tell whoever answers that their question was lost.

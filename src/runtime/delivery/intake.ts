@@ -1,7 +1,8 @@
 // The intake: events onto the typed bus, messages claimed once and dispatched per conversation, catch-up, drain.
 import type { EventEmitter } from "eventemitter3";
 import type { ApiClient } from "../../client/client.js";
-import { eventSchemas, type AnyEvent, type KnownEventType } from "../../api/events.js";
+import type { AnyEvent } from "../../api/events.js";
+import { validateEvent } from "../../events/validate.js";
 import type { Narrow } from "../../api/common.js";
 import type { Message } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
@@ -72,15 +73,12 @@ export class Intake {
 
   /** Validates a known event type; a malformed one is logged (once per type) and skipped. */
   #parse(raw: AnyEvent): AnyEvent | undefined {
-    const schema = eventSchemas[raw.type as KnownEventType] as
-      (typeof eventSchemas)[KnownEventType] | undefined;
-    if (!schema) return raw;
-    const parsed = schema.safeParse(raw);
-    if (parsed.success) return parsed.data as AnyEvent;
+    const { event, issue } = validateEvent(raw);
+    if (event) return event;
     if (!this.#warned.has(raw.type)) {
       this.#warned.add(raw.type);
       this.#o.log.warn(
-        { eventId: raw.id, eventType: raw.type, issue: parsed.error.issues[0]?.message },
+        { eventId: raw.id, eventType: raw.type, issue },
         `skipping a malformed ${raw.type} event`,
       );
     }

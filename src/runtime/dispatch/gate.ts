@@ -6,6 +6,23 @@ export interface BotIdentity {
   fullName: string;
 }
 
+/** The bot's account with its ready mention strings, as `ctx.me` and `bot.me` give it. */
+export interface BotAccount extends BotIdentity {
+  /** `@**Name**`: mentions (and notifies) the bot. */
+  mention: string;
+  /** `@_**Name**`: names the bot without notifying it. */
+  silentMention: string;
+}
+
+/** The account with its mention strings. */
+export function botAccount(identity: BotIdentity): BotAccount {
+  return {
+    ...identity,
+    mention: `@**${identity.fullName}**`,
+    silentMention: `@_**${identity.fullName}**`,
+  };
+}
+
 export interface Addressing {
   /** How the message reached the bot; null when it was not addressed to it. */
   via: "direct" | "mention" | "prefix" | null;
@@ -16,25 +33,61 @@ export interface Addressing {
 }
 
 /**
- * If `content` starts with a mention of the bot (`@**Bot Name**` or `@**Bot Name|id**`),
- * returns the rest of the text; otherwise undefined.
+ * Which messages reach plugins: `addressed` (DMs, a leading mention, the prefix), `mentions`
+ * (zulip_bots' rule: one-to-one DMs and messages that start with a mention; group DMs only when
+ * they mention the bot; no prefix) or `all`.
  */
-export function stripLeadingMention(content: string, bot: BotIdentity): string | undefined {
-  const match = /^\s*@\*\*([^*|]+?)(?:\|(\d+))?\*\*(.*)$/s.exec(content);
+export type RespondTo = "addressed" | "mentions" | "all";
+
+const LEADING_MENTION = /^\s*@(_?)\*\*([^*|]+?)(?:\|(\d+))?\*\*(.*)$/s;
+
+/**
+ * If `content` starts with a mention of the bot (`@**Bot Name**` or `@**Bot Name|id**`; with
+ * `silent`, also `@_**Bot Name**`), returns the rest of the text, untrimmed; otherwise undefined.
+ */
+function afterLeadingMention(
+  content: string,
+  bot: BotIdentity,
+  silent: boolean,
+): string | undefined {
+  const match = LEADING_MENTION.exec(content);
   if (!match) return undefined;
-  const [, name, id, rest] = match;
+  const [, underscore, name, id, rest] = match;
+  if (underscore && !silent) return undefined;
   const isBot =
     id !== undefined
       ? Number(id) === bot.userId
       : name!.trim().toLowerCase() === bot.fullName.toLowerCase();
-  return isBot ? rest!.replace(/^[\s:,]+/, "").trimEnd() : undefined;
+  return isBot ? rest! : undefined;
 }
 
-/** Decides whether a message is addressed to the bot and extracts the text meant for it. */
-export function address(
-  content: string,
-  options: { isDirect: boolean; bot: BotIdentity; prefix: string },
-): Addressing {
+/**
+ * If `content` starts with a mention of the bot (`@**Bot Name**` or `@**Bot Name|id**`),
+ * returns the rest of the text; otherwise undefined.
+ */
+export function stripLeadingMention(content: string, bot: BotIdentity): string | undefined {
+  return afterLeadingMention(content, bot, false)
+    ?.replace(/^[\s:,]+/, "")
+    .trimEnd();
+}
+
+export interface AddressOptions {
+  isDirect: boolean;
+  /** A direct message between the sender and the bot alone (for `respondTo: "mentions"`). */
+  oneToOne?: boolean;
+  bot: BotIdentity;
+  prefix: string;
+  /** Default `addressed`. */
+  respondTo?: RespondTo;
+}
+
+/**
+ * Decides whether a message is addressed to the bot and extracts the text meant for it. With
+ * `respondTo: "mentions"` the text after a mention is stripped on the left only, as zulip_bots
+ * does; otherwise it is trimmed on both sides (the server strips trailing whitespace anyway).
+ */
+export function address(content: string, options: AddressOptions): Addressing {
+  if (options.respondTo === "mentions") return addressLikeZulipBots(content, options);
   const afterMention = stripLeadingMention(content, options.bot);
   const isMention = afterMention !== undefined;
   let text = (afterMention ?? content).trim();
@@ -42,4 +95,22 @@ export function address(
   if (hasPrefix) text = text.slice(options.prefix.length).trimStart();
   const via = options.isDirect ? "direct" : isMention ? "mention" : hasPrefix ? "prefix" : null;
   return { via, isMention, text };
+}
+
+/** zulip_bots' rule: a leading (or silent) mention, else a one-to-one DM; no prefix. */
+function addressLikeZulipBots(content: string, options: AddressOptions): Addressing {
+  const afterMention = afterLeadingMention(content, options.bot, true);
+  if (afterMention !== undefined)
+    return { via: "mention", isMention: true, text: afterMention.trimStart() };
+  const oneToOne = options.isDirect && (options.oneToOne ?? true);
+  return { via: oneToOne ? "direct" : null, isMention: false, text: content };
+}
+
+/** Whether a direct message is between its sender and one other user only. */
+export function isOneToOne(message: { type: string; display_recipient: unknown }): boolean {
+  return (
+    message.type === "private" &&
+    Array.isArray(message.display_recipient) &&
+    message.display_recipient.length <= 2
+  );
 }

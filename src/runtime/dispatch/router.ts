@@ -1,4 +1,4 @@
-// The router: commands and hears, both built on one filter primitive, first match wins.
+// The router: commands and hears, both built on one filter primitive; commands first, then listeners, then built-ins.
 import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "./compose.js";
 import {
@@ -46,15 +46,38 @@ export type CommandGuard = (
   command: RegisteredCommand,
 ) => Promise<boolean>;
 
+/** Options of a listener (`hear`, `filter`). */
+export interface ListenerOptions {
+  /**
+   * What the sender is told when the handler throws: the text to reply, `true` for the bot's
+   * `errorReply`, `false` for nothing. Default: the bot's `errorReply`, except for an action the
+   * server refused (an `ApiError`), which is only logged.
+   */
+  errorReply?: string | boolean;
+  /**
+   * Whether the listener runs before the built-in `help` (which it then shadows when it matches
+   * `help`). Default true; false lets `help` answer first.
+   */
+  shadowsHelp?: boolean;
+}
+
+/** Which tier of the routing order a handler belongs to. */
+export type HandlerKind = "command" | "listener" | "builtin";
+
 interface Entry {
   plugin: string;
+  kind: HandlerKind;
   filter: (ctx: MessageContext) => boolean;
   handler: Handler;
+  errorReply: string | boolean | undefined;
 }
 
 /** Where a handler came from, for error reports. */
 export interface HandlerOrigin {
   plugin: string;
+  kind: HandlerKind;
+  /** The handler's own choice of error reply, if it made one (see ListenerOptions). */
+  errorReply?: string | boolean;
 }
 
 export type HandlerErrorReporter = (
@@ -69,8 +92,28 @@ export function splitCommandWord(text: string): { word: string; rest: string } |
   return match ? { word: match[1]!, rest: (match[2] ?? "").trim() } : undefined;
 }
 
+/**
+ * The routing order, first match wins: plugins' commands (in registration order), then listeners
+ * (`hear`, `filter`, in registration order), then built-in commands (`help`); a message nothing
+ * matched goes on to the next middleware (the unknown-command reply). A listener registered with
+ * `shadowsHelp: false` runs after the built-ins instead.
+ */
+/** The plugin name of the framework's own commands (`help`). */
+export const BUILTIN = "builtin";
+
+function firstMatch(entries: readonly Entry[], ctx: MessageContext): Entry | undefined {
+  for (const entry of entries) if (entry.filter(ctx)) return entry;
+  return undefined;
+}
+
 export class Router {
-  readonly #entries: Entry[] = [];
+  /** One list per tier, in the order they are tried. */
+  readonly #tiers: { command: Entry[]; listener: Entry[]; builtin: Entry[]; late: Entry[] } = {
+    command: [],
+    listener: [],
+    builtin: [],
+    late: [],
+  };
   readonly #commands = new Map<string, RegisteredCommand>();
   readonly #guard: CommandGuard | undefined;
 
@@ -79,8 +122,30 @@ export class Router {
   }
 
   /** Runs `handler` for messages `filter` accepts; the one primitive every verb is built on. */
-  filter<C extends MessageContext>(plugin: string, filter: Filter<C>, handler: Handler<C>): void {
-    this.#entries.push({ plugin, filter, handler: handler as Handler });
+  filter<C extends MessageContext>(
+    plugin: string,
+    filter: Filter<C>,
+    handler: Handler<C>,
+    options: ListenerOptions = {},
+  ): void {
+    this.#add("listener", plugin, filter, handler, options);
+  }
+
+  #add<C extends MessageContext>(
+    kind: HandlerKind,
+    plugin: string,
+    filter: Filter<C>,
+    handler: Handler<C>,
+    options: ListenerOptions,
+  ): void {
+    const tier = kind === "listener" && options.shadowsHelp === false ? "late" : kind;
+    this.#tiers[tier].push({
+      plugin,
+      kind,
+      filter,
+      handler: handler as Handler,
+      errorReply: options.errorReply,
+    });
   }
 
   /** A command: the first word of the addressed text is its name or an alias. */
@@ -113,7 +178,8 @@ export class Router {
     const registered: RegisteredCommand = { info, spec: spec as CommandSpec, compiled };
     for (const n of names) this.#commands.set(n, registered);
     const guard = this.#guard;
-    this.filter(
+    this.#add(
+      plugin === BUILTIN ? "builtin" : "command",
       plugin,
       (ctx): ctx is CommandContext<A, O> => {
         if (ctx.addressedVia === null) return false;
@@ -127,6 +193,7 @@ export class Router {
           return;
         await handler(ctx);
       },
+      {},
     );
   }
 
@@ -135,6 +202,7 @@ export class Router {
     plugin: string,
     pattern: RegExp,
     handler: Handler<MessageContext & { match: RegExpExecArray }>,
+    options: ListenerOptions = {},
   ): void {
     this.filter(
       plugin,
@@ -146,6 +214,7 @@ export class Router {
         return true;
       },
       handler,
+      options,
     );
   }
 
@@ -166,18 +235,24 @@ export class Router {
 
   /** The router as a middleware: the first matching entry handles the message, else `next()`. */
   middleware(report: HandlerErrorReporter): Middleware<MessageContext> {
+    const { command, listener, builtin, late } = this.#tiers;
     return async (ctx, next) => {
-      for (const entry of this.#entries) {
-        if (!entry.filter(ctx)) continue;
-        ctx.plugin = entry.plugin;
-        try {
-          await entry.handler(ctx);
-        } catch (error) {
-          await report(error, ctx, { plugin: entry.plugin });
-        }
-        return;
+      const entry =
+        firstMatch(command, ctx) ??
+        firstMatch(listener, ctx) ??
+        firstMatch(builtin, ctx) ??
+        firstMatch(late, ctx);
+      if (!entry) return next();
+      ctx.plugin = entry.plugin;
+      try {
+        await entry.handler(ctx);
+      } catch (error) {
+        await report(error, ctx, {
+          plugin: entry.plugin,
+          kind: entry.kind,
+          ...(entry.errorReply !== undefined && { errorReply: entry.errorReply }),
+        });
       }
-      await next();
     };
   }
 }
