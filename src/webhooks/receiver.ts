@@ -354,7 +354,9 @@ export class WebhookReceiver {
 
     // GitHub redelivers (and anyone holding a signed request can replay it): post each delivery once.
     const delivery =
-      route.options.auth.type === "github" ? headerValue(req.headers, "x-github-delivery") : undefined;
+      route.options.auth.type === "github"
+        ? headerValue(req.headers, "x-github-delivery")
+        : undefined;
     if (delivery !== undefined && !this.#deliveries.claim(delivery)) {
       this.#log.info({ route: path, delivery }, "webhook delivery seen before: not posted again");
       return this.#send(res, path, 200, { ok: true, duplicate: true });
