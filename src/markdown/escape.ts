@@ -49,7 +49,8 @@ function longestRun(text: string, char: string): number {
 /**
  * An inline code span around any text: the fence is longer than any run of backticks inside, so
  * the text cannot close it; line breaks become spaces (a span is one line). Mentions are made inert
- * inside too.
+ * inside too: the server finds none in code, but plain-text views and the sandbox's check (which
+ * reads the raw text, like the server's first pass) do not know code spans.
  *
  * @example
  * code("a`b"); // "``a`b``"

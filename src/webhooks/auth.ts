@@ -40,7 +40,8 @@ export function safeEqual(a: string | Buffer, b: string | Buffer): boolean {
   return timingSafeEqual(ha, hb);
 }
 
-function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+/** A header's value (the first, when sent twice), by name in any case. */
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const raw = headers[name.toLowerCase()];
   return Array.isArray(raw) ? raw[0] : raw;
 }

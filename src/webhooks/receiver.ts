@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { silentLogger, type Logger } from "../log/logger.js";
 import type { BotMetrics } from "../metrics/bot.js";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/registry.js";
-import { authenticate, precheck, type RouteAuth } from "./auth.js";
+import { authenticate, headerValue, precheck, type RouteAuth } from "./auth.js";
 import { DeliveryIds } from "./deliveries.js";
 import { TemplateError } from "./template.js";
 
@@ -116,11 +116,6 @@ interface Route extends RouteDefinition {
 /** What reading a body came to. */
 type BodyRead =
   { kind: "ok"; body: Buffer } | { kind: "too-large" } | { kind: "busy" } | { kind: "aborted" };
-
-function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const raw = headers[name];
-  return Array.isArray(raw) ? raw[0] : raw;
-}
 
 function isJson(contentType: string | undefined): boolean {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
@@ -359,7 +354,9 @@ export class WebhookReceiver {
 
     // GitHub redelivers (and anyone holding a signed request can replay it): post each delivery once.
     const delivery =
-      route.options.auth.type === "github" ? headerOf(req.headers, "x-github-delivery") : undefined;
+      route.options.auth.type === "github"
+        ? headerValue(req.headers, "x-github-delivery")
+        : undefined;
     if (delivery !== undefined && !this.#deliveries.claim(delivery)) {
       this.#log.info({ route: path, delivery }, "webhook delivery seen before: not posted again");
       return this.#send(res, path, 200, { ok: true, duplicate: true });

@@ -127,6 +127,7 @@ describe("typed commands, help, roles, errors and dialogs over the sandbox", () 
     await t.send("!remind @**Nobody Here** tomorrow x");
     expect((await t.reply()).content).toBe(
       "Usage: `!remind <who:user> <when:time> <what...> [--silent]`\n" +
+        // The name is the sender's text: shown, but inert (it could have been @**all**).
         "<who>: I don't know a user @\u200b**Nobody Here**. Say `!help remind` for more.",
     );
     await t.send("!remind me someday x");

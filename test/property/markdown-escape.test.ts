@@ -9,6 +9,7 @@ import { summary } from "../../plugins/standup/index.js";
 import { renderGithubEvent } from "../../plugins/github/index.js";
 import { parseReminder } from "../../plugins/remind/parse.js";
 import { bind } from "../../src/runtime/commands/parse.js";
+import { findMentions } from "../../src/sandbox/markdown.js";
 
 /** The message of what `run` throws (usage replies are built from it), or nothing. */
 function thrown(run: () => unknown): string[] {
@@ -177,5 +178,11 @@ describe("escaping layer", () => {
     expect(code("a`b")).toBe("``a`b``");
     expect(code("`x")).toBe("`` `x ``");
     expect(codeBlock("```\nend", "quote")).toBe("````quote\n```\nend\n````");
+  });
+
+  it("the sandbox finds the server's ID-only mention form, which the fuzz relies on", () => {
+    const users = [{ userId: 5, fullName: "Mia Member" }];
+    expect([...findMentions("hi @**|5**", users)]).toEqual([5]);
+    expect([...findMentions("hi @\u200b**|5**", users)]).toEqual([]);
   });
 });
