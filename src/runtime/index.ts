@@ -10,7 +10,7 @@ export type { Middleware, Next } from "./dispatch/compose.js";
 export { MessageContextObject } from "./context/context.js";
 export type { MessageContext } from "./context/context.js";
 export type { Sender, AskOptions } from "./context/context.js";
-export { pollWidget, todoWidget } from "./context/widgets.js";
+export { pollContent, todoContent } from "./context/widgets.js";
 export type { Conversation } from "./dispatch/conversation.js";
 export { conversationKey, conversationOf } from "./dispatch/conversation.js";
 export { address, stripLeadingMention } from "./dispatch/gate.js";

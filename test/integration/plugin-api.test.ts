@@ -14,6 +14,7 @@ const tools = definePlugin({
       ctx.reply(`${ctx.me.mention} ${ctx.me.silentMention} ${ctx.me.userId} ${ctx.me.email}`),
     );
     bot.command("clock", {}, (ctx) => ctx.reply(ctx.now().toISOString()));
+    bot.command("lunch", {}, (ctx) => ctx.poll("Lunch?", ["Pizza", "Sushi"]));
     bot.command("mark", {}, async (ctx) => {
       const id = Number(ctx.command.text);
       await ctx.react("thumbs_up", { message: id });
@@ -75,6 +76,17 @@ describe("the plugin API (issue 13, items 5-9 and 12; ctx.now)", () => {
     });
     await t.send("!whoami");
     await t.expectReply(`@**${me.fullName}** @_**${me.fullName}** ${me.userId} ${me.email}`);
+  });
+
+  it("replies with a poll the server stores as a widget (submessages)", async () => {
+    await t.send("!lunch");
+    const reply = await t.reply();
+    const { message } = await t.clientFor("mia").messages.get({ message_id: reply.id });
+    expect(message.submessages).toHaveLength(1);
+    expect(JSON.parse(message.submessages![0]!.content)).toMatchObject({
+      widget_type: "poll",
+      extra_data: { question: "Lunch?", options: ["Pizza", "Sushi"] },
+    });
   });
 
   it("tells the time from the bot's clock (ctx.now)", async () => {

@@ -46,7 +46,7 @@ export interface SentMessage extends SentIds {
 
 /**
  * A widget on a message: the server's `widget_content` (e.g. a poll), sent as JSON.
- * See `pollWidget` for the shape of a poll.
+ * The server takes zforms this way; polls and todo lists come from content (`pollContent`).
  */
 export interface Widget {
   widget_type: string;

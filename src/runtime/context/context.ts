@@ -31,7 +31,7 @@ import {
   type ScheduleTarget,
   type Upload,
 } from "./chat-actions.js";
-import { pollWidget } from "./widgets.js";
+import { pollContent } from "./widgets.js";
 import type { CommandInvocation } from "../commands/command.js";
 import { conversationKey, conversationOf, type Conversation } from "../dispatch/conversation.js";
 import type { Addressing, BotAccount } from "../dispatch/gate.js";
@@ -257,8 +257,7 @@ export class MessageContextObject {
    * await ctx.poll("Lunch?", ["Pizza", "Sushi"]);
    */
   poll(question: string, options: readonly string[]): Promise<SentMessage> {
-    const poll = pollWidget(question, options);
-    return this.reply(poll.content, { widget: poll.widget });
+    return this.reply(pollContent(question, options));
   }
 
   /** Adds an emoji reaction (by name, e.g. `thumbs_up`) to the message handled, or to `message`. */

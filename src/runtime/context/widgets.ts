@@ -1,39 +1,26 @@
-// Widgets a bot can attach to a message (the server's `widget_content`): polls, todo lists.
-import type { Widget } from "./actions.js";
+// Widget messages: polls and todo lists, which the server builds from `/poll` and `/todo` content.
 
 /**
- * A poll message: the text fallback `/poll question` with one option per line, and the widget.
+ * The content of a poll message: `/poll question` with one option per line. The server turns it
+ * into a poll widget people vote in (it accepts `widget_content` from bots only for zforms).
  *
  * @example
- * const poll = pollWidget("Lunch?", ["Pizza", "Sushi"]);
- * await ctx.reply(poll.content, { widget: poll.widget });
+ * await ctx.reply(pollContent("Lunch?", ["Pizza", "Sushi"]));
  */
-export function pollWidget(
-  question: string,
-  options: readonly string[],
-): { content: string; widget: Widget } {
-  return {
-    content: [`/poll ${question}`, ...options].join("\n"),
-    widget: { widget_type: "poll", extra_data: { question, options: [...options] } },
-  };
+export function pollContent(question: string, options: readonly string[]): string {
+  return [`/poll ${oneLine(question)}`, ...options.map(oneLine)].join("\n");
 }
 
 /**
- * A todo list message: the text fallback `/todo` with one task per line, and the widget.
+ * The content of a todo list message: `/todo title` with one task per line, which the server
+ * turns into a todo widget.
  *
  * @example
- * const todo = todoWidget("Release", ["tag", "announce"]);
- * await ctx.reply(todo.content, { widget: todo.widget });
+ * await ctx.reply(todoContent("Release", ["tag", "announce"]));
  */
-export function todoWidget(
-  title: string,
-  tasks: readonly string[],
-): { content: string; widget: Widget } {
-  return {
-    content: [`/todo ${title}`, ...tasks].join("\n"),
-    widget: {
-      widget_type: "todo",
-      extra_data: { task_list_title: title, tasks: tasks.map((task) => ({ task, desc: "" })) },
-    },
-  };
+export function todoContent(title: string, tasks: readonly string[]): string {
+  return [`/todo ${oneLine(title)}`, ...tasks.map(oneLine)].join("\n");
 }
+
+/** A line break inside a question or option would start a new option. */
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, " ").trim();
