@@ -439,7 +439,7 @@ export function createBot(options: BotOptions): Bot {
       );
     if (lost.length === 0) return undefined;
     const error = new UnsavedStorageError(lost);
-    log.error({ err: error }, error.message);
+    log.error({ unsaved: lost }, error.message);
     return error;
   }
 

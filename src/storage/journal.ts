@@ -13,6 +13,7 @@ export type JournalFs = Pick<
   | "readFileSync"
   | "mkdirSync"
   | "unlinkSync"
+  | "truncateSync"
 >;
 
 export interface JournalOptions {
@@ -65,9 +66,9 @@ export class AppendJournal {
     this.lines = parts
       .map((t, i) => ({ line: i + 1, text: t }))
       .filter((l) => l.text.trim() !== "");
+    // A torn tail would glue itself to the next record: cut the file back to its last whole line.
+    if (this.tornTail) fs.truncateSync(path, Buffer.byteLength(text!) - Buffer.byteLength(last!));
     this.#fd = fs.openSync(path, "a", 0o600);
-    // A torn tail would glue itself to the next record: end it with a newline of its own.
-    if (this.tornTail) this.#write("\n");
   }
 
   /** Opens (creating it and its directory when missing) and reads the journal at `path`. */
