@@ -8,7 +8,7 @@ import type { RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
-import { UnsavedStorageError, type StorageHealth } from "../storage/health.js";
+import type { StorageHealth } from "../storage/health.js";
 import { createMemoryStore, type KeyValueStore } from "../storage/store.js";
 import { DEFAULT_MAX_MESSAGE_LENGTH, type ServerFacts } from "./context/actions.js";
 import { catchUpNarrows, type CatchUpWindow } from "./delivery/catch-up.js";
@@ -22,7 +22,7 @@ import {
   type ContextServices,
   type MessageContext,
 } from "./context/context.js";
-import { createDelivery } from "./delivery/delivery.js";
+import { createDelivery, saveOnStop } from "./delivery/delivery.js";
 import { KeyValueDeliveryStore } from "./delivery/kv-store.js";
 import { RUNTIME_NAMESPACE } from "./delivery/open-store.js";
 import type { DeliveryStore } from "./delivery/store.js";
@@ -425,24 +425,6 @@ export function createBot(options: BotOptions): Bot {
     }
   }
 
-  /** Writes what is pending; a failure becomes an error saying what was not saved (never a stray rejection). */
-  async function saveAll(): Promise<Error | undefined> {
-    const lost: string[] = [];
-    const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-    await delivery.close().catch((e: unknown) => lost.push(`the delivery state (${reason(e)})`));
-    await storage
-      .flush()
-      .catch((e: unknown) =>
-        lost.push(
-          `plugin storage, sessions and open questions changed since the last write (${reason(e)})`,
-        ),
-      );
-    if (lost.length === 0) return undefined;
-    const error = new UnsavedStorageError(lost);
-    log.error({ unsaved: lost }, error.message);
-    return error;
-  }
-
   async function stopWith(error: unknown): Promise<void> {
     if (state === "stopping" || state === "stopped") return done.catch(() => undefined);
     state = "stopping";
@@ -464,7 +446,7 @@ export function createBot(options: BotOptions): Bot {
           "handlers still running at the stop timeout; stopping anyway (their messages are caught up on the next start)",
         );
       if (events.halt) await events.stop();
-      error ??= await saveAll();
+      error ??= await saveOnStop(delivery, storage, log);
     } finally {
       if (!options.client) await api.close();
       state = "stopped";

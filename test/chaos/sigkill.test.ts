@@ -37,6 +37,6 @@ describe("chaos: SIGKILL at random points", () => {
       expect(run.kills.random + run.kills["journal write"] + run.kills["catch-up"]).toBe(KILLS);
       expectEachAnsweredOnceInOrder(run.sandbox, run.commands);
     },
-    60_000 + KILLS * 8_000,
+    120_000 + KILLS * 20_000,
   );
 });

@@ -156,7 +156,7 @@ describe("storage that fails is visible and safe", () => {
         /error: storage: could not save plugin storage, sessions and open questions changed since the last write \(storage: could not write .*data\/bot\.json: .*ENOTDIR/,
       );
       expect(code).toBe(4);
-      expect(stderr.text + stdout.text).not.toMatch(/Unhandled|    at /);
+      expect(stderr.text + stdout.text).not.toMatch(/Unhandled| {4}at /);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
     }

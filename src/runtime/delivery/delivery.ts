@@ -3,7 +3,8 @@ import type { ApiClient } from "../../client/client.js";
 import type { DeadlinePolicy } from "../../client/retry.js";
 import type { Logger } from "../../log/logger.js";
 import type { BotMetrics } from "../../metrics/bot.js";
-import { StorageHealth } from "../../storage/health.js";
+import { StorageHealth, UnsavedStorageError } from "../../storage/health.js";
+import type { KeyValueStore } from "../../storage/store.js";
 import type { ServerFacts } from "../context/actions.js";
 import type { Directory } from "../context/directory.js";
 import { DeliveryLedger } from "./ledger.js";
@@ -114,4 +115,29 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       await store.close();
     },
   };
+}
+
+/**
+ * Writes what is pending on stop: the delivery state, then the key-value store. A failure
+ * becomes one error saying what was not saved (never a stray rejection), logged once.
+ */
+export async function saveOnStop(
+  delivery: Delivery,
+  storage: KeyValueStore,
+  log: Logger,
+): Promise<UnsavedStorageError | undefined> {
+  const lost: string[] = [];
+  const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+  await delivery.close().catch((e: unknown) => lost.push(`the delivery state (${reason(e)})`));
+  await storage
+    .flush()
+    .catch((e: unknown) =>
+      lost.push(
+        `plugin storage, sessions and open questions changed since the last write (${reason(e)})`,
+      ),
+    );
+  if (lost.length === 0) return undefined;
+  const error = new UnsavedStorageError(lost);
+  log.error({ unsaved: lost }, error.message);
+  return error;
 }
