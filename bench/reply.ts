@@ -1,5 +1,8 @@
 // Benchmark: the bot in its own process against the sandbox over loopback; reply throughput and latency vs bare POSTs.
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { startSandbox, type Sandbox } from "../src/sandbox/server.js";
@@ -72,6 +75,13 @@ async function load(
   );
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 void main(async () => {
   const sandbox = await startSandbox({ heartbeatSeconds: 30 });
   const { realm } = sandbox;
@@ -92,21 +102,29 @@ void main(async () => {
     return { email: u.email, apiKey: u.apiKey };
   });
 
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      fileURLToPath(new URL("./bot-process.ts", import.meta.url)),
-      sandbox.url,
-      sandbox.bot.email,
-      sandbox.bot.apiKey,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  let childOut = "";
-  child.stdout!.on("data", (chunk: Buffer) => (childOut += chunk.toString()));
-  await until(() => childOut.includes("ready"), 30_000, "the bot process to start");
+  const storeDir = mkdtempSync(join(tmpdir(), "topicbot-bench-reply-"));
+  /** Starts an echo bot in its own process and waits for it to poll. */
+  async function startEcho(script: string, extra: string[]) {
+    const proc = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        fileURLToPath(new URL(script, import.meta.url)),
+        sandbox.url,
+        sandbox.bot.email,
+        sandbox.bot.apiKey,
+        ...extra,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    proc.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    await until(() => out.includes("ready"), 30_000, `${script} to start`);
+    return proc;
+  }
+  // The durable path: the delivery journal on disk, an intent written before every reply.
+  const child = await startEcho("./bot-process.ts", [join(storeDir, "bot.json")]);
 
   // Replies, by the number they echo: when they reached the server.
   const repliedAt = new Map<number, number>();
@@ -161,9 +179,20 @@ void main(async () => {
   );
   const fixed = await botPhase(RATE * RATE_SECONDS, { rate: RATE });
   progress(`reply: saturation, ${SATURATION} commands from ${CONCURRENCY} concurrent senders`);
+  const cpuBefore = cpuMs(child.pid!);
   const saturated = await botPhase(SATURATION, { concurrency: CONCURRENCY });
+  const botCpuPerReply = (cpuMs(child.pid!) - cpuBefore) / SATURATION;
   child.kill("SIGTERM");
   await new Promise((resolve) => child.once("exit", resolve));
+
+  progress("reply: the floor, a bare undici poll + POST echo loop");
+  const bare = await startEcho("./bare-echo.ts", []);
+  await botPhase(200, { concurrency: 16 });
+  const bareCpuBefore = cpuMs(bare.pid!);
+  const bareSaturated = await botPhase(SATURATION, { concurrency: CONCURRENCY });
+  const bareCpuPerReply = (cpuMs(bare.pid!) - bareCpuBefore) / SATURATION;
+  bare.kill("SIGTERM");
+  await new Promise((resolve) => bare.once("exit", resolve));
   unsubscribe();
 
   progress("reply: baseline, bare undici POST /messages");
@@ -172,6 +201,7 @@ void main(async () => {
   const saturatedBase = await baselinePhase(SATURATION, { concurrency: CONCURRENCY });
   await load1.close();
   await sandbox.close();
+  rmSync(storeDir, { recursive: true, force: true });
 
   const latencyRows = (label: string, bot: Phase, base: Phase): Row[] =>
     [50, 95, 99].map((p) => ({
@@ -185,7 +215,7 @@ void main(async () => {
   return {
     name: "reply",
     title: "Reply: the bot against the sandbox over loopback",
-    method: `The bot (\`bench/bot-process.ts\`: \`createBot\` with an \`!echo <n>\` command, its own process) polls a sandbox in the benchmark's process. A load generator (an undici pool, ${CONCURRENCY} connections) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics; latency is from the command's POST leaving to the bot's reply being stored by the sandbox. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s, sent whether or not earlier ones were answered. Saturation: ${SATURATION.toLocaleString("en")} commands from ${CONCURRENCY} concurrent senders; throughput counts replies. Baseline: the same numbers of bare POST /messages by the same pool to a channel the bot is not in (one request, no event, no reply: the floor no bot can beat).`,
+    method: `The bot (\`bench/bot-process.ts\`: \`createBot\` with an \`!echo <n>\` command, its own process, file storage so every reply journals its intent and outcome, as \`bot start\` does) polls a sandbox in the benchmark's process. A load generator (an undici pool, ${CONCURRENCY} connections) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics; latency is from the command's POST leaving to the bot's reply being stored by the sandbox. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s, sent whether or not earlier ones were answered. Saturation: ${SATURATION.toLocaleString("en")} commands from ${CONCURRENCY} concurrent senders; throughput counts replies. Baseline: the same numbers of bare POST /messages by the same pool to a channel the bot is not in (one request, no event, no reply: the floor no bot can beat).`,
     rows: [
       {
         metric: `fixed ${RATE}/s: throughput`,
@@ -205,8 +235,30 @@ void main(async () => {
         baselineIs: "bare POSTs",
       },
       ...latencyRows("saturation", saturated, saturatedBase),
+      {
+        metric: "saturation: throughput vs a bare echo loop",
+        value: saturated.throughput,
+        baseline: bareSaturated.throughput,
+        unit: "msgs/s",
+        better: "higher",
+        baselineIs: "bare undici poll + POST loop",
+      },
+      {
+        metric: "saturation: bot CPU per reply (file storage, journal)",
+        value: botCpuPerReply,
+        baseline: bareCpuPerReply,
+        unit: "ms",
+        better: "lower",
+        baselineIs: "bare undici poll + POST loop",
+      },
     ],
     checks: [
+      {
+        what: `reply path (issue 17 goal 2): throughput ${Math.round((100 * saturated.throughput) / bareSaturated.throughput)}% of the bare loop (goal ≥ 85%), CPU per reply ${(botCpuPerReply / bareCpuPerReply).toFixed(2)}× the bare loop's (goal ≤ 1.5×)`,
+        ok:
+          saturated.throughput >= 0.85 * bareSaturated.throughput &&
+          botCpuPerReply <= 1.5 * bareCpuPerReply,
+      },
       {
         what: `every command got exactly one reply (${seq} commands, ${repliedAt.size} distinct replies)`,
         ok: repliedAt.size === seq,

@@ -79,6 +79,12 @@ export const storageConfig = z
         .max(60_000)
         .optional()
         .describe("Writes within this many milliseconds are batched into one (default 100)."),
+      fsync: z
+        .boolean()
+        .optional()
+        .describe(
+          "Fsync every delivery-journal record, so a power cut loses nothing either (default false: a process kill loses nothing).",
+        ),
     }),
   ])
   .describe("Where plugins' key-value stores live.");

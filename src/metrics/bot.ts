@@ -24,6 +24,8 @@ export interface BotMetrics {
   webhookRequest(route: string, status: number): void;
   /** A cron job's fire time ended with this outcome. */
   cronRun(job: string, outcome: "ok" | "failed" | "skipped"): void;
+  /** A write to storage failed (`store`: `delivery` for the delivery journal, `plugins` for the key-value store). */
+  storageWriteFailed(store: string): void;
 }
 
 /**
@@ -90,6 +92,12 @@ export function createBotMetrics(
     labels: ["job", "outcome"],
   });
 
+  const storageFailures: Counter<"store"> = registry.counter({
+    name: "topicbot_storage_write_failures_total",
+    help: "Storage writes that failed (full or read-only disk), by store.",
+    labels: ["store"],
+  });
+
   return {
     registry,
     eventReceived: (type) => received.inc({ type }),
@@ -103,6 +111,7 @@ export function createBotMetrics(
     },
     webhookRequest: (route, status) => webhooks.inc({ route, status }),
     cronRun: (job, outcome) => cron.inc({ job, outcome }),
+    storageWriteFailed: (store) => storageFailures.inc({ store }),
   };
 }
 

@@ -3,11 +3,13 @@ import { timeZoneOption } from "../time/zone-option.js";
 import { EventEmitter } from "eventemitter3";
 import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
 import type { BackoffOptions } from "../client/backoff.js";
+import type { DeadlinePolicy } from "../client/retry.js";
 import { ApiError } from "../client/errors.js";
 import type { RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
+import type { StorageHealth } from "../storage/health.js";
 import { createMemoryStore, type KeyValueStore } from "../storage/store.js";
 import { DEFAULT_MAX_MESSAGE_LENGTH, type ServerFacts } from "./context/actions.js";
 import { catchUpNarrows, type CatchUpWindow } from "./delivery/catch-up.js";
@@ -20,14 +22,15 @@ import {
   takeAnswer,
   type ContextServices,
   type MessageContext,
-  type SendGuard,
 } from "./context/context.js";
-import { DeliveryLedger } from "./delivery/ledger.js";
+import { createDelivery, saveOnStop } from "./delivery/delivery.js";
+import { KeyValueDeliveryStore } from "./delivery/kv-store.js";
+import { RUNTIME_NAMESPACE } from "./delivery/open-store.js";
+import type { DeliveryStore } from "./delivery/store.js";
 import { Directory } from "./context/directory.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Intake } from "./delivery/intake.js";
-import { LoopGuard, LoopGuardError, type LoopGuardOptions } from "./delivery/loop-guard.js";
-import { reliableSend, ReplyLedger } from "./delivery/outbox.js";
+import { LoopGuardError, type LoopGuardOptions } from "./delivery/loop-guard.js";
 import {
   address,
   botAccount,
@@ -44,9 +47,6 @@ import { Dialogs } from "./context/session.js";
 import { isTimeZone } from "./context/time.js";
 
 export type { PluginApi, EventListener } from "./plugin-api.js";
-
-/** Replies to one human message that the loop guard does not count (more look like a loop). */
-const ANSWERS_PER_MESSAGE = 3;
 
 export interface BotOptions extends ServiceOptions {
   /** A ready client; or give `server` and one is created (and closed on stop). */
@@ -96,12 +96,23 @@ export interface BotOptions extends ServiceOptions {
   stopTimeoutMs?: number;
   /** The long-poll loop: backoff between failed polls, the hung-poll watchdog, re-registering after long loss. */
   eventLoop?: { backoff?: BackoffOptions; watchdogMs?: number; reregisterAfterMs?: number };
-  /** Resending a reply after a 5xx, a lost connection or a rate limit: attempts (default 6) and backoff. */
-  sendRetry?: { attempts?: number } & BackoffOptions;
+  /**
+   * Sending a reply through 5xx answers, lost connections and rate limits: retried with capped
+   * backoff until `deadlineMs` (default 5 minutes) after the first attempt; `attempts` optionally
+   * caps the tries too. Only a refusal (a 4xx with a `code`) reaches the handler at once.
+   */
+  sendRetry?: { attempts?: number } & Partial<DeadlinePolicy>;
   /** Per plugin and conversation send limit; over it the plugin is paused there. false: off. */
   loopGuard?: Partial<LoopGuardOptions> | false;
   /** Incoming messages whose replies are remembered (persisted), so none is answered twice. Default 500. */
   replyMemory?: number;
+  /**
+   * Where the watermark and the reply journal live (`openDeliveryStore(config.storage, storage)`
+   * picks it from the storage config; `bot start` does). Default: keys in `storage`.
+   */
+  delivery?: DeliveryStore;
+  /** Counts and reports storage write failures (`/healthz`, metrics); default: the bot's own. */
+  storageHealth?: StorageHealth;
 }
 
 export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
@@ -146,6 +157,7 @@ export function createBot(options: BotOptions): Bot {
     log,
     api: () => api,
     connected,
+    degraded: () => (delivery.health.degraded ? ["storage"] : []),
     now: options.now,
     limits: () => ({
       maxTopicLength: registration()?.max_topic_length ?? DEFAULT_LIMITS.maxTopicLength,
@@ -182,14 +194,6 @@ export function createBot(options: BotOptions): Bot {
       now,
       ...options.eventLoop,
     });
-  const runtimeStore = storage.namespace("topicbot:runtime");
-  const ledger = new DeliveryLedger({
-    store: runtimeStore,
-    onError: (error) => log.error({ err: error }, "could not persist the last handled message"),
-  });
-  const replies = new ReplyLedger(runtimeStore, options.replyMemory);
-  const loopGuard =
-    options.loopGuard === false ? undefined : new LoopGuard({ now, ...options.loopGuard });
   const dispatcher = new Dispatcher({
     concurrency: options.concurrency ?? 8,
     maxQueued: options.maxQueued ?? 100,
@@ -216,6 +220,23 @@ export function createBot(options: BotOptions): Bot {
     maxMessageLength: registration()?.max_message_length ?? DEFAULT_MAX_MESSAGE_LENGTH,
   });
   const directory = new Directory(api, { now, featureLevel: () => server().featureLevel });
+  const delivery = createDelivery({
+    api,
+    store:
+      options.delivery ??
+      new KeyValueDeliveryStore(storage.namespace(RUNTIME_NAMESPACE), options.replyMemory),
+    log,
+    metrics: outside.metrics,
+    directory,
+    server,
+    me: () => me!.userId,
+    now,
+    replyMemory: options.replyMemory,
+    sendRetry: options.sendRetry,
+    loopGuard: options.loopGuard,
+    health: options.storageHealth,
+  });
+  const { ledger } = delivery;
   bus.on("realm_user", () => directory.invalidate());
   const commands = createCommandRuntime({
     prefix,
@@ -287,38 +308,6 @@ export function createBot(options: BotOptions): Bot {
   };
 
   let services: ContextServices | undefined;
-
-  /**
-   * Guards a context's replies and sends: the n-th one for a message goes out once (a message
-   * handled again after recovery sends nothing twice), and the loop guard may refuse a flood.
-   */
-  const guardReplies: SendGuard = async (ctx, n, kind, where, send) => {
-    const before = replies.sent(ctx.message.id, n);
-    if (before && before.length > 0) return { id: before[0]!, ids: before };
-    /** The first few replies to a human's message are answers, not a flood: the guard skips them. */
-    const isAnswer = async (): Promise<boolean> => {
-      if (kind !== "reply" || n >= ANSWERS_PER_MESSAGE) return false;
-      const users = await directory.users().catch(() => []);
-      const sender = users.find((u) => u.userId === ctx.message.sender_id);
-      return sender !== undefined && !sender.isBot;
-    };
-    const plugin = ctx.plugin ?? "bot";
-    const verdict = loopGuard && !(await isAnswer()) ? loopGuard.check(plugin, where()) : undefined;
-    if (verdict && !verdict.allowed) {
-      const error = new LoopGuardError(plugin, where(), verdict.pausedUntil!);
-      if (verdict.tripped)
-        log.warn(
-          { plugin, conversation: where(), pausedUntil: verdict.pausedUntil },
-          `${error.message}; its messages there are dropped until then (a reply loop?)`,
-        );
-      throw error;
-    }
-    const sent = await send();
-    await replies
-      .record(ctx.message.id, n, sent.ids)
-      .catch((e: unknown) => log.error({ err: e }, "could not persist the reply ledger"));
-    return sent;
-  };
 
   async function handleMessage(message: Message, flags: string[]): Promise<void> {
     let suspend!: () => void;
@@ -403,25 +392,17 @@ export function createBot(options: BotOptions): Bot {
       try {
         const own = await api.users.me();
         me = botAccount({ userId: own.user_id, email: own.email, fullName: own.full_name });
-        const sendMessage = reliableSend({
-          api,
-          me: () => me!.userId,
-          floor: () => ledger.highestSeen,
-          log,
-          ...options.sendRetry,
-          backoff: options.sendRetry,
-        });
         services = {
           api,
           me,
           log,
-          sendMessage,
+          sendMessage: delivery.outbox.send,
           server,
           sessions: storage.namespace("topicbot:sessions"),
           dialogs,
           now,
           timeZone,
-          guard: guardReplies,
+          guard: delivery.replies.guard,
           firstReply: outside.firstReply,
         };
         const about = new Map<string, string | undefined>();
@@ -448,8 +429,7 @@ export function createBot(options: BotOptions): Bot {
           router.middleware(reportHandlerError),
           commands.unknownCommand(router),
         ]);
-        await ledger.load();
-        await replies.load();
+        await delivery.load();
         await dialogs.load();
         await intake.baseline();
         await outside.start({ me, context: services, pipeline, dialogs, prefix });
@@ -512,7 +492,7 @@ export function createBot(options: BotOptions): Bot {
           "handlers still running at the stop timeout; stopping anyway (their messages are caught up on the next start)",
         );
       if (events.halt) await events.stop();
-      await storage.flush();
+      error ??= await saveOnStop(delivery, storage, log);
     } finally {
       if (!options.client) await api.close();
       state = "stopped";

@@ -130,6 +130,8 @@ export function createBotServices(
     api: () => ApiClient;
     /** Whether the event queue is registered and polling. */
     connected: () => boolean;
+    /** What works badly while the bot runs (`storage` while writes fail), for `/healthz`. */
+    degraded?: () => string[];
     now?: () => number;
     /** The server's topic and message length limits (config webhook routes cut to them). */
     limits?: () => MessageLimits;
@@ -163,7 +165,11 @@ export function createBotServices(
       maxBodyBytes: options.http?.maxBodyBytes,
       logger: log,
       metrics: options.http?.metrics === false ? undefined : metrics,
-      health: () => ({ queueConnected: deps.connected(), lastEventAt: lastEventAt ?? null }),
+      health: () => ({
+        queueConnected: deps.connected(),
+        lastEventAt: lastEventAt ?? null,
+        degraded: deps.degraded?.(),
+      }),
     }));
 
   options.webhooks?.forEach((entry) =>

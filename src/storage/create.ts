@@ -16,6 +16,8 @@ export type StorageConfig =
       path: string;
       /** Milliseconds within which writes are batched into one file write. */
       flushDelayMs?: number;
+      /** Fsync every record of the delivery journal beside the file (power-cut safety). Default false. */
+      fsync?: boolean;
     };
 
 export interface CreateStoreOptions {
@@ -24,6 +26,8 @@ export interface CreateStoreOptions {
   now?: () => number;
   /** Reports background write failures (the file backend retries them on the next flush). */
   onError?: (error: unknown) => void;
+  /** Hears of each background write that succeeded (ends a failure streak). */
+  onWritten?: () => void;
   fs?: FileOps;
 }
 
@@ -42,6 +46,7 @@ export async function openBackend(
           : resolve(options.baseDir ?? process.cwd(), config.path),
         flushDelayMs: config.flushDelayMs,
         onError: options.onError,
+        onWritten: options.onWritten,
         fs: options.fs,
         now: options.now,
       });

@@ -75,6 +75,8 @@ export interface FileBackendOptions {
   flushDelayMs?: number;
   /** Called when a background write fails; the data stays pending and the next flush retries. */
   onError?: (error: unknown) => void;
+  /** Called when a background write succeeded. */
+  onWritten?: () => void;
   fs?: FileOps;
   now?: () => number;
 }
@@ -177,7 +179,10 @@ export async function openFileBackend(options: FileBackendOptions): Promise<Stor
     if (timer) return;
     timer = setTimeout(() => {
       timer = undefined;
-      writeNow().catch((error: unknown) => options.onError?.(error));
+      writeNow().then(
+        () => options.onWritten?.(),
+        (error: unknown) => options.onError?.(error),
+      );
     }, delay);
     timer.unref();
   };

@@ -70,6 +70,8 @@ export interface HealthReport {
   lastEventAt?: number | Date | null;
   /** Overall verdict; default `queueConnected`. */
   healthy?: boolean;
+  /** What works badly while the bot still runs (e.g. `storage`); the status is then `degraded`, still 200. */
+  degraded?: string[];
 }
 
 export interface ReceiverOptions {
@@ -440,8 +442,10 @@ export class WebhookReceiver {
     }
     const healthy = report.healthy ?? report.queueConnected;
     const last = report.lastEventAt;
+    const degraded = report.degraded ?? [];
     this.#send(res, "/healthz", healthy ? 200 : 503, {
-      status: healthy ? "ok" : "unhealthy",
+      status: !healthy ? "unhealthy" : degraded.length > 0 ? "degraded" : "ok",
+      ...(degraded.length > 0 ? { degraded } : {}),
       queueConnected: report.queueConnected,
       lastEventAt: last === undefined || last === null ? null : new Date(last).toISOString(),
       uptimeSeconds,

@@ -90,6 +90,32 @@ describe("replies under faults: nothing dropped, nothing doubled; a flooding plu
     expect(notResent).toHaveLength(2);
   });
 
+  it("waits out an outage far longer than six attempts and delivers the reply once, with no apology", async () => {
+    const echo = definePlugin({
+      name: "echo",
+      setup(bot) {
+        bot.hear(/^echo (.+)$/, (ctx) => ctx.reply(ctx.match[1]!));
+      },
+    });
+    t = await createTestBot({
+      plugins: [echo],
+      config: { ...fast, sendRetry: { baseMs: 5, capMs: 40 } },
+      client: { retry: { baseMs: 5, capMs: 20, maxAttempts: 2 } },
+      sandbox: { heartbeatSeconds: 0.2 },
+    });
+    const { sandbox } = t;
+    const bot = sandbox.bot.email;
+    // The server "goes away" for the bot's sends: every connection dropped, 10 times over
+    // (each drop is followed by a read-back that finds nothing, then a resend).
+    const outage = [sandbox.faults.add({ route: "POST /messages", user: bot, drop: true })];
+    post(sandbox, "echo through the outage", { topic: "outage" });
+    await until(() => (sandbox.faults.hits.get(outage[0]!) ?? 0) >= 10, "15 failed sends", 20_000);
+    for (const id of outage) sandbox.faults.remove(id);
+    expect((await t.reply()).content).toBe("through the outage");
+    await t.expectNoReply();
+    expect(t.botMessages().map((m) => m.content)).toEqual(["through the outage"]);
+  });
+
   it("pauses a plugin that floods one conversation, logs why once, and keeps serving the others", async () => {
     // Up to three replies to one human message are answers the guard does not count; the
     // fourth and fifth are counted, so a plugin answering each message five times trips it.

@@ -4,14 +4,22 @@ import { createClient } from "../../src/client/index.js";
 import { Pacer } from "../../src/client/pacing.js";
 import { createMemoryStore } from "../../src/storage/store.js";
 import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
-import { ReplyLedger, reliableSend } from "../../src/runtime/delivery/outbox.js";
+import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
+import { reliableSend } from "../../src/runtime/delivery/outbox.js";
+import { ReplyBook } from "../../src/runtime/delivery/records.js";
 import { silentLogger } from "../../src/log/logger.js";
 
 describe("DeliveryLedger", () => {
-  it("claims each message once and moves the watermark past finished messages only", async () => {
-    const store = createMemoryStore();
+  const over = (kv = createMemoryStore()) => new KeyValueDeliveryStore(kv);
+  const restored = async (store: KeyValueDeliveryStore) => {
     const ledger = new DeliveryLedger({ store });
-    expect(await ledger.load()).toBeUndefined();
+    return { ledger, last: ledger.restore((await store.load()).watermark) };
+  };
+
+  it("claims each message once and moves the watermark past finished messages only", async () => {
+    const kv = createMemoryStore();
+    const { ledger, last } = await restored(over(kv));
+    expect(last).toBeUndefined();
     expect([ledger.claim(10), ledger.claim(11), ledger.claim(12), ledger.claim(11)]).toEqual([
       true,
       true,
@@ -20,45 +28,59 @@ describe("DeliveryLedger", () => {
     ]);
     await ledger.finish(11);
     // 10 still runs: nothing below it is known to be done.
-    expect(await store.get("delivery")).toEqual({ lastHandledId: 9, handledAbove: [11] });
+    expect(await kv.get("delivery")).toEqual({ lastHandledId: 9, handledAbove: [11] });
     await ledger.finish(10);
     expect(ledger.lastHandledId).toBe(11);
     await ledger.finish(12);
-    expect(await store.get("delivery")).toEqual({ lastHandledId: 12, handledAbove: [] });
+    expect(await kv.get("delivery")).toEqual({ lastHandledId: 12, handledAbove: [] });
     expect(ledger.claim(5)).toBe(false);
 
     // A restart reads it back: handled messages stay handled, newer ones are claimable.
-    const again = new DeliveryLedger({ store });
-    expect(await again.load()).toBe(12);
-    expect([again.claim(12), again.claim(13)]).toEqual([false, true]);
+    const again = await restored(over(kv));
+    expect(again.last).toBe(12);
+    expect([again.ledger.claim(12), again.ledger.claim(13)]).toEqual([false, true]);
   });
 
   it("remembers messages finished above a running one across a restart", async () => {
-    const store = createMemoryStore();
-    const ledger = new DeliveryLedger({ store });
+    const kv = createMemoryStore();
+    const { ledger } = await restored(over(kv));
     await ledger.baseline(100);
     ledger.claim(101);
     ledger.claim(102);
     await ledger.finish(102);
-    const again = new DeliveryLedger({ store });
-    expect(await again.load()).toBe(100);
-    expect([again.claim(101), again.claim(102)]).toEqual([true, false]);
+    const again = await restored(over(kv));
+    expect(again.last).toBe(100);
+    expect([again.ledger.claim(101), again.ledger.claim(102)]).toEqual([true, false]);
+  });
+
+  it("keeps the watermark right when messages finish out of order", async () => {
+    const { ledger } = await restored(over());
+    await ledger.baseline(0);
+    for (let id = 1; id <= 50; id++) ledger.claim(id);
+    const order = Array.from({ length: 50 }, (_, i) => 50 - i);
+    for (const id of order) {
+      await ledger.finish(id);
+      expect(ledger.lastHandledId).toBe(id === 1 ? 50 : 0);
+    }
   });
 });
 
-describe("ReplyLedger", () => {
-  it("records the n-th reply per incoming message, bounded and persisted", async () => {
-    const store = createMemoryStore();
-    const ledger = new ReplyLedger(store, 2);
-    await ledger.record(1, 0, [50]);
-    await ledger.record(1, 1, [51, 52]);
-    await ledger.record(2, 0, [53]);
-    await ledger.record(3, 0, [54]);
-    expect(ledger.size).toBe(2);
-    expect(ledger.sent(1, 0)).toBeUndefined();
-    const again = new ReplyLedger(store, 2);
-    await again.load();
-    expect([again.sent(2, 0), again.sent(3, 0), again.sent(3, 1)]).toEqual([[53], [54], undefined]);
+describe("ReplyBook", () => {
+  it("records intents and outcomes per incoming message, forgetting the oldest past capacity", () => {
+    const forgotten: number[] = [];
+    const book = new ReplyBook(2, (id) => forgotten.push(id));
+    const params = { type: "channel" as const, to: 1, topic: "t", content: "x" };
+    book.intend({ incomingId: 1, index: 0, params, floor: 0, at: 0 });
+    book.sent(1, 0, [50]);
+    book.sent(1, 1, [51, 52]);
+    book.sent(2, 0, [53]);
+    book.intend({ incomingId: 3, index: 0, params, floor: 0, at: 0 });
+    expect(book.size).toBe(2);
+    expect(forgotten).toEqual([1]);
+    expect(book.get(1, 0)).toBeUndefined();
+    expect(book.get(2, 0)?.ids).toEqual([53]);
+    expect(book.get(3, 0)?.intent?.incomingId).toBe(3);
+    expect(book.get(3, 0)?.ids).toBeUndefined();
   });
 });
 
@@ -103,7 +125,7 @@ describe("reliableSend over a MockAgent", () => {
       me: () => 7,
       floor: () => 100,
       log: silentLogger(),
-      backoff: { baseMs: 1, capMs: 2 },
+      retry: { baseMs: 1, capMs: 2 },
     });
   const mine = (id: number, content: string) => ({
     id,

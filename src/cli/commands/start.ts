@@ -6,7 +6,9 @@ import { resolvePlugins } from "../../config/plugins.js";
 import { createLogger } from "../../log/logger.js";
 import { createBotMetrics, observeCalls } from "../../metrics/bot.js";
 import { createBot } from "../../runtime/bot.js";
+import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
+import { StorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { Output } from "../output.js";
 import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
@@ -43,14 +45,33 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     log.info({ site: server.site, from: config.serverSource }, "connecting");
   }
 
-  const storage = await createStore(config.storage, {
-    baseDir: dirname(resolve(options.config)),
-    onError: (error) => log.error({ err: error }, "storage: a write failed; it will be retried"),
-  });
   const metrics = createBotMetrics();
+  const health = new StorageHealth({
+    onStreakStart: (error, what) =>
+      log.error(
+        { err: error, store: what },
+        `storage: writing ${what} failed; retrying with each change`,
+      ),
+    onStreakEnd: (failures, what) =>
+      log.info({ failures, store: what }, `storage: writing ${what} works again`),
+    onFailure: (what) => metrics.storageWriteFailed(what),
+  });
+  const baseDir = dirname(resolve(options.config));
+  const storage = await createStore(config.storage, {
+    baseDir,
+    onError: (error) => health.failed(error, "plugins"),
+    onWritten: () => health.ok("plugins"),
+  });
+  const delivery = await openDeliveryStore(config.storage, storage, { baseDir }).catch(
+    async (error: unknown) => {
+      await storage.close().catch(() => undefined);
+      throw error;
+    },
+  );
   const client = createClient({ ...server, onCall: observeCalls(metrics) });
   const cleanUp = async (): Promise<void> => {
-    await storage.close().catch((error: unknown) => log.error({ err: error }, "storage close"));
+    await delivery.close().catch(() => undefined);
+    await storage.close().catch(() => undefined);
     await client.close();
     await sandbox?.close();
   };
@@ -64,6 +85,8 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     timeZone: config.timeZone,
     rateLimit: config.rateLimit,
     storage,
+    delivery,
+    storageHealth: health,
     logger: log,
     concurrency: config.concurrency,
     register: config.allPublicChannels ? { all_public_streams: true } : undefined,
@@ -99,7 +122,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     return 0;
   } catch (error) {
     out.stderr(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return error instanceof UnsavedStorageError ? UnsavedStorageError.EXIT_CODE : 1;
   } finally {
     await cleanUp();
     log.flush?.();

@@ -1,6 +1,6 @@
 // The message context handed to middleware and handlers: the message, who sent it, where, and actions.
 import type { ApiClient } from "../../client/client.js";
-import type { Message } from "../../api/messages.js";
+import type { Message, SendParams } from "../../api/messages.js";
 import type { UploadSource } from "../../api/uploads.js";
 import type { Logger } from "../../log/logger.js";
 import type { KeyValueStore } from "../../storage/store.js";
@@ -61,6 +61,8 @@ export type SendGuard = (
   kind: "reply" | "send",
   where: () => string,
   send: () => Promise<SentIds>,
+  /** What the (first) message posts: the journal's intent, to recognise it on read-back. */
+  params: () => SendParams,
 ) => Promise<SentIds>;
 
 /** What every context shares: the bot's services. */
@@ -362,7 +364,9 @@ export class MessageContextObject {
         ? () => conversationKey(this.conversation)
         : () => JSON.stringify({ to: target.to, topic: target.topic ?? null });
     const n = this.#sends++;
-    const sent = env.guard ? await env.guard(this, n, kind, where, post) : await post();
+    const sent = env.guard
+      ? await env.guard(this, n, kind, where, post, () => ({ ...params, content }) as SendParams)
+      : await post();
     if (kind === "reply" && !this.#replied) {
       this.#replied = true;
       env.firstReply?.(this);

@@ -1,93 +1,16 @@
-// The outbox: each reply goes out once per incoming message (a persisted ledger), and a failed send is resent without doubling.
+// The outbox: a send that fails is resent without doubling (read-back first), waiting out outages up to a deadline.
 import type { ApiClient } from "../../client/client.js";
-import { ApiError, NetworkError } from "../../client/errors.js";
-import { backoffDelay, sleep, type BackoffOptions } from "../../client/backoff.js";
+import { sleep } from "../../client/backoff.js";
+import {
+  DEFAULT_DEADLINE,
+  deadlineDelay,
+  isUncertain,
+  type DeadlinePolicy,
+} from "../../client/retry.js";
 import type { Narrow } from "../../api/common.js";
 import type { Message, SendParams } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
-import { LatestWriter } from "../../storage/latest-writer.js";
-import type { KeyValueStore } from "../../storage/store.js";
 import { RecentIds } from "./recent.js";
-
-const KEY = "replies";
-
-/**
- * Remembers, for the last `capacity` incoming messages that got answers, which messages the bot
- * sent as the n-th reply to each; so handling a message again after recovery sends nothing twice.
- *
- * @example
- * const ledger = new ReplyLedger(storage.namespace("topicbot:runtime"));
- * await ledger.load();
- * ledger.sent(message.id, 0) ?? (await ledger.record(message.id, 0, [(await send()).id]));
- */
-export class ReplyLedger {
-  readonly #store: KeyValueStore;
-  readonly #capacity: number;
-  readonly #entries = new Map<number, number[][]>();
-  readonly #writer: LatestWriter;
-
-  constructor(store: KeyValueStore, capacity = 500) {
-    if (capacity < 1) throw new RangeError("reply memory must be at least 1");
-    this.#store = store;
-    this.#capacity = capacity;
-    this.#writer = new LatestWriter(() =>
-      this.#store.set(
-        KEY,
-        [...this.#entries].map(([id, r]) => [id, r.map((ids) => ids ?? [])]),
-      ),
-    );
-  }
-
-  async load(): Promise<void> {
-    const saved = await this.#store.get<[number, number[][]][]>(KEY);
-    for (const [incoming, replies] of saved ?? []) this.#entries.set(incoming, replies);
-  }
-
-  /** The message IDs sent as reply number `index` to message `incomingId`, if it went out. */
-  sent(incomingId: number, index: number): number[] | undefined {
-    return this.#entries.get(incomingId)?.[index];
-  }
-
-  /** Records reply number `index` to `incomingId` and persists the (bounded) ledger (rejects if that write fails). */
-  record(incomingId: number, index: number, ids: number[]): Promise<void> {
-    const replies = this.#entries.get(incomingId) ?? [];
-    replies[index] = ids;
-    this.#entries.delete(incomingId);
-    this.#entries.set(incomingId, replies);
-    while (this.#entries.size > this.#capacity) {
-      this.#entries.delete(this.#entries.keys().next().value as number);
-    }
-    return this.#writer.schedule();
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-}
-
-export interface ReliableSendOptions {
-  api: ApiClient;
-  /** The bot's user ID (to find its own messages). */
-  me: () => number;
-  /** A message ID every message sent from now on is above (the highest the bot has seen). */
-  floor: () => number;
-  /** Attempts per message, the first included. Default 6. */
-  attempts?: number;
-  backoff?: BackoffOptions;
-  log: Logger;
-}
-
-/** Failures after which the message may or may not have been posted; resending needs a check first. */
-function uncertain(error: unknown): boolean {
-  return error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
-}
-
-function retryable(error: unknown): boolean {
-  return (
-    uncertain(error) ||
-    (error instanceof ApiError && (error.status === 429 || error.code === "RATE_LIMIT_HIT"))
-  );
-}
 
 /** Whether `m` is the message `params` would have posted. */
 function matches(m: Message, params: SendParams): boolean {
@@ -134,23 +57,53 @@ function ownMessagesThere(params: SendParams, me: number): Narrow {
  */
 const READ_BACK = 50;
 
+export interface OutboxOptions {
+  api: ApiClient;
+  /** The bot's user ID (to find its own messages). */
+  me: () => number;
+  /** A message ID every message sent from now on is above (the highest the bot has seen). */
+  floor: () => number;
+  /**
+   * How long a send (or a read-back) keeps trying through transport faults, 5xx and rate limits
+   * before the error reaches the handler; `attempts` optionally caps the tries too. Default:
+   * 5 minutes, backoff from 250 ms capped at 10 s.
+   */
+  retry?: Partial<DeadlinePolicy>;
+  log: Logger;
+  now?: () => number;
+}
+
+/** Sending with read-back; one per bot. */
+export interface Outbox {
+  /**
+   * Sends a message so that it is neither dropped nor doubled: rate limits and outages are waited
+   * out (up to the deadline), and after a 5xx or a lost connection the bot's messages in that
+   * conversation are read back before sending again.
+   */
+  send(params: SendParams): Promise<{ id: number }>;
+  /**
+   * The ID of a message `params` posted above `floor` (not one already accounted for), read back
+   * from the bot's newest messages in that conversation; tried again until the server answers
+   * (up to the deadline, then it throws). Undefined when it is not there.
+   */
+  landed(params: SendParams, floor: number): Promise<number | undefined>;
+  /** Marks IDs as accounted for, so a read-back never takes them for another message. */
+  confirm(ids: readonly number[]): void;
+}
+
 /**
- * Sends a message so that it is neither dropped nor doubled: rate limits are waited out, and after
- * a 5xx or a lost connection the bot's messages in that conversation are read back before sending
- * again. When the read-back itself fails, it is tried again rather than risking a second copy.
+ * The bot's outbox: sends that survive outages without doubling.
  *
  * @example
- * const send = reliableSend({ api, me: () => bot.me.userId, floor: () => ledger.highestSeen, log });
- * await send({ type: "channel", to: "general", topic: "hi", content: "hello" });
+ * const outbox = createOutbox({ api, me: () => bot.me.userId, floor: () => ledger.highestSeen, log });
+ * await outbox.send({ type: "channel", to: "general", topic: "hi", content: "hello" });
  */
-export function reliableSend(options: ReliableSendOptions): (params: SendParams) => Promise<{
-  id: number;
-}> {
-  const attempts = options.attempts ?? 6;
-  const backoff = { baseMs: 250, capMs: 10_000, ...options.backoff };
-  const confirmed = new RecentIds(1_000);
+export function createOutbox(options: OutboxOptions): Outbox {
+  const policy: DeadlinePolicy = { ...DEFAULT_DEADLINE, ...options.retry };
+  const now = options.now ?? Date.now;
+  const confirmed = new RecentIds(10_000);
 
-  async function landed(params: SendParams, floor: number): Promise<number | undefined> {
+  async function lookOnce(params: SendParams, floor: number): Promise<number | undefined> {
     const { messages } = await options.api.messages.list({
       anchor: "newest",
       num_before: READ_BACK,
@@ -161,50 +114,63 @@ export function reliableSend(options: ReliableSendOptions): (params: SendParams)
     return messages.find((m) => m.id > floor && !confirmed.has(m.id) && matches(m, params))?.id;
   }
 
-  const delay = (error: unknown, attempt: number): number =>
-    error instanceof ApiError && error.retryAfter !== undefined
-      ? Math.ceil(error.retryAfter * 1000)
-      : backoffDelay(attempt, backoff);
+  /** Runs `attempt` until it succeeds, retrying transient failures up to the deadline. */
+  async function persist<T>(what: string, attempt: (n: number) => Promise<T>): Promise<T> {
+    const startedAt = now();
+    for (let n = 0; ; n++) {
+      try {
+        return await attempt(n);
+      } catch (error) {
+        const wait = deadlineDelay(error, n, startedAt, now(), policy);
+        if (wait === undefined) throw error;
+        options.log.warn(
+          { err: error, attempt: n + 1, waitMs: wait },
+          `${what} failed; trying again`,
+        );
+        await sleep(wait);
+      }
+    }
+  }
 
-  return async (params) => {
+  const landed = (params: SendParams, floor: number): Promise<number | undefined> =>
+    persist("checking whether a send arrived", () => lookOnce(params, floor));
+
+  async function send(params: SendParams): Promise<{ id: number }> {
     const floor = options.floor();
-    let lastError: unknown;
     /** An earlier attempt may have posted the message: read back before sending again. */
     let unsure = false;
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      if (attempt > 0) await sleep(delay(lastError, attempt - 1));
+    return persist("sending", async () => {
       if (unsure) {
-        try {
-          const id = await landed(params, floor);
-          if (id !== undefined) {
-            options.log.info(
-              { messageId: id },
-              "a send that seemed to fail had arrived; not resending",
-            );
-            confirmed.add(id);
-            return { id };
-          }
-          unsure = false;
-        } catch (error) {
-          lastError = error;
-          options.log.warn(
-            { err: error },
-            "could not check whether a send arrived; checking again",
+        const id = await lookOnce(params, floor);
+        if (id !== undefined) {
+          options.log.info(
+            { messageId: id },
+            "a send that seemed to fail had arrived; not resending",
           );
-          continue;
+          confirmed.add(id);
+          return { id };
         }
+        unsure = false;
       }
       try {
         const sent = await options.api.messages.send(params);
         confirmed.add(sent.id);
         return sent;
       } catch (error) {
-        if (!retryable(error) || attempt + 1 >= attempts) throw error;
-        lastError = error;
-        unsure = uncertain(error);
-        options.log.warn({ err: error }, "sending failed; trying again");
+        unsure = isUncertain(error);
+        throw error;
       }
-    }
-    throw lastError;
+    });
+  }
+
+  return {
+    send,
+    landed,
+    confirm: (ids) => {
+      for (const id of ids) confirmed.add(id);
+    },
   };
 }
+
+/** The outbox's `send` alone (see `createOutbox`). */
+export const reliableSend = (options: OutboxOptions): Outbox["send"] => createOutbox(options).send;

@@ -1,16 +1,19 @@
-// A bounded set of recently seen IDs: remembers the last N, forgets the oldest first.
+// A bounded set of recently seen IDs: remembers the last N, forgets the oldest first (a ring buffer).
 
 /**
  * Remembers up to `capacity` IDs; adding past that forgets the oldest. Used to make sure a message
- * seen twice (after a queue was lost and caught up) is handled once.
+ * seen twice (after a queue was lost and caught up) is handled once. The insertion order lives in
+ * a ring of numbers, so forgetting the oldest costs one array read, not a Set iterator.
  */
 export class RecentIds {
-  readonly #capacity: number;
+  readonly #ring: Float64Array;
   readonly #set = new Set<number>();
+  /** Where the next ID goes; once full, also the oldest one. */
+  #head = 0;
 
   constructor(capacity: number) {
     if (capacity < 1) throw new RangeError("capacity must be at least 1");
-    this.#capacity = capacity;
+    this.#ring = new Float64Array(capacity);
   }
 
   has(id: number): boolean {
@@ -20,11 +23,10 @@ export class RecentIds {
   /** Adds `id`; returns false when it was already there. */
   add(id: number): boolean {
     if (this.#set.has(id)) return false;
+    if (this.#set.size === this.#ring.length) this.#set.delete(this.#ring[this.#head]!);
+    this.#ring[this.#head] = id;
+    this.#head = this.#head + 1 === this.#ring.length ? 0 : this.#head + 1;
     this.#set.add(id);
-    if (this.#set.size > this.#capacity) {
-      const oldest = this.#set.values().next().value as number;
-      this.#set.delete(oldest);
-    }
     return true;
   }
 

@@ -1,0 +1,170 @@
+// The reply guard: a handler's n-th reply to a message goes out once, across retries, recovery and a hard kill; floods are refused.
+import type { SendParams } from "../../api/messages.js";
+import type { Logger } from "../../log/logger.js";
+import { splitMessage, type SentIds, type ServerFacts } from "../context/actions.js";
+import type { MessageContext, SendGuard } from "../context/context.js";
+import type { Directory } from "../context/directory.js";
+import { LoopGuardError, type LoopGuard } from "./loop-guard.js";
+import type { Outbox } from "./outbox.js";
+import { ReplyBook } from "./records.js";
+import type { DeliveryStore, ReplyIntent, ReplyRecord } from "./store.js";
+
+/** Replies to one human message that the loop guard does not count (more look like a loop). */
+const ANSWERS_PER_MESSAGE = 3;
+
+export interface ReplyGuardOptions {
+  /** Where intents and outcomes are journaled. */
+  store: DeliveryStore;
+  outbox: Outbox;
+  /** Incoming messages whose replies are remembered. Default 500. */
+  capacity?: number;
+  loopGuard?: LoopGuard;
+  directory: Directory;
+  server(): ServerFacts;
+  /** Every message sent from now on gets a higher ID than this (the highest the bot has seen). */
+  floor(): number;
+  now(): number;
+  log: Logger;
+  /** A journal write failed: the reply still goes out (at least once), the failure is reported. */
+  onStorageError(error: unknown): void;
+  /** A journal write succeeded (ends a failure streak). */
+  onStorageOk?(): void;
+}
+
+/**
+ * Makes a context's `reply` and `send` exactly-once per (incoming message, reply number):
+ *
+ * 1. an outcome recorded for that reply (by this process or one before it): nothing is sent,
+ *    the recorded message is returned;
+ * 2. an intent without an outcome (the process died between writing it and recording what was
+ *    posted): the bot's own messages in that conversation are read back; if the reply is there
+ *    it is taken as sent;
+ * 3. otherwise an intent is written durably (`DeliveryStore.intend`), the message is sent through
+ *    the outbox, and the outcome is recorded.
+ *
+ * The loop guard sees every send that would go out, so a plugin flooding one conversation is paused.
+ *
+ * @example
+ * const guard = new ReplyGuard({ store, outbox, directory, server, floor, now, log, onStorageError });
+ * guard.restore((await store.load()).replies);
+ * const services = { ...env, guard: guard.guard }; // every context sends through it
+ */
+export class ReplyGuard {
+  readonly #o: ReplyGuardOptions;
+  readonly #book: ReplyBook;
+
+  constructor(options: ReplyGuardOptions) {
+    this.#o = options;
+    this.#book = new ReplyBook(options.capacity ?? 500);
+  }
+
+  /** Takes in the replies a store loaded at start. */
+  restore(records: ReplyRecord[]): void {
+    for (const record of records) {
+      this.#book.put(record);
+      if (record.ids) this.#o.outbox.confirm(record.ids);
+    }
+  }
+
+  /** The message IDs sent as reply number `index` to message `incomingId`, if it is known to have gone out. */
+  sent(incomingId: number, index: number): number[] | undefined {
+    return this.#book.get(incomingId, index)?.ids;
+  }
+
+  /**
+   * The contexts' send guard: every reply and send of a handler goes through it, numbered per
+   * incoming message by the context.
+   */
+  readonly guard: SendGuard = (ctx, n, kind, where, send, params) =>
+    this.#once(ctx, n, send, {
+      where: where(),
+      isReply: kind === "reply",
+      params: () => {
+        const p = params();
+        return { ...p, content: this.#firstPart(p.content) };
+      },
+    });
+
+  async #once(
+    ctx: MessageContext,
+    n: number,
+    post: () => Promise<SentIds>,
+    how: { where: string; isReply: boolean; params: () => SendParams },
+  ): Promise<SentIds> {
+    const incomingId = ctx.message.id;
+    const record = this.#book.get(incomingId, n);
+    if (record?.ids && record.ids.length > 0) return { id: record.ids[0]!, ids: record.ids };
+    await this.#checkLoop(ctx, n, how.where, how.isReply);
+    if (record?.intent) {
+      const found = await this.#o.outbox.landed(record.intent.params, record.intent.floor);
+      if (found !== undefined) {
+        this.#o.log.info(
+          { messageId: incomingId, reply: n, sentId: found },
+          "a reply sent before a restart was found on the server; not sending it again",
+        );
+        this.#o.outbox.confirm([found]);
+        await this.#record(incomingId, n, [found]);
+        return { id: found, ids: [found] };
+      }
+    }
+    let params: SendParams;
+    try {
+      params = how.params();
+    } catch {
+      return post(); // A target the action refuses: let it say why.
+    }
+    const intent: ReplyIntent = {
+      incomingId,
+      index: n,
+      params,
+      floor: this.#o.floor(),
+      at: this.#o.now(),
+    };
+    this.#book.intend(intent);
+    await this.#journal(() => this.#o.store.intend(intent));
+    const sent = await post();
+    await this.#record(incomingId, n, sent.ids);
+    return sent;
+  }
+
+  async #record(incomingId: number, n: number, ids: number[]): Promise<void> {
+    this.#book.sent(incomingId, n, ids);
+    await this.#journal(() => this.#o.store.sent(incomingId, n, ids));
+  }
+
+  async #journal(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+      this.#o.onStorageOk?.();
+    } catch (error) {
+      this.#o.onStorageError(error);
+    }
+  }
+
+  /** The first few replies to a human's message are answers, not a flood: the guard skips them. */
+  async #isAnswer(ctx: MessageContext, n: number, isReply: boolean): Promise<boolean> {
+    if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
+    const users = await this.#o.directory.users().catch(() => []);
+    const sender = users.find((u) => u.userId === ctx.message.sender_id);
+    return sender !== undefined && !sender.isBot;
+  }
+
+  async #checkLoop(ctx: MessageContext, n: number, where: string, isReply: boolean): Promise<void> {
+    const guard = this.#o.loopGuard;
+    if (!guard || (await this.#isAnswer(ctx, n, isReply))) return;
+    const plugin = ctx.plugin ?? "bot";
+    const verdict = guard.check(plugin, where);
+    if (verdict.allowed) return;
+    const error = new LoopGuardError(plugin, where, verdict.pausedUntil!);
+    if (verdict.tripped)
+      this.#o.log.warn(
+        { plugin, conversation: where, pausedUntil: verdict.pausedUntil },
+        `${error.message}; its messages there are dropped until then (a reply loop?)`,
+      );
+    throw error;
+  }
+
+  #firstPart(content: string): string {
+    return splitMessage(content, this.#o.server().maxMessageLength)[0] ?? content;
+  }
+}

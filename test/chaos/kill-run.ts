@@ -1,0 +1,213 @@
+// The SIGKILL chaos run: real `bot start` processes on file storage, killed at random points while users send commands.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSandbox, type Sandbox } from "topicbot/sandbox";
+import { bin, cleanEnv, watch } from "../helpers/process.js";
+import { addUsers, botReplies, sendSurely, waitUntil } from "./helpers.js";
+
+export interface KillRunOptions {
+  kills: number;
+  users: number;
+  topics: number;
+  /** Pause between one user's commands, in ms (5 users at 500 ms: about 10 commands a second). */
+  sendEveryMs: number;
+  /** Commands each user sends (a bounded backlog: bots that live a second each cannot keep up with an endless stream). */
+  perUser: number;
+}
+
+/** Where each kill landed. */
+export type KillPoint = "random" | "journal write" | "catch-up";
+
+export interface KillRunResult {
+  sandbox: Sandbox;
+  commands: { id: number; topic: string }[];
+  kills: Record<KillPoint, number>;
+  /** Kills that landed before the bot said it was ready. */
+  beforeReady: number;
+  seconds: number;
+  close(): Promise<void>;
+}
+
+/** Echo: every reply names the message it answers. A plain object: the temp dir cannot import topicbot. */
+const ECHO_PLUGIN = `export default {
+  name: "echo",
+  setup(bot) {
+    bot.command("echo", { description: "Names the message it answers" }, (ctx) => ctx.reply("echo " + ctx.message.id));
+  },
+};
+`;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const lineCount = (path: string): number => {
+  try {
+    const text = readFileSync(path, "utf8");
+    let n = 0;
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+    return n;
+  } catch {
+    return 0;
+  }
+};
+
+/** Resolves once `count()` has grown by `n` (checked every 2 ms), or after 30 s. */
+async function after(count: () => number, n: number): Promise<void> {
+  const target = count() + n;
+  const deadline = Date.now() + 30_000;
+  while (count() < target && Date.now() < deadline) await pause(2);
+}
+
+/**
+ * Starts a sandbox, then `bot start` again and again on one file store while `users` send
+ * `!echo` into `topics` topics. Each process is killed with SIGKILL: at a random moment, right
+ * as the delivery journal grows (a storage write), or while it catches up on what was sent while
+ * the previous one was dead. After the last kill a process runs until every command is answered
+ * and is stopped with SIGTERM; the caller checks the sandbox's messages.
+ */
+export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
+  const started = Date.now();
+  const sandbox = await startSandbox({ heartbeatSeconds: 2 });
+  const dir = await mkdtemp(join(tmpdir(), "topicbot-sigkill-"));
+  if (process.env.CHAOS_KEEP) console.log(`chaos run in ${dir}`);
+  const journal = join(dir, "data", "bot.json.delivery.jsonl");
+  await writeFile(join(dir, "echo.mjs"), ECHO_PLUGIN);
+  await writeFile(
+    join(dir, "bot.config.yaml"),
+    [
+      "server:",
+      `  site: ${sandbox.url}`,
+      `  email: ${sandbox.bot.email}`,
+      `  apiKey: ${sandbox.bot.apiKey}`,
+      "channels: [general]",
+      "rateLimit: false",
+      "storage: { type: file, path: data/bot.json }",
+      "logging: { level: info, format: json }",
+      "plugins: [./echo.mjs]",
+      "",
+    ].join("\n"),
+  );
+  const users = addUsers(sandbox, options.users);
+  const commands: { id: number; topic: string }[] = [];
+  let sending = true;
+  let senders: Promise<void>[] = [];
+  const startSending = () =>
+    (senders = users.map(async (user, u) => {
+      for (let i = 0; sending && i < options.perUser; i++) {
+        const topic = `kill ${(u + i) % options.topics}`;
+        const id = await sendSurely(user, topic, "!echo");
+        commands.push({ id, topic });
+        await pause(options.sendEveryMs * (0.5 + Math.random()));
+      }
+    }));
+
+  const spawnBot = () => {
+    // CHAOS_BIN runs another build (e.g. an older version's) to compare.
+    const child = spawn(
+      process.execPath,
+      [process.env.CHAOS_BIN ?? bin, "start", "--config", "bot.config.yaml"],
+      {
+        cwd: dir,
+        env: cleanEnv(),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    return { child, stdout: watch(child.stdout!), stderr: watch(child.stderr!) };
+  };
+  const killed = async (child: ChildProcess) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    }
+  };
+
+  const replies = () => botReplies(sandbox).length;
+  // Journal records; a build without the journal (CHAOS_BIN) counts replies instead.
+  const records = () => (existsSync(journal) ? lineCount(journal) : replies());
+  const kills: Record<KillPoint, number> = { random: 0, "journal write": 0, "catch-up": 0 };
+  let beforeReady = 0;
+  try {
+    for (let k = 0; k < options.kills; k++) {
+      const { child, stdout, stderr } = spawnBot();
+      if (k === 0) {
+        // A first start answers what comes after it: the commands begin once it is ready.
+        await stdout.waitFor(/"msg":"ready"/, 30_000);
+        startSending();
+      }
+      const point: KillPoint = (["random", "journal write", "catch-up"] as const)[k % 3]!;
+      try {
+        // Kills are placed by progress (replies posted, records added to the journal), not by the
+        // clock, so each process does some work however loaded the machine is.
+        if (point === "random") {
+          // Mostly while it runs; every fifth one while it starts (loading, registering, catching up).
+          if (k % 5 !== 0) await stdout.waitFor(/"msg":"ready"/, 60_000).catch(() => undefined);
+          await after(replies, Math.floor(Math.random() * 20));
+        } else if (point === "catch-up") {
+          // While handling what piled up when the last one died.
+          await stdout.waitFor(/catching up on missed messages/, 60_000).catch(() => undefined);
+          await after(replies, Math.floor(Math.random() * 4));
+        } else {
+          // Right as a record lands: between an intent and its send, a send and its outcome.
+          await stdout.waitFor(/"msg":"ready"/, 60_000).catch(() => undefined);
+          await after(records, 1 + Math.floor(Math.random() * 10));
+        }
+        if (!/"msg":"ready"/.test(stdout.text)) beforeReady++;
+        kills[point]++;
+        if (child.exitCode !== null)
+          throw new Error(
+            `bot start exited with ${child.exitCode} before its kill:\n${stderr.text}\n${stdout.text}`,
+          );
+      } finally {
+        await killed(child);
+      }
+    }
+    sending = false;
+    await Promise.all(senders);
+
+    const last = spawnBot();
+    try {
+      const answered = () => new Set(botReplies(sandbox).map((r) => r.answers));
+      await waitUntil(
+        () => commands.every((c) => answered().has(c.id)),
+        120_000,
+        () =>
+          `${answered().size} of ${commands.length} commands answered after the last start ` +
+          `(unanswered: ${commands
+            .filter((c) => !answered().has(c.id))
+            .slice(0, 20)
+            .map((c) => c.id)
+            .join(" ")}); ` +
+          `journal tail:\n${readFileSync(journal, "utf8").split("\n").slice(-6).join("\n")}\n` +
+          `its log:\n${last.stdout.text
+            .split("\n")
+            .filter((l) => !/"level":(10|20)/.test(l))
+            .slice(-30)
+            .join("\n")}`,
+      );
+      await pause(500);
+      last.child.kill("SIGTERM");
+      const [code] = (await once(last.child, "exit")) as [number | null];
+      if (code !== 0) throw new Error(`bot start ended with ${code}:\n${last.stderr.text}`);
+    } finally {
+      await killed(last.child);
+    }
+  } finally {
+    sending = false;
+    await Promise.allSettled(senders);
+    await Promise.all(users.map((c) => c.close()));
+  }
+  return {
+    sandbox,
+    commands,
+    kills,
+    beforeReady,
+    seconds: Math.round((Date.now() - started) / 1000),
+    async close() {
+      await sandbox.close();
+      if (!process.env.CHAOS_KEEP) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

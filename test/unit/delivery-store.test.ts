@@ -1,0 +1,185 @@
+import { mkdtemp, readFile, rm, writeFile, mkdir } from "node:fs/promises";
+import * as nodeFs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
+import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
+import { journalPath, openDeliveryStore } from "../../src/runtime/delivery/open-store.js";
+import type { DeliveryStore, ReplyIntent } from "../../src/runtime/delivery/store.js";
+import { createFileStore } from "../../src/storage/file.js";
+import type { JournalFs } from "../../src/storage/journal.js";
+import { createMemoryStore } from "../../src/storage/store.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "topicbot-delivery-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const intent = (incomingId: number, index = 0): ReplyIntent => ({
+  incomingId,
+  index,
+  params: { type: "channel", to: 1, topic: "t", content: `echo ${incomingId}` },
+  floor: incomingId,
+  at: 1,
+});
+
+/** The contract every store keeps: what was written comes back from a new instance. */
+async function roundTrip(open: () => Promise<DeliveryStore>): Promise<void> {
+  const store = await open();
+  expect(await store.load()).toEqual({ watermark: undefined, replies: [] });
+  await store.saveWatermark({ lastHandledId: 10, handledAbove: [12] });
+  await store.intend(intent(11));
+  await store.sent(11, 0, [100]);
+  await store.intend(intent(13)); // killed before the outcome
+  await store.flush();
+  await store.close();
+  const again = await open();
+  expect(await again.load()).toEqual({
+    watermark: { lastHandledId: 10, handledAbove: [12] },
+    replies: [
+      { incomingId: 11, index: 0, intent: intent(11), ids: [100] },
+      { incomingId: 13, index: 0, intent: intent(13) },
+    ],
+  });
+  await again.close();
+}
+
+describe("delivery stores", () => {
+  it("key-value (memory): intents, outcomes and the watermark come back", async () => {
+    const kv = createMemoryStore();
+    await roundTrip(async () => new KeyValueDeliveryStore(kv.namespace("topicbot:runtime")));
+  });
+
+  it("file journal: intents, outcomes and the watermark come back", async () => {
+    const path = join(dir, "bot.json.delivery.jsonl");
+    await roundTrip(() => FileDeliveryStore.open({ path }));
+  });
+
+  it("file journal: each record is on disk when its call resolves (no flush, no close)", async () => {
+    const path = join(dir, "j.jsonl");
+    const store = await FileDeliveryStore.open({ path });
+    await store.intend(intent(5));
+    // What a SIGKILL now would leave: the file as it is.
+    expect(await readFile(path, "utf8")).toContain('"incomingId":5');
+    const after = await FileDeliveryStore.open({ path });
+    expect((await after.load()).replies).toEqual([{ incomingId: 5, index: 0, intent: intent(5) }]);
+  });
+
+  it("file journal: compacts to what it remembers, so writes stay O(1) on average", async () => {
+    const path = join(dir, "j.jsonl");
+    const store = await FileDeliveryStore.open({ path, capacity: 3 });
+    for (let id = 1; id <= 6_000; id++) {
+      await store.intend(intent(id));
+      await store.sent(id, 0, [id + 100_000]);
+    }
+    await store.saveWatermark({ lastHandledId: 6_000, handledAbove: [] });
+    const lines = (await readFile(path, "utf8")).trim().split("\n");
+    expect(lines.length).toBeLessThan(10_000);
+    const again = await FileDeliveryStore.open({ path, capacity: 3 });
+    const { watermark, replies } = await again.load();
+    expect(watermark).toEqual({ lastHandledId: 6_000, handledAbove: [] });
+    expect(replies.map((r) => r.incomingId)).toEqual([5_998, 5_999, 6_000]);
+  });
+
+  it("file journal: a last line cut short by a power cut is dropped, the rest kept", async () => {
+    const path = join(dir, "j.jsonl");
+    await writeFile(path, `{"w":{"lastHandledId":7,"handledAbove":[]}}\n{"i":{"incomingId":8,"ind`);
+    const store = await FileDeliveryStore.open({ path });
+    expect((await store.load()).watermark?.lastHandledId).toBe(7);
+    await store.sent(9, 0, [1]);
+    const again = await FileDeliveryStore.open({ path });
+    expect((await again.load()).replies).toEqual([{ incomingId: 9, index: 0, ids: [1] }]);
+  });
+});
+
+describe("damaged delivery state is an error naming where and what to do", () => {
+  it("a journal record with wrong types names the file, the line and the key", async () => {
+    const path = join(dir, "j.jsonl");
+    await writeFile(
+      path,
+      `{"w":{"lastHandledId":3,"handledAbove":[]}}\n{"w":{"lastHandledId":"abc","handledAbove":[]}}\n`,
+    );
+    await expect(FileDeliveryStore.open({ path })).rejects.toThrow(
+      new RegExp(
+        `delivery journal ${path} line 2, key "w": "lastHandledId" is "abc".*restore it from a backup`,
+      ),
+    );
+  });
+
+  it("a journal line that is not JSON is named", async () => {
+    const path = join(dir, "j.jsonl");
+    await writeFile(path, `not json\n`);
+    await expect(FileDeliveryStore.open({ path })).rejects.toThrow(/line 1: not a JSON record/);
+  });
+
+  it('an older store file\'s delivery key with lastHandledId "abc" is an error, not a fresh start', async () => {
+    const path = join(dir, "bot.json");
+    const kv = await createFileStore({ path });
+    await kv
+      .namespace("topicbot:runtime")
+      .set("delivery", { lastHandledId: "abc", handledAbove: [] });
+    await kv.flush();
+    await expect(
+      openDeliveryStore({ type: "file", path: "bot.json" }, kv, { baseDir: dir }),
+    ).rejects.toThrow(/bot\.json, key "topicbot:runtime\/delivery": "lastHandledId" is "abc"/);
+    await kv.close();
+  });
+
+  it("an older store file's reply ledger that is not a list is an error naming the key", async () => {
+    const kv = createMemoryStore();
+    await kv.namespace("topicbot:runtime").set("replies", { oops: true });
+    await expect(
+      new KeyValueDeliveryStore(kv.namespace("topicbot:runtime")).load(),
+    ).rejects.toThrow(
+      /key "topicbot:runtime\/replies": expected a list of \[incoming message ID, replies\] pairs/,
+    );
+  });
+
+  it("takes over an older store file's watermark and reply ledger once", async () => {
+    const path = join(dir, "bot.json");
+    const kv = await createFileStore({ path });
+    const runtime = kv.namespace("topicbot:runtime");
+    await runtime.set("delivery", { lastHandledId: 40, handledAbove: [42] });
+    await runtime.set("replies", [[41, [[500], [501, 502]]]]);
+    const store = await openDeliveryStore({ type: "file", path: "bot.json" }, kv, { baseDir: dir });
+    expect(await store.load()).toEqual({
+      watermark: { lastHandledId: 40, handledAbove: [42] },
+      replies: [
+        { incomingId: 41, index: 0, ids: [500] },
+        { incomingId: 41, index: 1, ids: [501, 502] },
+      ],
+    });
+    expect(await readFile(journalPath("bot.json", dir), "utf8")).toContain('"lastHandledId":40');
+    await store.close();
+    await kv.close();
+  });
+});
+
+describe("a journal whose writes fail", () => {
+  it("rejects the write (so the runtime can report it) and works again once the disk does", async () => {
+    await mkdir(join(dir, "d"));
+    let full = false;
+    const fs: JournalFs = {
+      ...nodeFs,
+      writeSync: ((...args: Parameters<typeof nodeFs.writeSync>) => {
+        if (full)
+          throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
+            code: "ENOSPC",
+          });
+        return (nodeFs.writeSync as (...a: unknown[]) => number)(...args);
+      }) as typeof nodeFs.writeSync,
+    };
+    const path = join(dir, "d", "j.jsonl");
+    const store = await FileDeliveryStore.open({ path, fs });
+    full = true;
+    await expect(store.intend(intent(1))).rejects.toThrow(/ENOSPC/);
+    full = false;
+    await store.intend(intent(2));
+    const again = await FileDeliveryStore.open({ path });
+    expect((await again.load()).replies.map((r) => r.incomingId)).toEqual([2]);
+  });
+});
