@@ -2,11 +2,14 @@
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import type { Plugin, PluginInstance } from "../runtime/plugin.js";
 import type { BotConfig } from "./schema.js";
 import { ConfigError } from "./errors.js";
 import { issueError } from "./load.js";
+import { importFile } from "./import-module.js";
+
+export { importFile };
 
 const keyPathOf = (index: number): PropertyKey[] => ["plugins", index];
 
@@ -22,22 +25,6 @@ function findModule(base: string): string | undefined {
       if (existsSync(resolvePath(base, `index${ext}`))) return resolvePath(base, `index${ext}`);
   }
   return undefined;
-}
-
-/** Imports a module file; TypeScript goes through tsx when the running Node cannot load it itself. */
-export async function importFile(path: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(path).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
-    const { tsImport } = await import("tsx/esm/api");
-    // tsconfig paths are ignored so that "topicbot" resolves to the installed package, as at run time.
-    return (await tsImport(url, { parentURL: import.meta.url, tsconfig: false })) as Record<
-      string,
-      unknown
-    >;
-  }
 }
 
 const isPlugin = (value: unknown): value is Plugin =>
