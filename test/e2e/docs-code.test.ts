@@ -88,7 +88,8 @@ describe("code blocks in README.md and docs/*.md", () => {
       for (const [n, block] of blocks.entries()) {
         if (block.notRunnable !== undefined) continue;
         const module = isModule(block.text);
-        const plugin = module && /export default definePlugin\(/.test(block.text) && !index;
+        const plugin: boolean =
+          module && /export default definePlugin\(/.test(block.text) && !index;
         index ||= plugin;
         const named =
           /^\/\/ ([\w./-]+\.ts)\s*$/.exec(block.text.split("\n")[0]!)?.[1] ??
