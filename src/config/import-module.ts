@@ -16,15 +16,19 @@ const NEEDS_TSX = new Set([
 let typescript: Promise<void> | undefined;
 
 /**
- * Registers tsx's ESM hooks once for the whole process (not a namespaced `tsImport`, which loads
+ * Registers tsx's ESM and CommonJS hooks once for the whole process (not a namespaced `tsImport`, which loads
  * a second copy of every module it reaches, topicbot included, so `arg.*` markers and
  * `instanceof ApiError` would stop matching). tsconfig paths are ignored so that "topicbot"
  * resolves to the installed package, as at run time.
  */
 function enableTypeScript(): Promise<void> {
-  typescript ??= import("tsx/esm/api").then(({ register }) => {
-    register({ tsconfig: false });
-  });
+  typescript ??= Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]).then(
+    ([esm, cjs]) => {
+      esm.register({ tsconfig: false });
+      // A .ts file outside an ESM package is CommonJS, loaded through require's hooks.
+      cjs.register();
+    },
+  );
   return typescript;
 }
 
