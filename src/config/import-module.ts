@@ -22,13 +22,11 @@ let typescript: Promise<void> | undefined;
  * resolves to the installed package, as at run time.
  */
 function enableTypeScript(): Promise<void> {
-  typescript ??= Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]).then(
-    ([esm, cjs]) => {
-      esm.register({ tsconfig: false });
-      // A .ts file outside an ESM package is CommonJS, loaded through require's hooks.
-      cjs.register();
-    },
-  );
+  typescript ??= Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]).then(([esm, cjs]) => {
+    esm.register({ tsconfig: false });
+    // A .ts file outside an ESM package is CommonJS, loaded through require's hooks.
+    cjs.register();
+  });
   return typescript;
 }
 
