@@ -3,6 +3,7 @@ import { EventEmitter } from "eventemitter3";
 import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
 import type { BackoffOptions } from "../client/backoff.js";
 import { ApiError } from "../client/errors.js";
+import { describeHandlerFailure } from "../log/handler-failure.js";
 import type { RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
@@ -212,13 +213,12 @@ export function createBot(options: BotOptions): Bot {
     outside.failed(ctx);
     // The guard logged why, once; an error reply would only be refused as well.
     if (error instanceof LoopGuardError) return;
-    log.error(
-      { err: error, plugin: origin.plugin, messageId: ctx.message.id },
-      `plugin "${origin.plugin}" failed handling message ${ctx.message.id}`,
-    );
+    const handler = ctx.command ? `command ${ctx.command.name}` : "handler";
+    const failure = describeHandlerFailure(error, origin.plugin, handler, ctx.message.id);
+    log.error(failure.fields, failure.message);
     if (errorReply === false) return;
     await ctx
-      .reply(errorReply)
+      .reply(failure.replyDetail ? `${errorReply} (${failure.replyDetail})` : errorReply)
       .catch((replyError: unknown) =>
         log.warn({ err: replyError }, "could not send the error reply"),
       );
