@@ -4,6 +4,7 @@ import { createClient, type ApiClient, type ClientOptions } from "../client/clie
 import type { BackoffOptions } from "../client/backoff.js";
 import { ApiError } from "../client/errors.js";
 import { describeHandlerFailure } from "../log/handler-failure.js";
+import { DEFAULT_RATE_LIMIT } from "./commands/rate-limit.js";
 import type { RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
@@ -68,7 +69,7 @@ export interface BotOptions extends ServiceOptions {
   storage?: KeyValueStore;
   /** IANA time zone for human times (`tomorrow 9:00`) when the sender's profile has none. Default: the system's. */
   timeZone?: string;
-  /** Per-user command limit, e.g. `{ commands: 5, perSeconds: 10 }`; false for none. Default 10 per 10 s. */
+  /** Per-user command limit, e.g. `{ commands: 5, perSeconds: 10 }`; false for none. Default `DEFAULT_RATE_LIMIT`, 10 per 10 s, as in bot.config.yaml. */
   rateLimit?: RateLimit | false;
   /** Answer addressed messages that match no command with "did you mean". Default true. */
   unknownCommandReply?: boolean;
@@ -112,7 +113,7 @@ export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesVie
   readonly pending: number;
 }
 
-export const DEFAULT_RATE_LIMIT: RateLimit = { commands: 10, perSeconds: 10 };
+export { DEFAULT_RATE_LIMIT };
 
 const DEFAULT_ERROR_REPLY = "Sorry, something went wrong handling that. The error has been logged.";
 
@@ -198,7 +199,7 @@ export function createBot(options: BotOptions): Bot {
   const commands = createCommandRuntime({
     prefix,
     directory,
-    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    rateLimit: options.rateLimit ?? { ...DEFAULT_RATE_LIMIT },
     timeZone,
     now,
     unknownCommandReply: options.unknownCommandReply ?? true,

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_RATE_LIMIT } from "../../src/runtime/index.js";
 import {
   ConfigError,
   loadConfig,
@@ -62,7 +63,7 @@ describe("config fixtures", () => {
       respondTo: "addressed",
       channels: [],
       allPublicChannels: false,
-      rateLimit: { commands: 5, perSeconds: 10 },
+      rateLimit: { commands: 10, perSeconds: 10 },
       logging: {},
       storage: { type: "memory" },
       plugins: [],
@@ -256,5 +257,12 @@ describe("new keys are validated, naming file and key", () => {
     ).toThrow(
       /^bot\.config\.yaml:\d+:\d+: server\.apiKey: Invalid input: expected string, received number$/,
     );
+  });
+});
+
+describe("the rate limit default", () => {
+  it("is the same in bot.config.yaml and createBot: DEFAULT_RATE_LIMIT, 10 per 10 s", () => {
+    expect(loadConfig("plugins: []\n", {}).rateLimit).toEqual(DEFAULT_RATE_LIMIT);
+    expect(DEFAULT_RATE_LIMIT).toEqual({ commands: 10, perSeconds: 10 });
   });
 });
