@@ -147,6 +147,20 @@ describe("bot check", () => {
     expect(stderr).toMatch(new RegExp(`^error: ${file}:2:10: invalid YAML: .*end with a \\]`));
   });
 
+  it("reports a plugin's setup failure as that, not as a connection problem", async () => {
+    await writeFile(
+      join(dir, "broken.mjs"),
+      'export default { name: "broken", description: "Fails.", setup() { throw new Error("no token configured"); } };\n',
+    );
+    const file = await configFile(
+      "broken.yaml",
+      `${serverSection(sandbox.bot.apiKey)}plugins:\n  - ./broken.mjs\n`,
+    );
+    const { code, stderr } = await check(file);
+    expect(code).toBe(1);
+    expect(stderr).toBe('error: plugin "broken" failed in setup: no token configured');
+  });
+
   it("works as a real process too", async () => {
     const key = sandbox.bot.apiKey;
     const file = await configFile(
