@@ -6,7 +6,7 @@ import { processOutput, type Output } from "./output.js";
 import { runStart } from "./commands/start.js";
 import { runSandbox } from "./commands/sandbox.js";
 import { runCheck } from "./commands/check.js";
-import { runInit } from "./commands/init.js";
+import { ownPackage, runInit } from "./commands/init.js";
 import { runSchema } from "./commands/schema.js";
 import { runDev, type DevCommandOptions } from "./commands/dev.js";
 import { registerSend } from "./commands/send.js";
@@ -18,12 +18,16 @@ const parsePort = (value: string): number => {
   return port;
 };
 
+/** Help and version exit 0; every other commander error is bad usage: exit 2, as documented. */
+const commanderExitCode = (error: CommanderError): number => (error.exitCode === 0 ? 0 : 2);
+
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
 export async function main(argv: string[], out: Output = processOutput): Promise<number> {
   let exitCode = 0;
   const program = new Command()
     .name("bot")
     .description("topicbot: run and develop chat bots for servers that speak the Zulip REST API")
+    .version(ownPackage().version, "-V, --version", "print topicbot's version")
     .exitOverride()
     .configureOutput({
       writeOut: (s) => out.stdout(s.trimEnd()),
@@ -106,7 +110,7 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     await program.parseAsync(argv, { from: "user" });
     return exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) return commanderExitCode(error);
     if (error instanceof ConfigError) {
       out.stderr(`error: ${error.message}`);
       return 2;

@@ -10,9 +10,7 @@ export const processOutput: Output = {
   stderr: (line) => process.stderr.write(`${line}\n`),
 };
 
-/** How the CLI shows a secret: its first four characters and its length, or `[redacted]` when short. */
+/** How the CLI shows a secret: never a character of it, only that it is set and how long it is. */
 export function maskSecret(secret: string): string {
-  return secret.length >= 24
-    ? `${secret.slice(0, 4)}…(${secret.length} chars)`
-    : `[redacted] (${secret.length} chars)`;
+  return `[redacted] (${secret.length} characters)`;
 }

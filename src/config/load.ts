@@ -3,11 +3,11 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
-import { parseDocument } from "yaml";
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { timeZoneOption } from "../time/zone-option.js";
 import { botConfig, serverConfig, type BotConfig, type ServerConfig } from "./schema.js";
-import { ConfigError, keyPath } from "./errors.js";
+import { allConfigErrors, ConfigError, didYouMean, keyPath, type FilePosition } from "./errors.js";
 import { parseZuliprc } from "./zuliprc.js";
 
 type Env = Record<string, string | undefined>;
@@ -45,24 +45,120 @@ function gotValue(
   return shown === undefined || shown.length > 60 ? typeof value : shown;
 }
 
-/** The first issue of a failed parse as a ConfigError naming file and key, and what was found. */
+/** Finds where a key path sits in the source file (the key itself when `key` is set). */
+export type Locate = (path: readonly PropertyKey[], key?: boolean) => FilePosition | undefined;
+
+/** A locator over a parsed YAML document. */
+export function yamlLocator(doc: Document, lines: LineCounter): Locate {
+  return (path, key = false) => {
+    const at = (offset: number | undefined): FilePosition | undefined => {
+      if (offset === undefined) return undefined;
+      const { line, col } = lines.linePos(offset);
+      return { line, column: col };
+    };
+    const parentPath = path.slice(0, -1);
+    const last = path.at(-1);
+    const parent =
+      parentPath.length === 0 ? doc.contents : doc.getIn(parentPath as unknown[], true);
+    if (isMap(parent) && last !== undefined) {
+      const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === last);
+      if (pair) {
+        const node = key || !pair.value ? pair.key : pair.value;
+        return at((node as { range?: [number, number, number] }).range?.[0]);
+      }
+    }
+    for (let n = path.length; n >= 0; n--) {
+      const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n) as unknown[], true);
+      const range = (node as { range?: [number, number, number] } | null)?.range;
+      if (range) return at(range[0]);
+    }
+    return undefined;
+  };
+}
+
+/** The keys an object schema at `path` accepts, for "did you mean". */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = schema;
+  const unwrap = (s: z.ZodType): z.ZodType => {
+    let t: z.ZodType = s;
+    for (let i = 0; i < 10; i++) {
+      const def = (t as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+      const inner = (def.innerType ?? def.in ?? undefined) as z.ZodType | undefined;
+      if (!inner) return t;
+      t = inner;
+    }
+    return t;
+  };
+  for (const key of path) {
+    if (!current) return [];
+    const def: Record<string, unknown> = (
+      unwrap(current) as unknown as { _zod: { def: Record<string, unknown> } }
+    )._zod.def;
+    if (def.type === "object") current = (def.shape as Record<string, z.ZodType>)[String(key)];
+    else if (def.type === "array") current = def.element as z.ZodType;
+    else if (def.type === "record") current = def.valueType as z.ZodType;
+    else return [];
+  }
+  if (!current) return [];
+  const def = (unwrap(current) as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+  return def.type === "object" ? Object.keys(def.shape as object) : [];
+}
+
+/** Where a failed parse comes from, to name lines and suggest keys. */
+export interface IssueSource {
+  locate?: Locate;
+  /** The schema that was parsed, for the keys it knows. */
+  schema?: z.ZodType;
+  /** Path of the parsed value within the file (for locating; it is also the key prefix). */
+  at?: readonly PropertyKey[];
+  /** Put before every problem (`plugin "hello": `). */
+  label?: string;
+  plugin?: string;
+}
+
+/**
+ * Every issue of a failed parse as one ConfigError, in file order: file, line and column, key,
+ * what was expected and what was found, and "did you mean" for a misspelt key.
+ */
 export function issueError(
   error: z.ZodError,
   input: unknown,
   file: string,
   prefix: readonly PropertyKey[] = [],
   hidden: readonly string[] = [],
+  source: IssueSource = {},
 ): ConfigError {
-  const issue = error.issues[0]!;
-  const key = keyPath([...prefix, ...issue.path]);
-  if (issue.code === "unrecognized_keys")
-    return new ConfigError(
-      file,
-      key,
-      `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`,
-    );
-  const got = issue.code === "custom" ? undefined : gotValue(input, issue.path, hidden);
-  return new ConfigError(file, key, `${issue.message}${got === undefined ? "" : ` (got ${got})`}`);
+  const at = source.at ?? prefix;
+  const label = source.label ?? "";
+  const errors = error.issues.flatMap((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      const known = source.schema ? knownKeys(source.schema, issue.path) : [];
+      return issue.keys.map((name) => {
+        const hint =
+          didYouMean(name, known) ||
+          (known.length > 0 ? ` (expected one of ${known.join(", ")})` : "");
+        return new ConfigError(
+          file,
+          keyPath([...prefix, ...issue.path, name]),
+          `${label}unknown key${hint}`,
+          {
+            plugin: source.plugin,
+            position: source.locate?.([...at, ...issue.path, name], true),
+          },
+        );
+      });
+    }
+    const got = issue.code === "custom" ? undefined : gotValue(input, issue.path, hidden);
+    return [
+      new ConfigError(
+        file,
+        keyPath([...prefix, ...issue.path]),
+        `${label}${issue.message}${got === undefined ? "" : ` (got ${got})`}`,
+        { plugin: source.plugin, position: source.locate?.([...at, ...issue.path]) },
+      ),
+    ];
+  });
+  return allConfigErrors(errors);
 }
 
 const ENV_KEYS = { site: "ZULIP_SITE", email: "ZULIP_EMAIL", apiKey: "ZULIP_API_KEY" } as const;
@@ -165,18 +261,19 @@ export function loadConfig(
   file = "bot.config.yaml",
   options: LoadOptions = {},
 ): BotConfig {
-  const doc = parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    const error = doc.errors[0]!;
-    const [line, col] = error.linePos?.[0]
-      ? [error.linePos[0].line, error.linePos[0].col]
-      : [undefined, undefined];
-    throw new ConfigError(
-      file,
-      "",
-      `invalid YAML${line ? ` at line ${line}, column ${col}` : ""}: ${error.message.split("\n")[0]}`,
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines });
+  if (doc.errors.length > 0)
+    throw allConfigErrors(
+      doc.errors.map((error) => {
+        const offset = unclosedBracket(text, error.pos[0], error.message) ?? error.pos[0];
+        const { line, col } = lines.linePos(offset);
+        const what = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+        return new ConfigError(file, "", `invalid YAML: ${what}`, {
+          position: { line, column: col },
+        });
+      }),
     );
-  }
   let raw: unknown;
   try {
     raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
@@ -187,7 +284,11 @@ export function loadConfig(
     throw new ConfigError(file, "", "the top level must be a map of settings");
   const input = interpolate(raw, env, file);
   const result = botConfig.safeParse(input);
-  if (!result.success) throw issueError(result.error, input, file, [], envSecrets(env));
+  if (!result.success)
+    throw issueError(result.error, input, file, [], envSecrets(env), {
+      locate: yamlLocator(doc, lines),
+      schema: botConfig,
+    });
   const { server: section, timezone, ...rest } = result.data;
   const readText = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
   const timeZone = timeZoneOption({ timeZone: rest.timeZone, timezone }, `${file}: timezone`);
@@ -196,6 +297,25 @@ export function loadConfig(
     ...(timeZone !== undefined && { timeZone }),
     ...resolveServer(section, env, file, readText),
   };
+}
+
+/**
+ * For "must end with a ]" errors, which YAML reports where it gave up (often lines later): the
+ * offset of the bracket left open, which is where the mistake is.
+ */
+function unclosedBracket(text: string, end: number, message: string): number | undefined {
+  const closer = /end with an? ([\]}])/.exec(message)?.[1];
+  if (!closer) return undefined;
+  const opener = closer === "]" ? "[" : "{";
+  let depth = 0;
+  for (let i = Math.min(end, text.length) - 1; i >= 0; i--) {
+    if (text[i] === closer) depth++;
+    else if (text[i] === opener) {
+      if (depth === 0) return i;
+      depth--;
+    }
+  }
+  return undefined;
 }
 
 /** Reads and loads a config file; a missing file is a ConfigError too. */

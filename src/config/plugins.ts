@@ -1,12 +1,17 @@
 // Resolving the plugins a config names: built-in by name, a relative path, or an npm package.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import type { Plugin, PluginInstance } from "../runtime/plugin.js";
 import type { BotConfig } from "./schema.js";
-import { ConfigError } from "./errors.js";
-import { issueError } from "./load.js";
+import { LineCounter, parseDocument } from "yaml";
+import type { z } from "zod";
+import { allConfigErrors, ConfigError, didYouMean } from "./errors.js";
+import { issueError, yamlLocator, type Locate } from "./load.js";
+import { importFile } from "./import-module.js";
+
+export { importFile };
 
 const keyPathOf = (index: number): PropertyKey[] => ["plugins", index];
 
@@ -22,22 +27,6 @@ function findModule(base: string): string | undefined {
       if (existsSync(resolvePath(base, `index${ext}`))) return resolvePath(base, `index${ext}`);
   }
   return undefined;
-}
-
-/** Imports a module file; TypeScript goes through tsx when the running Node cannot load it itself. */
-export async function importFile(path: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(path).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
-    const { tsImport } = await import("tsx/esm/api");
-    // tsconfig paths are ignored so that "topicbot" resolves to the installed package, as at run time.
-    return (await tsImport(url, { parentURL: import.meta.url, tsconfig: false })) as Record<
-      string,
-      unknown
-    >;
-  }
 }
 
 const isPlugin = (value: unknown): value is Plugin =>
@@ -79,7 +68,41 @@ export interface ResolveOptions {
   importModule?: (path: string) => Promise<Record<string, unknown>>;
 }
 
-/** Loads, in config order, every plugin the config names, with its settings validated. */
+/** The names of the built-in plugins. */
+export function builtinPluginNames(): string[] {
+  try {
+    return readdirSync(BUILTIN_DIR, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** A plugin's settings schema, strict like the top-level keys unless its author chose otherwise. */
+function strictSettings(schema: z.ZodType): z.ZodType {
+  const def = (schema as unknown as { _zod: { def: { type: string; catchall?: unknown } } })._zod
+    .def;
+  return def.type === "object" && def.catchall === undefined
+    ? (schema as unknown as z.ZodObject).strict()
+    : schema;
+}
+
+/** Where in the config file a key path is, for plugin errors (the file is read again). */
+function fileLocator(file: string): Locate | undefined {
+  try {
+    const lines = new LineCounter();
+    return yamlLocator(parseDocument(readFileSync(file, "utf8"), { lineCounter: lines }), lines);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Loads, in config order, every plugin the config names, with its settings validated. Every
+ * problem (a plugin not found, not loadable, or with bad settings) is reported at once.
+ */
 export async function resolvePlugins(
   config: BotConfig,
   file: string,
@@ -88,50 +111,62 @@ export async function resolvePlugins(
   const importModule = options.importModule ?? importFile;
   const baseDir = dirname(resolvePath(file));
   const instances: ResolvedPlugin[] = [];
+  const errors: ConfigError[] = [];
+  let locator: Locate | undefined | null = null;
+  const locate: Locate = (path, key) => {
+    if (locator === null) locator = fileLocator(file);
+    return locator?.(path, key);
+  };
   for (const [index, entry] of config.plugins.entries()) {
     const [ref, settings] =
       typeof entry === "string" ? [entry, undefined] : Object.entries(entry)[0]!;
     const key = `plugins[${index}]`;
+    const fail = (problem: string): void => {
+      errors.push(new ConfigError(file, key, problem, { position: locate(keyPathOf(index)) }));
+    };
     const location = locatePlugin(ref, baseDir);
-    if (!location)
-      throw new ConfigError(
-        file,
-        key,
-        `plugin "${ref}" not found (looked for ${resolvePath(baseDir, ref)})`,
+    if (!location) {
+      fail(`plugin "${ref}" not found (looked for ${resolvePath(baseDir, ref)})`);
+      continue;
+    }
+    if (location.kind === "package" && !isAbsolute(location.target)) {
+      const builtins = builtinPluginNames();
+      fail(
+        `plugin "${ref}" not found: no built-in plugin by that name${didYouMean(ref, builtins)} and no installed package (built-ins: ${builtins.join(", ")})`,
       );
+      continue;
+    }
     let mod: Record<string, unknown>;
     try {
-      const { kind, target } = location;
       mod =
-        kind !== "package"
-          ? await importModule(target)
-          : isAbsolute(target)
-            ? await importFile(target)
-            : ((await import(target)) as Record<string, unknown>);
+        location.kind !== "package"
+          ? await importModule(location.target)
+          : await importFile(location.target);
     } catch (error) {
-      throw new ConfigError(
-        file,
-        key,
-        `plugin "${ref}" could not be loaded: ${(error as Error).message}`,
-      );
+      fail(`plugin "${ref}" could not be loaded: ${(error as Error).message}`);
+      continue;
     }
     // A TypeScript file outside an ESM package comes back through CommonJS interop: default.default.
     const interop = (mod.default as Record<string, unknown> | undefined)?.default;
     const plugin = [mod.default, mod.plugin, interop].find(isPlugin);
-    if (!plugin)
-      throw new ConfigError(
-        file,
-        key,
-        `"${ref}" does not export a plugin (a default export made with definePlugin)`,
-      );
+    if (!plugin) {
+      fail(`"${ref}" does not export a plugin (a default export made with definePlugin)`);
+      continue;
+    }
     let validated = settings;
     if (plugin.config) {
-      const result = plugin.config.safeParse(settings ?? {});
+      const schema = strictSettings(plugin.config);
+      const result = schema.safeParse(settings ?? {});
       if (!result.success) {
-        const error = issueError(result.error, settings ?? {}, file, [...keyPathOf(index), ref]);
-        throw new ConfigError(file, error.key, `plugin "${plugin.name}": ${error.problem}`, {
-          plugin: plugin.name,
-        });
+        errors.push(
+          ...issueError(result.error, settings ?? {}, file, [...keyPathOf(index), ref], [], {
+            locate,
+            schema,
+            label: `plugin "${plugin.name}": `,
+            plugin: plugin.name,
+          }).problems,
+        );
+        continue;
       }
       validated = result.data;
     }
@@ -141,5 +176,6 @@ export async function resolvePlugins(
       file: location.kind === "package" ? undefined : location.target,
     });
   }
+  if (errors.length > 0) throw allConfigErrors(errors);
   return instances;
 }

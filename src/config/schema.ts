@@ -1,6 +1,7 @@
 // The schema of bot.config.yaml: one zod description, from which types, validation, the JSON Schema and docs come.
 import { isTimeZone } from "../time/zoned.js";
 import { z } from "zod";
+import { DEFAULT_RATE_LIMIT } from "../runtime/commands/rate-limit.js";
 import { schedulesConfig } from "../scheduler/config.js";
 import { receiverConfig, webhooksConfig } from "../webhooks/config.js";
 import { outgoingWebhookConfig } from "../webhooks/outgoing.js";
@@ -170,7 +171,7 @@ export const botConfig = z
     timezone: timeZoneSetting.describe(
       "Deprecated spelling of `timeZone`; still read, with a warning.",
     ),
-    rateLimit: rateLimitConfig.default({ commands: 5, perSeconds: 10 }),
+    rateLimit: rateLimitConfig.default({ ...DEFAULT_RATE_LIMIT }),
     errorReply: z
       .union([z.string().min(1), z.literal(false)])
       .optional()

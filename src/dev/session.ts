@@ -1,5 +1,4 @@
 // A `bot dev` session: a world (sandbox or server), the bot (reloaded when plugin files change), the terminal chat.
-import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -12,6 +11,7 @@ import { createMemoryStore } from "../storage/store.js";
 import { Attribution } from "./attribution.js";
 import { openWorld } from "./open-world.js";
 import { loadPluginsFresh, type LoadedPlugin } from "./plugins.js";
+import { watchFolder, type FolderWatch } from "./watch.js";
 import {
   chatLine,
   describePlace,
@@ -152,7 +152,7 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
   };
 
   // Reloading when a plugin's files change.
-  let watchers: FSWatcher[] = [];
+  let watchers: FolderWatch[] = [];
   let timer: NodeJS.Timeout | undefined;
   let reloading = Promise.resolve();
   const reload = (changed: string): void => {
@@ -263,21 +263,24 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
 function watchPluginFiles(
   loaded: readonly LoadedPlugin[],
   onChange: (changed: string) => void,
-): FSWatcher[] {
+): FolderWatch[] {
   const targets = new Map<string, string | undefined>();
   for (const file of loaded.map((p) => p.file).filter((f): f is string => f !== undefined)) {
     if (/^index\.[mc]?[jt]s$/.test(basename(file))) targets.set(dirname(file), undefined);
     else if (!targets.has(dirname(file)) || targets.get(dirname(file)) !== undefined)
       targets.set(dirname(file), basename(file));
   }
-  return [...targets].map(([dir, only]) =>
-    watch(dir, { recursive: only === undefined }, (_event, name) => {
-      const changed = name === null ? "" : String(name);
-      if (only !== undefined && changed !== only) return;
-      if (/\.test\.|node_modules|(^|\/)\./.test(changed)) return;
+  return [...targets].map(([dir, only]) => {
+    const changedFile = (changed: string): void => {
+      if (/\.test\.|~$|\.tmp$|(^|[\\/])\./.test(changed)) return;
       onChange(relative(process.cwd(), join(dir, changed)) || dir);
-    }),
-  );
+    };
+    if (only !== undefined)
+      return watchFolder(dir, (changed) => changed === only && changedFile(changed), {
+        recursive: false,
+      });
+    return watchFolder(dir, changedFile);
+  });
 }
 
 /** A terminal gets prompts and redrawn lines; a pipe gets plain lines. */

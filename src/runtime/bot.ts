@@ -5,6 +5,8 @@ import { createClient, type ApiClient, type ClientOptions } from "../client/clie
 import type { BackoffOptions } from "../client/backoff.js";
 import type { DeadlinePolicy } from "../client/retry.js";
 import { ApiError } from "../client/errors.js";
+import { describeHandlerFailure } from "../log/handler-failure.js";
+import { DEFAULT_RATE_LIMIT } from "./commands/rate-limit.js";
 import type { RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
@@ -80,7 +82,7 @@ export interface BotOptions extends ServiceOptions {
   timeZone?: string;
   /** @deprecated Spell it `timeZone`; still read, with a warning. */
   timezone?: string;
-  /** Per-user command limit, e.g. `{ commands: 5, perSeconds: 10 }`; false for none. Default 10 per 10 s. */
+  /** Per-user command limit, e.g. `{ commands: 5, perSeconds: 10 }`; false for none. Default `DEFAULT_RATE_LIMIT`, 10 per 10 s, as in bot.config.yaml. */
   rateLimit?: RateLimit | false;
   /** Answer addressed messages that match no command with "did you mean". Default true. */
   unknownCommandReply?: boolean;
@@ -135,7 +137,7 @@ export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesVie
   readonly pending: number;
 }
 
-export const DEFAULT_RATE_LIMIT: RateLimit = { commands: 10, perSeconds: 10 };
+export { DEFAULT_RATE_LIMIT };
 
 const DEFAULT_ERROR_REPLY = "Sorry, something went wrong handling that. The error has been logged.";
 
@@ -241,7 +243,7 @@ export function createBot(options: BotOptions): Bot {
   const commands = createCommandRuntime({
     prefix,
     directory,
-    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    rateLimit: options.rateLimit ?? { ...DEFAULT_RATE_LIMIT },
     timeZone,
     now,
     unknownCommandReply: options.unknownCommandReply ?? true,
@@ -258,23 +260,15 @@ export function createBot(options: BotOptions): Bot {
     // The guard logged why, once; an error reply would only be refused as well.
     if (error instanceof LoopGuardError) return;
     const refused = error instanceof ApiError;
-    const where = `plugin "${origin.plugin}" failed handling message ${ctx.message.id}`;
-    if (refused)
-      log.error(
-        {
-          plugin: origin.plugin,
-          messageId: ctx.message.id,
-          endpoint: error.endpoint,
-          code: error.code,
-        },
-        `${where}: the server refused ${error.endpoint}: ${error.code}: ${error.msg}`,
-      );
-    else log.error({ err: error, plugin: origin.plugin, messageId: ctx.message.id }, where);
+    const handler = ctx.command ? `command ${ctx.command.name}` : "handler";
+    const failure = describeHandlerFailure(error, origin.plugin, handler, ctx.message.id);
+    log.error(failure.fields, failure.message);
+    // A listener's action the server refused is logged only, unless the listener asks otherwise.
     const choice = origin.errorReply ?? (origin.kind !== "listener" || !refused);
     const text = choice === true ? errorReply : choice;
     if (text === false) return;
     await ctx
-      .reply(text)
+      .reply(failure.replyDetail && choice === true ? `${text} (${failure.replyDetail})` : text)
       .catch((replyError: unknown) =>
         log.warn({ err: replyError }, "could not send the error reply"),
       );

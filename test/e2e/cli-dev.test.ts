@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -181,4 +181,30 @@ describe("bot dev", () => {
     expect(await exitCode(child, dev.output)).toBe(0);
     expect(server.realm.messages.map((m) => m.content)).toEqual(["!ping", "pong"]);
   }, 60_000);
+
+  it("reloads after each atomic save (a temp file renamed over the plugin), three times", async () => {
+    dir = await mkdtemp(join(tmpdir(), "topicbot-dev-"));
+    await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
+    await writeFile(join(dir, "bot.config.yaml"), "plugins:\n  - ./greet\n");
+    await mkdir(join(dir, "greet"));
+    const file = join(dir, "greet", "index.ts");
+    await writeFile(file, plugin("Hello"));
+    child = spawn(process.execPath, [bin, "dev"], {
+      cwd: dir,
+      env: { ...process.env, NODE_OPTIONS: "", FORCE_COLOR: "0" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const dev = devProcess(child);
+    await dev.expect(/the bot runs greet\./, 20_000);
+    for (const greeting of ["Hi", "Hey", "Howdy"]) {
+      // What JetBrains IDEs, Emacs and git checkout do: write a temp file, rename it over the old one.
+      await writeFile(`${file}.tmp~`, plugin(greeting));
+      await rename(`${file}.tmp~`, file);
+      await dev.expect(/↻ reloaded greet \(greet\/index\.ts[^)]*changed\)/, 15_000);
+      dev.type("!greet");
+      await dev.expect(new RegExp(`\\(greet › command greet\\): ${greeting}, Mia Member`));
+    }
+    dev.type("/quit");
+    expect(await exitCode(child, dev.output)).toBe(0);
+  }, 90_000);
 });

@@ -111,3 +111,57 @@ describe("npx bot start on the shipped bot.config.yaml", () => {
     }
   }, 60_000);
 });
+
+describe("bot start when something is wrong", () => {
+  let child: ChildProcess | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (child && child.exitCode === null) child.kill("SIGKILL");
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("names server.site, the URL and what to check, and retries with a countdown", async () => {
+    dir = await mkdtemp(join(tmpdir(), "topicbot-start-"));
+    await writeFile(
+      join(dir, "bot.config.yaml"),
+      "server:\n  site: http://127.0.0.1:9\n  email: bot@example.com\n  apiKey: abcdefghijklmnop1234\nplugins: [ping]\n",
+    );
+    child = spawn(process.execPath, [bin, "start"], {
+      cwd: dir,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    watch(child.stdout!);
+    const stderr = watch(child.stderr!);
+    await stderr.waitFor(/retrying in 4 s \(attempt 3/, 30_000);
+    expect(stderr.text).toContain(
+      "Cannot reach server.site http://127.0.0.1:9 (from bot.config.yaml)",
+    );
+    expect(stderr.text).toMatch(/Check that the URL is right/);
+    expect(stderr.text).toContain("retrying in 2 s (attempt 2");
+    expect(stderr.text).not.toContain("abcdefghijklmnop1234");
+    child.kill("SIGTERM");
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(1);
+  }, 60_000);
+
+  it("prints a plugin's setup error, and no sandbox banner above it", async () => {
+    dir = await mkdtemp(join(tmpdir(), "topicbot-start-"));
+    await writeFile(
+      join(dir, "broken.mjs"),
+      'export default { name: "broken", description: "Fails.", setup() { throw new Error("no token configured"); } };\n',
+    );
+    await writeFile(join(dir, "bot.config.yaml"), "plugins:\n  - ./broken.mjs\n");
+    child = spawn(process.execPath, [bin, "start"], {
+      cwd: dir,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    watch(child.stdout!);
+    const stderr = watch(child.stderr!);
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(1);
+    expect(stderr.text).toContain('plugin "broken" failed in setup: no token configured');
+    expect(stderr.text).not.toContain("embedded sandbox at");
+  }, 60_000);
+});

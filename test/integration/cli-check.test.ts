@@ -59,7 +59,7 @@ describe("bot check", () => {
       "Bot         Topic Bot <bot-bot@sandbox.test>, user 6, member, a bot account",
     );
     expect(stdout).toContain("Version     11.0-topicbot-sandbox, feature level 427");
-    expect(stdout).toContain(`API key     ${key.slice(0, 4)}…(32 chars)`);
+    expect(stdout).toContain("API key     [redacted] (32 characters)");
     expect(stdout).toContain("Channels    general, sandbox (subscribed on start)");
     expect(stdout).toContain("all public channels: yes");
     expect(stdout).toContain("direct messages: yes");
@@ -89,7 +89,7 @@ describe("bot check", () => {
     const { code, stderr } = await check(file);
     expect(code).toBe(2);
     expect(stderr).toBe(
-      `error: ${file}: timezone: unknown time zone "Moon/Base" (expected an IANA name such as Europe/Paris or UTC)`,
+      `error: ${file}:5:11: timezone: unknown time zone "Moon/Base" (expected an IANA name such as Europe/Paris or UTC)`,
     );
   });
 
@@ -101,8 +101,64 @@ describe("bot check", () => {
     const { code, stderr } = await check(file);
     expect(code).toBe(2);
     expect(stderr).toContain(
-      `error: ${file}: plugins[0][${JSON.stringify(greeter)}].repeat: plugin "greeter": `,
+      `error: ${file}:7:15: plugins[0][${JSON.stringify(greeter)}].repeat: plugin "greeter": `,
     );
+  });
+
+  it("reports every config problem at once, in file order, with line, column and did-you-mean", async () => {
+    const file = await configFile(
+      "many.yaml",
+      `${serverSection("k")}prefx: "?"\nstorage: { type: fiel }\nplugins:\n  - pingg\n  - ${greeter}:\n      greting: Hi\n`,
+    );
+    const { code, stderr } = await check(file);
+    expect(code).toBe(2);
+    const lines = stderr.split("\n");
+    expect(lines[0]).toBe(`error: ${file}:5:1: prefx: unknown key (did you mean "prefix"?)`);
+    expect(lines[1]).toMatch(
+      new RegExp(`^${file}:6:18: storage\\.type: .*'memory' \\| 'file' \\(got "fiel"\\)`),
+    );
+    expect(lines).toHaveLength(2);
+
+    // Plugins are checked once the config itself is valid: names and settings, all at once.
+    const plugins = await configFile(
+      "plugins.yaml",
+      `${serverSection("k")}plugins:\n  - pingg\n  - ${greeter}:\n      greting: Hi\n`,
+    );
+    const second = await check(plugins);
+    expect(second.code).toBe(2);
+    const [missing, unknown] = second.stderr.split("\n");
+    expect(missing).toMatch(
+      new RegExp(
+        `^error: ${plugins}:6:5: plugins\\[0\\]: plugin "pingg" not found: .*\\(did you mean "ping"\\?\\).*built-ins: .*ping`,
+      ),
+    );
+    expect(unknown).toBe(
+      `${plugins}:8:7: plugins[1][${JSON.stringify(greeter)}].greting: plugin "greeter": unknown key (did you mean "greeting"?)`,
+    );
+  });
+
+  it("points a YAML syntax error at the bracket left open", async () => {
+    const file = await configFile(
+      "syntax.yaml",
+      `prefix: "!"\nplugins: [ping\nchannels: general\n`,
+    );
+    const { code, stderr } = await check(file);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(new RegExp(`^error: ${file}:2:10: invalid YAML: .*end with a \\]`));
+  });
+
+  it("reports a plugin's setup failure as that, not as a connection problem", async () => {
+    await writeFile(
+      join(dir, "broken.mjs"),
+      'export default { name: "broken", description: "Fails.", setup() { throw new Error("no token configured"); } };\n',
+    );
+    const file = await configFile(
+      "broken.yaml",
+      `${serverSection(sandbox.bot.apiKey)}plugins:\n  - ./broken.mjs\n`,
+    );
+    const { code, stderr } = await check(file);
+    expect(code).toBe(1);
+    expect(stderr).toBe('error: plugin "broken" failed in setup: no token configured');
   });
 
   it("works as a real process too", async () => {
@@ -121,7 +177,8 @@ describe("bot check", () => {
     const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
     const [code] = (await once(child, "exit")) as [number | null];
     clearTimeout(timer);
-    expect(output).toContain(`API key     ${key.slice(0, 4)}…(32 chars)`);
+    expect(output).toContain("API key     [redacted] (32 characters)");
+    expect(output).not.toContain(key.slice(0, 4));
     expect(output).toContain("Plugins     ping: !ping");
     expect(output).not.toContain(key);
     expect(code).toBe(0);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +7,7 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { parseRecipient, registerSend, runSend, type SendIO } from "../../src/cli/commands/send.js";
+import { main } from "../../src/cli/main.js";
 
 describe("bot send against the sandbox", () => {
   let sandbox: Sandbox;
@@ -251,5 +253,26 @@ describe("parseRecipient", () => {
     expect(() => parseRecipient("a@x.org,7", undefined)).toThrow(/mixes emails and user IDs/);
     expect(() => parseRecipient("a@x.org,,b@x.org", undefined)).toThrow(/empty entry/);
     expect(() => parseRecipient("general", " ")).toThrow(/--topic is empty/);
+  });
+});
+
+describe("bot send usage errors", () => {
+  it("exit 2 and name the unknown option or the missing --to", async () => {
+    const lines: string[] = [];
+    const out = { stdout: (l: string) => lines.push(l), stderr: (l: string) => lines.push(l) };
+    expect(await main(["send", "--bogus", "x", "--to", "general"], out)).toBe(2);
+    expect(lines.join("\n")).toContain("unknown option '--bogus'");
+    lines.length = 0;
+    expect(await main(["send", "hello"], out)).toBe(2);
+    expect(lines.join("\n")).toMatch(/bot send needs --to <recipient>/);
+  });
+
+  it("bot --version prints the package's version", async () => {
+    const lines: string[] = [];
+    const out = { stdout: (l: string) => lines.push(l), stderr: (l: string) => lines.push(l) };
+    expect(await main(["--version"], out)).toBe(0);
+    expect(lines).toEqual([
+      JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version,
+    ]);
   });
 });

@@ -6,8 +6,8 @@ import { loadConfig } from "../../src/config/index.js";
 
 describe("maskSecret", () => {
   it("shows four characters and the length of a long key, nothing of a short one", () => {
-    expect(maskSecret("abcdEFGHijklMNOPqrstUVWXyz012345")).toBe("abcd…(32 chars)");
-    expect(maskSecret("short-secret")).toBe("[redacted] (12 chars)");
+    expect(maskSecret("abcdEFGHijklMNOPqrstUVWXyz012345")).toBe("[redacted] (32 characters)");
+    expect(maskSecret("short-secret")).toBe("[redacted] (12 characters)");
   });
 });
 

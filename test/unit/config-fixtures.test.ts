@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_RATE_LIMIT } from "../../src/runtime/index.js";
 import {
   ConfigError,
   loadConfig,
@@ -62,7 +63,7 @@ describe("config fixtures", () => {
       respondTo: "addressed",
       channels: [],
       allPublicChannels: false,
-      rateLimit: { commands: 5, perSeconds: 10 },
+      rateLimit: { commands: 10, perSeconds: 10 },
       logging: {},
       storage: { type: "memory" },
       plugins: [],
@@ -74,7 +75,7 @@ describe("config fixtures", () => {
   it("malformed: a YAML syntax error names the file and the line", async () => {
     const error = await configError(loadConfigFile(fixture("malformed.yaml"), {}));
     expect(error.file).toBe(fixture("malformed.yaml"));
-    expect(error.message).toMatch(/malformed\.yaml: invalid YAML at line \d+, column \d+/);
+    expect(error.message).toMatch(/malformed\.yaml:2:10: invalid YAML: /);
   });
 
   it("missing: a file that does not exist is a ConfigError naming it", async () => {
@@ -89,7 +90,7 @@ describe("config fixtures", () => {
 
   it("evil: a __proto__ key is an unknown key and pollutes nothing", async () => {
     const error = await configError(loadConfigFile(fixture("evil-proto.yaml"), {}));
-    expect(error.message).toMatch(/evil-proto\.yaml: unknown key __proto__/);
+    expect(error.message).toMatch(/evil-proto\.yaml:\d+:\d+: __proto__: unknown key/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -100,7 +101,7 @@ describe("config fixtures", () => {
     expect(error.plugin).toBe("greeter");
     expect(error.key).toBe('plugins[1]["./plugins/greeter"].repeat');
     expect(error.message).toBe(
-      `${file}: plugins[1]["./plugins/greeter"].repeat: plugin "greeter": Invalid input: expected number, received string (got "many")`,
+      `${file}:5:15: plugins[1]["./plugins/greeter"].repeat: plugin "greeter": Invalid input: expected number, received string (got "many")`,
     );
   });
 
@@ -223,19 +224,22 @@ describe("parseZuliprc", () => {
 describe("new keys are validated, naming file and key", () => {
   const load = (text: string) => () => loadConfig(text, {}, "bot.config.yaml");
   it.each([
-    ["timezone: Mars/Olympus\n", /^bot\.config\.yaml: timezone: unknown time zone "Mars\/Olympus"/],
-    ["storage: { type: disk }\n", /^bot\.config\.yaml: storage\.type: /],
-    ["storage: { type: file }\n", /^bot\.config\.yaml: storage\.path: /],
-    ["rateLimit: { commands: 0, perSeconds: 10 }\n", /^bot\.config\.yaml: rateLimit/],
-    ["concurrency: 0\n", /^bot\.config\.yaml: concurrency: .*\(got 0\)/],
-    ["channels: general\n", /^bot\.config\.yaml: channels: .*\(got "general"\)/],
-    ["allPublicChannels: yes please\n", /^bot\.config\.yaml: allPublicChannels: /],
-    ["errorReply: true\n", /^bot\.config\.yaml: errorReply: /],
+    [
+      "timezone: Mars/Olympus\n",
+      /^bot\.config\.yaml:\d+:\d+: timezone: unknown time zone "Mars\/Olympus"/,
+    ],
+    ["storage: { type: disk }\n", /^bot\.config\.yaml:\d+:\d+: storage\.type: /],
+    ["storage: { type: file }\n", /^bot\.config\.yaml:\d+:\d+: storage\.path: /],
+    ["rateLimit: { commands: 0, perSeconds: 10 }\n", /^bot\.config\.yaml:\d+:\d+: rateLimit/],
+    ["concurrency: 0\n", /^bot\.config\.yaml:\d+:\d+: concurrency: .*\(got 0\)/],
+    ["channels: general\n", /^bot\.config\.yaml:\d+:\d+: channels: .*\(got "general"\)/],
+    ["allPublicChannels: yes please\n", /^bot\.config\.yaml:\d+:\d+: allPublicChannels: /],
+    ["errorReply: true\n", /^bot\.config\.yaml:\d+:\d+: errorReply: /],
     [
       "respondTo: everything\n",
-      /^bot\.config\.yaml: respondTo: .*"addressed"\|"mentions"\|"all" \(got "everything"\)/,
+      /^bot\.config\.yaml:\d+:\d+: respondTo: .*"addressed"\|"mentions"\|"all" \(got "everything"\)/,
     ],
-    ["logging: { level: loud }\n", /^bot\.config\.yaml: logging\.level: /],
+    ["logging: { level: loud }\n", /^bot\.config\.yaml:\d+:\d+: logging\.level: /],
   ])("%s", (text, message) => {
     expect(load(text)).toThrow(message);
   });
@@ -251,7 +255,14 @@ describe("new keys are validated, naming file and key", () => {
     expect(
       load("server:\n  site: https://x.example.com\n  email: a\n  apiKey: 1234567890\n"),
     ).toThrow(
-      /^bot\.config\.yaml: server\.apiKey: Invalid input: expected string, received number$/,
+      /^bot\.config\.yaml:\d+:\d+: server\.apiKey: Invalid input: expected string, received number$/,
     );
+  });
+});
+
+describe("the rate limit default", () => {
+  it("is the same in bot.config.yaml and createBot: DEFAULT_RATE_LIMIT, 10 per 10 s", () => {
+    expect(loadConfig("plugins: []\n", {}).rateLimit).toEqual(DEFAULT_RATE_LIMIT);
+    expect(DEFAULT_RATE_LIMIT).toEqual({ commands: 10, perSeconds: 10 });
   });
 });

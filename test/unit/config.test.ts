@@ -47,15 +47,19 @@ describe("loadConfig", () => {
 
   it("names the file and the key of a bad value", () => {
     const error = configError(() => load("server:\n  site: not a url\n  email: a\n  apiKey: b\n"));
-    expect(error.message).toMatch(/^bot\.config\.yaml: server\.site: /);
+    expect(error.message).toMatch(/^bot\.config\.yaml:\d+:\d+: server\.site: /);
   });
 
   it("reports unknown keys by name", () => {
-    expect(configError(() => load("prefx: '!'\n")).message).toMatch(/unknown key prefx/);
+    expect(configError(() => load("prefx: '!'\n")).message).toBe(
+      'bot.config.yaml:1:1: prefx: unknown key (did you mean "prefix"?)',
+    );
   });
 
   it("reports YAML syntax errors with the position", () => {
-    expect(configError(() => load("plugins: [ping\n")).message).toMatch(/invalid YAML at line \d+/);
+    expect(configError(() => load("plugins: [ping\n")).message).toMatch(
+      /^bot\.config\.yaml:1:10: invalid YAML: /,
+    );
   });
 
   it("never puts a secret in the error", () => {

@@ -96,7 +96,6 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
       "Version",
       `${registration.zulip_version ?? "unknown version"}, feature level ${registration.zulip_feature_level}`,
     );
-    await bot.start();
   } catch (error) {
     await client.close();
     await sandbox?.close();
@@ -109,6 +108,15 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
     out.stderr(
       `error: could not connect to ${server.site}: ${error instanceof Error ? error.message : String(error)}`,
     );
+    return 1;
+  }
+  try {
+    // Connected; what fails from here is a plugin's setup, not the server.
+    await bot.start();
+  } catch (error) {
+    await client.close();
+    await sandbox?.close();
+    out.stderr(`error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 

@@ -14,7 +14,7 @@ export interface InitOptions {
 }
 
 /** topicbot's own package folder and version (its package.json, found upward from this module). */
-function ownPackage(): { root: string; version: string } {
+export function ownPackage(): { root: string; version: string } {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const path = join(dir, "package.json");

@@ -218,7 +218,7 @@ export function registerSend(
   return program
     .command("send")
     .description("send one message (for scripts and CI): to a channel and topic, or to users")
-    .requiredOption(
+    .option(
       "--to <recipient>",
       "channel name or ID (with --topic), or comma-separated user emails or IDs for a direct message",
     )
@@ -230,6 +230,12 @@ export function registerSend(
     )
     .argument("[message...]", "the message; read from standard input when absent or -")
     .action(async (words: string[], opts: Omit<SendOptions, "message">) => {
+      if (!opts.to) {
+        io.out.stderr(
+          "error: bot send needs --to <recipient>: a channel name or ID (with --topic), or user emails or IDs",
+        );
+        return setExitCode(SEND_EXIT.usage);
+      }
       const message = words.length > 0 ? words.join(" ") : undefined;
       setExitCode(await runSend({ ...opts, message }, io));
     });

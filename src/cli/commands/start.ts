@@ -1,6 +1,8 @@
 // `bot start`: load bot.config.yaml, connect (or start the embedded sandbox), subscribe, run until stopped.
 import { dirname, resolve } from "node:path";
 import { createClient } from "../../client/client.js";
+import type { ServerConfig } from "../../config/schema.js";
+import { NetworkError } from "../../client/errors.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
 import { createLogger } from "../../log/logger.js";
@@ -17,6 +19,58 @@ export interface StartOptions {
   config: string;
 }
 
+/** Seconds between attempts to reach an unreachable server: doubling, at most a minute. */
+const RETRY_SECONDS = [2, 4, 8, 16, 32, 60];
+
+/**
+ * Waits until the server answers (any HTTP answer counts: credentials are checked later), saying
+ * on standard error which setting points where and counting down to each retry. Resolves false
+ * when stopped by SIGINT or SIGTERM while waiting.
+ */
+async function waitForServer(
+  server: ServerConfig,
+  source: string | undefined,
+  out: Output,
+): Promise<boolean> {
+  const site = server.site;
+  const probe = createClient({ ...server, retry: { maxAttempts: 1 } });
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await probe.users.me();
+        if (attempt > 0) out.stderr(`Reached ${site}.`);
+        return true;
+      } catch (error) {
+        if (!(error instanceof NetworkError)) return true;
+        const seconds = RETRY_SECONDS[Math.min(attempt, RETRY_SECONDS.length - 1)]!;
+        if (attempt === 0)
+          out.stderr(
+            `Cannot reach server.site ${site} (from ${source ?? "the config"}): ${error.message}\n` +
+              "Check that the URL is right (scheme, host and port), that the server is up, and that this machine can reach it (proxy, firewall, VPN).",
+          );
+        if (!(await countdown(seconds, attempt + 1, out))) return false;
+      }
+    }
+  } finally {
+    await probe.close();
+  }
+}
+
+/** Prints `retrying in N s` and waits; false when a stop signal arrives first. */
+async function countdown(seconds: number, attempt: number, out: Output): Promise<boolean> {
+  out.stderr(`  retrying in ${seconds} s (attempt ${attempt + 1}; Ctrl-C to stop)`);
+  return new Promise((resolve) => {
+    const stop = (): void => finish(false);
+    const timer = setTimeout(() => finish(true), seconds * 1000);
+    function finish(ok: boolean): void {
+      clearTimeout(timer);
+      process.off("SIGINT", stop).off("SIGTERM", stop);
+      resolve(ok);
+    }
+    process.once("SIGINT", stop).once("SIGTERM", stop);
+  });
+}
+
 /** Runs the bot; resolves with the process exit code once it has stopped. */
 export async function runStart(options: StartOptions, out: Output): Promise<number> {
   const config = await loadConfigFile(options.config);
@@ -27,23 +81,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     ...config.logging,
     secrets,
   });
-  if (sandbox) {
-    const human = sandbox.user("mia");
-    log.info({ url: sandbox.url }, "no server configured: running the embedded sandbox");
-    out.stderr(
-      [
-        "",
-        `No server in ${options.config}, so topicbot started its embedded sandbox at ${sandbox.url}.`,
-        `Talk to the bot as ${human.fullName}:`,
-        `  email ${human.email}   API key ${human.apiKey}   password ${human.password}`,
-        `  curl -u '${human.email}:${human.apiKey}' ${sandbox.url}/api/v1/messages \\`,
-        `    -d type=channel -d to=general -d topic=hello --data-urlencode 'content=${config.prefix}ping'`,
-        "",
-      ].join("\n"),
-    );
-  } else {
-    log.info({ site: server.site, from: config.serverSource }, "connecting");
-  }
+  if (!sandbox) log.info({ site: server.site, from: config.serverSource }, "connecting");
 
   const metrics = createBotMetrics();
   const health = new StorageHealth({
@@ -97,12 +135,33 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     outgoingWebhook: config.outgoingWebhook,
   });
   try {
+    if (!sandbox && !(await waitForServer(server, config.serverSource, out))) {
+      await cleanUp();
+      return 1;
+    }
     await subscribeToChannels(client, config.channels, log);
     await bot.start();
   } catch (error) {
     await cleanUp();
     throw error;
   }
+  // After the plugins' setup, so a setup error is the last thing printed, not buried above.
+  if (sandbox) {
+    const human = sandbox.user("mia");
+    log.info({ url: sandbox.url }, "no server configured: running the embedded sandbox");
+    out.stderr(
+      [
+        "",
+        `No server in ${options.config}, so topicbot started its embedded sandbox at ${sandbox.url}.`,
+        `Talk to the bot as ${human.fullName}:`,
+        `  email ${human.email}   API key ${human.apiKey}   password ${human.password}`,
+        `  curl -u '${human.email}:${human.apiKey}' ${sandbox.url}/api/v1/messages \\`,
+        `    -d type=channel -d to=general -d topic=hello --data-urlencode 'content=${config.prefix}ping'`,
+        "",
+      ].join("\n"),
+    );
+  }
+
   log.info(
     {
       site: server.site,

@@ -1,0 +1,35 @@
+// npm's `prepare` step: builds dist/ unless it is already newer than every source file. `npx bot` in a clone installs the clone into npx's cache and runs `prepare` again; skipping the build when nothing changed makes that first run start at once.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { URL } from "node:url";
+
+const root = new URL("..", import.meta.url).pathname;
+const SOURCES = ["src", "plugins", "tsconfig.json", "tsconfig.build.json", "package.json"];
+
+/** The newest modification time under a path (files and folders, recursively). */
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce(
+    (max, name) => Math.max(max, newest(join(path, name))),
+    stat.mtimeMs,
+  );
+}
+
+const built = join(root, "dist", "src", "cli", "main.js");
+const sources = Math.max(...SOURCES.map((p) => newest(join(root, p))));
+if (existsSync(built) && statSync(built).mtimeMs > sources && !process.env.TOPICBOT_FORCE_BUILD) {
+  process.stdout.write(
+    "dist/ is up to date; skipping the build (TOPICBOT_FORCE_BUILD=1 forces it)\n",
+  );
+} else {
+  const result = spawnSync("npm", ["run", "build"], {
+    cwd: root,
+    stdio: "inherit",
+    shell: process.platform === "win32",
+  });
+  process.exit(result.status ?? 1);
+}

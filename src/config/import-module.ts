@@ -1,0 +1,98 @@
+// Importing plugin modules into the CLI's one module graph: TypeScript through tsx's process-wide hooks, fresh copies for `bot dev`.
+import { register as registerHooks } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/** The query parameter that marks a module (and the plugin files it imports) as one `bot dev` load. */
+const RELOAD_PARAM = "topicbot-reload";
+
+/** Node errors that mean "this runtime cannot load that TypeScript file by itself". */
+const NEEDS_TSX = new Set([
+  "ERR_UNKNOWN_FILE_EXTENSION",
+  "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING",
+  "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX",
+  "ERR_INVALID_TYPESCRIPT_SYNTAX",
+]);
+
+let typescript: Promise<void> | undefined;
+
+/**
+ * Registers tsx's ESM and CommonJS hooks once for the whole process (not a namespaced `tsImport`, which loads
+ * a second copy of every module it reaches, topicbot included, so `arg.*` markers and
+ * `instanceof ApiError` would stop matching). tsconfig paths are ignored so that "topicbot"
+ * resolves to the installed package, as at run time.
+ */
+function enableTypeScript(): Promise<void> {
+  typescript ??= Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]).then(([esm, cjs]) => {
+    esm.register({ tsconfig: false });
+    // A .ts file outside an ESM package is CommonJS, loaded through require's hooks.
+    cjs.register();
+  });
+  return typescript;
+}
+
+/** topicbot's own code as file URL prefixes (this module is in src/config or dist/src/config). */
+const OWN_ROOT = pathToFileURL(fileURLToPath(new URL("../../", import.meta.url))).href.replace(
+  /\/dist\/$/,
+  "/",
+);
+const OWN_CODE = [`${OWN_ROOT}src/`, `${OWN_ROOT}dist/`];
+
+/**
+ * A resolve hook, passed to Node as source: a module imported by one that carries the reload
+ * parameter gets it too, unless it is topicbot itself or in node_modules, so a reload evaluates
+ * the plugin's own files again and shares everything else.
+ */
+const RELOAD_HOOK = `
+let ownCode = [];
+export function initialize(data) { ownCode = data.ownCode; }
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  const parent = context.parentURL;
+  if (!parent || !parent.startsWith("file:") || !result.url.startsWith("file:")) return result;
+  const version = new URL(parent).searchParams.get(${JSON.stringify(RELOAD_PARAM)});
+  if (version === null || ownCode.some((prefix) => result.url.startsWith(prefix)) || result.url.includes("/node_modules/")) return result;
+  const url = new URL(result.url);
+  url.searchParams.set(${JSON.stringify(RELOAD_PARAM)}, version);
+  return { ...result, url: url.href };
+}`;
+
+let reloadHook = false;
+function enableReload(): void {
+  if (reloadHook) return;
+  reloadHook = true;
+  registerHooks(`data:text/javascript,${encodeURIComponent(RELOAD_HOOK)}`, {
+    data: { ownCode: OWN_CODE },
+  });
+}
+
+async function importUrl(url: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    if (!NEEDS_TSX.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    await enableTypeScript();
+    // A URL Node has not failed on yet (a failed load stays cached under its URL).
+    const retry = new URL(url);
+    retry.searchParams.set("tsx", "1");
+    return (await import(retry.href)) as Record<string, unknown>;
+  }
+}
+
+/**
+ * Imports a module file (JavaScript or TypeScript) into the running process's module graph, so it
+ * shares topicbot's modules with the CLI that loads it.
+ */
+export function importFile(path: string): Promise<Record<string, unknown>> {
+  return importUrl(pathToFileURL(path).href);
+}
+
+/**
+ * Imports a module file so that it and the plugin files it imports are evaluated again (load
+ * number `version`), while topicbot and packages in node_modules stay the ones already loaded.
+ */
+export function importFresh(path: string, version: number): Promise<Record<string, unknown>> {
+  enableReload();
+  const url = new URL(pathToFileURL(path).href);
+  url.searchParams.set(RELOAD_PARAM, String(version));
+  return importUrl(url.href);
+}
