@@ -10,6 +10,7 @@ import { RateLimiter, roleRefusal, type RateLimit } from "./guards.js";
 import { helpFor, helpIndex, unknownCommandReply } from "./help.js";
 import { UsageError } from "./parse.js";
 import { arg, type ArgEnv } from "./types.js";
+import type { IgnoredReason } from "../observer.js";
 
 export interface CommandRuntimeOptions {
   prefix: string;
@@ -21,6 +22,8 @@ export interface CommandRuntimeOptions {
   now: () => number;
   /** Answer addressed messages that match nothing with "did you mean". Default true. */
   unknownCommandReply: boolean;
+  /** Told when a command is refused or matches nothing, and why. */
+  ignored?: (ctx: MessageContext, why: IgnoredReason) => void;
 }
 
 /** The usage reply: the usage line from the spec, then what was wrong. */
@@ -44,6 +47,7 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
   const withinLimit = async (ctx: MessageContext): Promise<boolean> => {
     const decision = limiter?.check(ctx.sender.userId) ?? { allowed: true };
     if (decision.allowed) return true;
+    options.ignored?.(ctx, { reason: "rate-limited", retryInMs: decision.retryInMs });
     ctx.log.info({ userId: ctx.sender.userId }, "command rate limit: dropping a command");
     if (decision.notify) await ctx.reply(RateLimiter.message(decision.retryInMs));
     return false;
@@ -69,7 +73,14 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
           { command: command.info.name, role: sender?.role },
           "refused: role not allowed",
         );
-        await ctx.reply(roleRefusal(command.info.name, roles, prefix));
+        const reply = roleRefusal(command.info.name, roles, prefix);
+        options.ignored?.(ctx, {
+          reason: "role-refused",
+          command: command.info.name,
+          role: sender?.role,
+          reply,
+        });
+        await ctx.reply(reply);
         return false;
       }
     }
@@ -85,7 +96,9 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
       ctx.command.options = opts;
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      await ctx.reply(usageReply(prefix, command, error.message));
+      const reply = usageReply(prefix, command, error.message);
+      options.ignored?.(ctx, { reason: "usage", command: command.info.name, reply });
+      await ctx.reply(reply);
       return false;
     }
     return true;
@@ -97,11 +110,11 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
       if (!options.unknownCommandReply || ctx.addressedVia === null) return next();
       const word = splitCommandWord(ctx.text)?.word;
       if (!(await withinLimit(ctx))) return;
-      await ctx.reply(
-        word
-          ? unknownCommandReply(word, router.names(), prefix)
-          : `Hello! Say \`${prefix}help\` to see what I can do.`,
-      );
+      const reply = word
+        ? unknownCommandReply(word, router.names(), prefix)
+        : `Hello! Say \`${prefix}help\` to see what I can do.`;
+      options.ignored?.(ctx, { reason: "unknown-command", word, reply });
+      await ctx.reply(reply);
     };
   };
 
