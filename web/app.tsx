@@ -72,7 +72,7 @@ function MessageView({
                 : "the plugin and handler that handled this"
             }
           >
-            {isBot ? "" : "handled by "}
+            {isBot ? "" : m.ignored ? "reached " : "handled by "}
             {m.produced.label}
             {m.produced.durationMs !== undefined && ` · ${Math.round(m.produced.durationMs)} ms`}
           </span>

@@ -446,9 +446,15 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     server.listen(options.port, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  // State changes the session does not announce (faults spent, a new queue, the clock) go out each second.
+  let lastState = "";
   const heartbeat = setInterval(() => {
-    for (const res of streams) res.write(": keep-alive\n\n");
-  }, 15_000);
+    if (streams.size === 0) return;
+    const now = JSON.stringify(state());
+    if (now !== lastState) broadcast("state", JSON.parse(now));
+    else for (const res of streams) res.write(": keep-alive\n\n");
+    lastState = now;
+  }, 1_000);
   heartbeat.unref();
 
   return {
