@@ -25,11 +25,7 @@ try {
   await page.getByLabel("Speak as").selectOption("mia");
   await say("!remind me in 2 hours to stretch", /I'll remind you/);
   await page.getByRole("tab", { name: "Events" }).click();
-  await page
-    .getByRole("tabpanel")
-    .locator("details")
-    .first()
-    .evaluate((d) => ((d as HTMLDetailsElement).open = true));
+  await page.getByRole("tabpanel").locator("details").first().locator("summary").click();
   await page.getByLabel(/^Message to/).fill("!help");
   await page.screenshot({ path: target });
   console.log(`wrote ${target}`);
