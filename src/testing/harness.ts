@@ -41,6 +41,7 @@ export interface TestBotOptions {
     | "sendRetry"
     | "loopGuard"
     | "replyMemory"
+    | "observer"
     | "schedules"
     | "webhooks"
     | "http"

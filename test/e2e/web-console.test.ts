@@ -1,4 +1,5 @@
 import { writeFile } from "node:fs/promises";
+import { request } from "node:http";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchChromium } from "../helpers/chromium.js";
@@ -43,6 +44,25 @@ describe("bot dev --web in a real browser", () => {
   };
   /** The message articles in the list whose text matches. */
   const message = (text: string | RegExp) => log().getByRole("article").filter({ hasText: text });
+
+  it("answers only with the printed token and on a loopback Host", async () => {
+    const url = new URL(dev!.url);
+    const status = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<number | undefined>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, path, headers, timeout: WAIT });
+        req.on("response", (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    expect(await status("/api/state")).toBe(403);
+    expect(await status("/api/state?token=wrong")).toBe(403);
+    expect(await status(`/api/state${url.search}`)).toBe(200);
+    // A page on another site that resolves its name to 127.0.0.1 (DNS rebinding) is refused.
+    expect(await status(`/api/state${url.search}`, { host: `evil.example:${url.port}` })).toBe(421);
+  });
 
   it("answers !ping with pong, showing the plugin, handler and time it took", async () => {
     await say("!ping");

@@ -21,16 +21,14 @@ const PLACE = /((?:file:\/\/)?\/[^\s():?]+\.[cm]?[jt]sx?)(?:\?[^\s:()]*)?:(\d+)(
  * // { error: '/p/greet.ts:3:10: ERROR: Expected ";"', location: "../p/greet.ts:3:10" }
  */
 export function describeReloadError(error: unknown, cwd = process.cwd()): ReloadFailure {
-  const texts: string[] = [];
-  for (let e: unknown = error, depth = 0; e !== undefined && depth < 4; depth++) {
-    if (e instanceof Error) {
-      texts.push(e.message, e.stack ?? "");
-      e = e.cause;
-    } else {
-      texts.push(String(e));
-      e = undefined;
-    }
-  }
+  const chain: unknown[] = [];
+  for (let e: unknown = error; e !== undefined && chain.length < 5;)
+    e = chain.push(e) && e instanceof Error ? e.cause : undefined;
+  // Messages first (a syntax error names its place there), then stacks from the innermost cause out.
+  const texts = [
+    ...chain.map((e) => (e instanceof Error ? e.message : String(e))),
+    ...chain.reverse().map((e) => (e instanceof Error ? (e.stack ?? "") : "")),
+  ];
   const message = error instanceof Error ? error.message : String(error);
   for (const text of texts)
     for (const match of text.matchAll(PLACE)) {
