@@ -237,7 +237,7 @@ export function Inspector({
       stopped = true;
       clearInterval(timer);
     };
-  }, [tab, events.length, state]);
+  }, [tab]);
   const onKey = (e: KeyboardEvent) => {
     const i = TABS.indexOf(tab);
     const next =

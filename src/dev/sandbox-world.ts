@@ -101,6 +101,10 @@ class SandboxWorld implements DevWorld {
     return findPerson(name, this.#people.all().map(personOf));
   }
 
+  createChannel(name: string): Promise<void> {
+    return this.#people.channel(name);
+  }
+
   async send(place: Place, to: number | undefined, text: string): Promise<void> {
     if (place.type === "channel") await this.#people.channel(place.channel);
     await sendLine(this.#people.client(this.#speaker), place, to, text);

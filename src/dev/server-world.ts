@@ -103,6 +103,12 @@ class ServerWorld implements DevWorld {
     return fetchUploadAs(this.#me.site, this.#me, path);
   }
 
+  async createChannel(name: string): Promise<void> {
+    throw new Error(
+      `#${name}: bot dev creates channels in the sandbox only; on ${this.server.site} create it there`,
+    );
+  }
+
   speakers(): Person[] {
     return [this.speaker()];
   }

@@ -72,6 +72,8 @@ export interface DevWorld {
   client(): ApiClient;
   /** Who the developer may speak as: every seeded human in the sandbox, only themself on a server. */
   speakers(): Person[];
+  /** Makes channel `name` with everyone (the bot too) in it; the sandbox only, a server throws saying so. */
+  createChannel(name: string): Promise<void>;
   /** An uploaded file (`/user_uploads/…`), read as the speaker; undefined when it cannot be read. */
   fetchUpload(path: string): Promise<{ contentType: string; data: Buffer } | undefined>;
   /** The embedded sandbox (faults, queues, scheduled messages); absent on a real server. */

@@ -78,6 +78,39 @@ describe("bot dev --web in a real browser", () => {
     ).resolves.toMatch(/not addressed to the bot/);
   }, 60_000);
 
+  it("uploads an image that shows in the message, and reacts", async () => {
+    // A 1×1 PNG.
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    await page
+      .getByLabel("Upload a file")
+      .setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: png });
+    await expect
+      .poll(() => page.getByLabel(/^Message to/).inputValue(), { timeout: WAIT })
+      .toMatch(/\[dot\.png\]\(\/user_uploads\/.+\)/);
+    await page.getByLabel(/^Message to/).press("Enter");
+    const image = message(/Mia Member/)
+      .last()
+      .locator("img");
+    await image.waitFor({ timeout: WAIT });
+    await expect
+      .poll(
+        () => image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+        { timeout: WAIT },
+      )
+      .toBe(1);
+    await message(/Mia Member/)
+      .last()
+      .getByRole("button", { name: /React with :tada:/ })
+      .click();
+    await message(/Mia Member/)
+      .last()
+      .getByText(":tada: 1")
+      .waitFor({ timeout: WAIT });
+  }, 60_000);
+
   it("explains a role refusal to the guest", async () => {
     await page.getByLabel("Speak as").selectOption("gus");
     await page.getByText("Gus Guest (gus)").first().waitFor({ state: "attached", timeout: WAIT });

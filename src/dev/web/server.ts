@@ -146,8 +146,13 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     for (const res of streams) res.write(frame);
   };
 
+  // Cookies ignore ports: each console names its own (set once it listens).
+  let cookieName = "topicbot_console";
   const authorized = (req: IncomingMessage, url: URL): boolean => {
-    const given = url.searchParams.get("token") ?? req.headers["x-console-token"];
+    const cookie = new RegExp(`(?:^|;\\s*)${cookieName}=([\\w-]+)`).exec(
+      req.headers.cookie ?? "",
+    )?.[1];
+    const given = url.searchParams.get("token") ?? req.headers["x-console-token"] ?? cookie;
     if (typeof given !== "string") return false;
     const a = Buffer.from(given);
     const b = Buffer.from(token);
@@ -269,7 +274,6 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
           : place.to === "bot" && bot
             ? bot.me.userId
             : (await world.person(place.to)).userId;
-      if (place.type === "channel" && !world.remote) await ensureChannel(place.channel);
       await world.send(place, to, text);
       return {};
     },
@@ -279,13 +283,8 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       return {};
     },
     async "POST /api/channel"(body) {
-      const name = str(body, "name").replace(/^#/, "");
-      if (world.remote)
-        throw new RequestError(
-          409,
-          "creating channels is for the sandbox; on a real server use its own UI",
-        );
-      await ensureChannel(name);
+      await world.createChannel(str(body, "name").replace(/^#/, ""));
+      broadcast("sidebar", {});
       return {};
     },
     async "POST /api/react"(body) {
@@ -346,13 +345,6 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     },
   };
 
-  const ensureChannel = async (name: string): Promise<void> => {
-    const { subscriptions } = await world.client().subscriptions.list({});
-    if (subscriptions.some((s) => s.name.toLowerCase() === name.toLowerCase())) return;
-    await world.client().subscriptions.add({ subscriptions: [{ name }] } as never);
-    broadcast("sidebar", {});
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const host = req.headers.host ?? "";
@@ -382,6 +374,8 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
         "content-security-policy":
           "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'",
         "referrer-policy": "no-referrer",
+        // Images of uploads and the event stream then carry the token without putting it in URLs.
+        "set-cookie": `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`,
       });
       res.end(PAGE);
       return;
@@ -446,6 +440,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     server.listen(options.port, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  cookieName = `topicbot_console_${port}`;
   // State changes the session does not announce (faults spent, a new queue, the clock) go out each second.
   let lastState = "";
   const heartbeat = setInterval(() => {
