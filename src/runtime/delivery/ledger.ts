@@ -2,14 +2,9 @@
 import { LatestWriter } from "../../storage/latest-writer.js";
 import type { KeyValueStore } from "../../storage/store.js";
 import { RecentIds } from "./recent.js";
+import type { DeliveryState } from "./store.js";
 
-/** What is persisted under `delivery` in the runtime's storage namespace. */
-export interface DeliveryState {
-  /** Every message with an ID up to this one that reached the bot was handled. */
-  lastHandledId: number;
-  /** Handled messages above `lastHandledId` (others before them are still running). */
-  handledAbove: number[];
-}
+export type { DeliveryState } from "./store.js";
 
 export interface DeliveryLedgerOptions {
   /** Where the state lives (the runtime's namespace of the bot's storage). */

@@ -1,0 +1,68 @@
+// Where delivery state lives: the one seam between exactly-once delivery and its storage (memory, file, Redis).
+import type { SendParams } from "../../api/messages.js";
+
+/** The watermark: every message up to `lastHandledId` was handled, and these above it too. */
+export interface DeliveryState {
+  /** Every message with an ID up to this one that reached the bot was handled. */
+  lastHandledId: number;
+  /** Handled messages above `lastHandledId` (others before them are still running). */
+  handledAbove: number[];
+}
+
+/**
+ * Written, durably, before reply number `index` to message `incomingId` is sent. An intent that
+ * has no outcome after a crash means "may have been posted": the send is read back (the bot's own
+ * messages in that conversation, above `floor`, matching `params`) before it is sent again.
+ */
+export interface ReplyIntent {
+  incomingId: number;
+  index: number;
+  /** What would be posted (content, type, to, topic): enough to recognise it on read-back. */
+  params: SendParams;
+  /** Every message the server stores after this intent has a higher ID than this one. */
+  floor: number;
+  /** Epoch milliseconds when the intent was written. */
+  at: number;
+}
+
+/** One remembered reply: its intent, and once it went out, the IDs of what was posted. */
+export interface ReplyRecord {
+  incomingId: number;
+  index: number;
+  intent?: ReplyIntent;
+  /** The posted message IDs; absent while the outcome is unknown. */
+  ids?: number[];
+}
+
+/** Everything a store holds, as read once at start. */
+export interface DeliverySnapshot {
+  watermark: DeliveryState | undefined;
+  /** Replies of the most recent incoming messages (bounded by the store's capacity), oldest first. */
+  replies: ReplyRecord[];
+}
+
+/**
+ * The delivery store: the watermark and the reply journal. One interface, three homes: memory
+ * (tests, `storage: memory`), a file (single process), Redis (a cluster, or a single process that
+ * wants it). The runtime never knows which.
+ *
+ * Contract:
+ * - `intend` resolves only when the intent would survive the process being killed at once
+ *   (SIGKILL): a reply is never sent before its intent is stored.
+ * - `sent` may be lazier: an intent whose outcome was lost is resolved by read-back.
+ * - Cost per reply is O(1) in how much is remembered (append or per-key writes, no rewrite of all).
+ * - Damaged persisted state is an error naming where it lives and what to do, never a silent reset.
+ */
+export interface DeliveryStore {
+  /** Reads what was persisted; called once before the bot handles anything. */
+  load(): Promise<DeliverySnapshot>;
+  /** Persists the watermark (a burst of changes may be coalesced into one write). */
+  saveWatermark(state: DeliveryState): Promise<void>;
+  /** Durably records the intent to send a reply (see the contract above). */
+  intend(intent: ReplyIntent): Promise<void>;
+  /** Records the outcome of an intent: the IDs of the posted messages. */
+  sent(incomingId: number, index: number, ids: number[]): Promise<void>;
+  /** Writes anything pending. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
