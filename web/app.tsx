@@ -54,6 +54,20 @@ function MessageView({
   onReact: (id: number, emoji: string) => void;
 }) {
   const isBot = m.senderId === state.bot?.userId;
+  const content = useRef<HTMLDivElement>(null);
+  // Links to uploaded images get a preview, as chat clients show them (a real server may add its own).
+  useEffect(() => {
+    for (const link of content.current?.querySelectorAll<HTMLAnchorElement>(
+      "a[href^='/user_uploads/']",
+    ) ?? []) {
+      if (!/\.(png|jpe?g|gif|webp|svg)$/i.test(link.pathname) || link.querySelector("img"))
+        continue;
+      const img = document.createElement("img");
+      img.src = link.getAttribute("href")!;
+      img.alt = link.textContent ?? "uploaded image";
+      link.append(document.createElement("br"), img);
+    }
+  }, [m.html]);
   const counts = new Map<string, number>();
   for (const r of m.reactions) counts.set(r.emoji, (counts.get(r.emoji) ?? 0) + 1);
   return (
@@ -78,7 +92,7 @@ function MessageView({
           </span>
         )}
       </header>
-      <div class="content" dangerouslySetInnerHTML={{ __html: m.html }} />
+      <div class="content" ref={content} dangerouslySetInnerHTML={{ __html: m.html }} />
       {m.ignored && (
         <p class="why" role="note">
           {explainIgnored(m.ignored, state.prefix)}

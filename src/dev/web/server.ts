@@ -7,7 +7,6 @@ import { fileURLToPath } from "node:url";
 import type { Message } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import type { Bot } from "../../runtime/bot.js";
-import { conversationKey, conversationOf } from "../../runtime/dispatch/conversation.js";
 import type { BotObserver } from "../../runtime/observer.js";
 import type { KeyValueStore } from "../../storage/store.js";
 import type { HandledMessage } from "../attribution.js";
@@ -186,7 +185,6 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     html: m.content,
     timestamp: m.timestamp,
     reactions: m.reactions.map((r) => ({ emoji: r.emoji_name, userId: r.user_id })),
-    conversation: conversationKey(conversationOf(m)),
     produced: record.produced.get(m.id),
     ignored: record.ignored.get(m.id),
   });
