@@ -6,7 +6,7 @@ import process from "node:process";
 import { URL } from "node:url";
 
 const root = new URL("..", import.meta.url).pathname;
-const SOURCES = ["src", "plugins", "tsconfig.json", "tsconfig.build.json", "package.json"];
+const SOURCES = ["src", "plugins", "web", "tsconfig.json", "tsconfig.build.json", "package.json"];
 
 /** The newest modification time under a path (files and folders, recursively). */
 function newest(path) {
@@ -21,7 +21,13 @@ function newest(path) {
 
 const built = join(root, "dist", "src", "cli", "main.js");
 const sources = Math.max(...SOURCES.map((p) => newest(join(root, p))));
-if (existsSync(built) && statSync(built).mtimeMs > sources && !process.env.TOPICBOT_FORCE_BUILD) {
+const console = join(root, "dist", "web", "app.js");
+if (
+  existsSync(built) &&
+  existsSync(console) &&
+  statSync(built).mtimeMs > sources &&
+  !process.env.TOPICBOT_FORCE_BUILD
+) {
   process.stdout.write(
     "dist/ is up to date; skipping the build (TOPICBOT_FORCE_BUILD=1 forces it)\n",
   );

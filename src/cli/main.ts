@@ -60,6 +60,11 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "sandbox only: the user you speak as: olivia, adam, max, mia (default) or gus",
     )
     .option("--no-watch", "do not reload plugins when their files change")
+    .option(
+      "--web [port]",
+      "also serve the dev console page on 127.0.0.1 (a free port unless given); open the printed URL",
+      parsePort,
+    )
     .action(async (opts: DevCommandOptions) => {
       exitCode = await runDev(opts);
     });

@@ -60,6 +60,14 @@ class RecentLabels<K> {
 /** How long a sent message or a handled one keeps its label: its event may arrive after the handler ended. */
 const KEEP_MS = 10_000;
 
+/** One handled message: who acted on it, how long that took, and the IDs of what it sent. */
+export interface HandledMessage {
+  messageId: number;
+  label: string;
+  durationMs: number;
+  sent: number[];
+}
+
 /** What attribution needs of a message: its ID and its conversation key (`conversationKey`). */
 export interface AttributedMessage {
   id: number;
@@ -77,20 +85,34 @@ export class Attribution {
   readonly #bySent = new RecentLabels<number>(KEEP_MS);
   readonly #byHandled = new RecentLabels<number>(KEEP_MS);
   #latest: { label: string; at: number } | undefined;
+  readonly #onHandled: (handled: HandledMessage) => void;
+
+  /** `onHandled` hears of each message a handler acted on, once the handler has finished. */
+  constructor(onHandled: (handled: HandledMessage) => void = () => undefined) {
+    this.#onHandled = onHandled;
+  }
 
   /** Install with `bot.use(attribution.middleware)` before the bot starts. */
   readonly middleware: Middleware<MessageContext> = async (ctx, next) => {
     const key = conversationKey(ctx.conversation);
+    const started = performance.now();
+    const sent: number[] = [];
+    let acted: string | undefined;
     for (const name of ACTIONS) {
       const original = ctx[name] as (...args: unknown[]) => Promise<unknown>;
       (ctx as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
         const label = handlerLabel(ctx) ?? "runtime";
+        acted = label;
         this.#byConversation.set(key, label);
         this.#byHandled.set(ctx.message.id, label);
         this.#latest = { label, at: Date.now() };
         const result = await original.apply(ctx, args);
         const ids = (result as { ids?: unknown } | undefined)?.ids;
-        if (Array.isArray(ids)) for (const id of ids) this.#bySent.set(id as number, label);
+        if (Array.isArray(ids))
+          for (const id of ids as number[]) {
+            this.#bySent.set(id, label);
+            sent.push(id);
+          }
         return result;
       };
     }
@@ -98,6 +120,14 @@ export class Attribution {
       await next();
     } finally {
       this.#byConversation.delete(key);
+      const label = handlerLabel(ctx) ?? acted;
+      if (label)
+        this.#onHandled({
+          messageId: ctx.message.id,
+          label,
+          durationMs: performance.now() - started,
+          sent,
+        });
     }
   };
 

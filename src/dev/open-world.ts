@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
+import type { Clock } from "../sandbox/clock.js";
 import type { BotConfig, ServerConfig } from "../config/schema.js";
 import { parseZuliprc, type ZuliprcCredentials } from "../config/zuliprc.js";
 import { startSandboxWorld } from "./sandbox-world.js";
@@ -21,6 +22,8 @@ export interface WorldChoice {
   me?: string;
   /** `--as <handle>`: who the developer is in the sandbox. */
   as?: string;
+  /** The sandbox's clock (`--web` moves it ahead); real time when absent. */
+  clock?: Clock;
   env: Record<string, string | undefined>;
 }
 
@@ -84,7 +87,7 @@ export async function openWorld(config: BotConfig, choice: WorldChoice): Promise
         "server",
         "--me needs a configured server (a server section, or ZULIP_SITE, ZULIP_EMAIL and ZULIP_API_KEY); without one bot dev runs the embedded sandbox",
       );
-    return startSandboxWorld({ port: config.sandbox.port, as: choice.as });
+    return startSandboxWorld({ port: config.sandbox.port, as: choice.as, clock: choice.clock });
   }
   const source =
     config.serverSource && config.serverSource !== choice.configFile

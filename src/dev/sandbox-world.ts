@@ -1,4 +1,6 @@
 // `bot dev` on the embedded sandbox: speak as any seeded user, channels made on demand, the realm observed in-process.
+import type { ApiClient } from "../client/client.js";
+import type { Clock } from "../sandbox/clock.js";
 import { startSandbox, type Sandbox } from "../sandbox/server.js";
 import type { StoredMessage } from "../sandbox/realm.js";
 import { RealmObserver, observeMessage, placeOf } from "../testing/observe.js";
@@ -6,6 +8,7 @@ import { People } from "../testing/people.js";
 import { storedConversationKey } from "./attribution.js";
 import type { Place } from "./terminal.js";
 import {
+  fetchUploadAs,
   findPerson,
   sendLine,
   type DevWorld,
@@ -19,6 +22,8 @@ export interface SandboxWorldOptions {
   port: number;
   /** Who the developer speaks as at first (a seeded handle). Default `mia`. */
   as?: string;
+  /** The realm's time (scheduled messages); default real time. */
+  clock?: Clock;
 }
 
 /**
@@ -28,7 +33,7 @@ export interface SandboxWorldOptions {
  * const world = await startSandboxWorld({ port: 0, as: "adam" });
  */
 export async function startSandboxWorld(options: SandboxWorldOptions): Promise<DevWorld> {
-  const sandbox = await startSandbox({ port: options.port });
+  const sandbox = await startSandbox({ port: options.port, clock: options.clock });
   try {
     return new SandboxWorld(sandbox, options.as ?? "mia");
   } catch (error) {
@@ -50,7 +55,7 @@ const personOf = (a: {
 });
 
 class SandboxWorld implements DevWorld {
-  readonly #sandbox: Sandbox;
+  readonly sandbox: Sandbox;
   readonly #people: People;
   #speaker: string;
   #observer: RealmObserver | undefined;
@@ -60,7 +65,7 @@ class SandboxWorld implements DevWorld {
   readonly secrets: readonly string[] = [];
 
   constructor(sandbox: Sandbox, as: string) {
-    this.#sandbox = sandbox;
+    this.sandbox = sandbox;
     this.#people = new People(sandbox);
     this.#people.account(as);
     this.#speaker = as;
@@ -72,6 +77,21 @@ class SandboxWorld implements DevWorld {
     return personOf(this.#people.account(this.#speaker));
   }
 
+  client(): ApiClient {
+    return this.#people.client(this.#speaker);
+  }
+
+  fetchUpload(path: string): Promise<{ contentType: string; data: Buffer } | undefined> {
+    return fetchUploadAs(this.sandbox.url, this.#people.account(this.#speaker), path);
+  }
+
+  speakers(): Person[] {
+    return this.#people
+      .all()
+      .filter((a) => a.userId !== this.sandbox.bot.userId)
+      .map(personOf);
+  }
+
   speakAs(handle: string): void {
     this.#people.account(handle);
     this.#speaker = handle;
@@ -81,13 +101,17 @@ class SandboxWorld implements DevWorld {
     return findPerson(name, this.#people.all().map(personOf));
   }
 
+  createChannel(name: string): Promise<void> {
+    return this.#people.channel(name);
+  }
+
   async send(place: Place, to: number | undefined, text: string): Promise<void> {
     if (place.type === "channel") await this.#people.channel(place.channel);
     await sendLine(this.#people.client(this.#speaker), place, to, text);
   }
 
   async observe(view: WorldView): Promise<void> {
-    const realm = this.#sandbox.realm;
+    const realm = this.sandbox.realm;
     const shown = (stored: StoredMessage): ShownMessage => {
       const m = observeMessage(realm, stored);
       return { ...m, where: placeOf(realm, m), conversation: storedConversationKey(stored) };
@@ -116,6 +140,6 @@ class SandboxWorld implements DevWorld {
   async close(): Promise<void> {
     this.#observer?.close();
     await this.#people.close();
-    await this.#sandbox.close();
+    await this.sandbox.close();
   }
 }

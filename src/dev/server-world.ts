@@ -9,6 +9,7 @@ import type { Logger } from "../log/logger.js";
 import { conversationKey, conversationOf } from "../runtime/dispatch/conversation.js";
 import type { Place } from "./terminal.js";
 import {
+  fetchUploadAs,
   findPerson,
   sendLine,
   type DevWorld,
@@ -62,6 +63,7 @@ const personOf = (u: { user_id: number; full_name: string; email: string }): Per
 class ServerWorld implements DevWorld {
   readonly #client: ApiClient;
   readonly #userId: number;
+  readonly #me: ZuliprcCredentials;
   #logger: Logger | undefined;
   #people: Person[] = [];
   #queue: EventQueue | undefined;
@@ -74,6 +76,7 @@ class ServerWorld implements DevWorld {
   constructor(options: ServerWorldOptions, client: ApiClient, userId: number) {
     this.#client = client;
     this.#userId = userId;
+    this.#me = options.me;
     this.server = options.server;
     this.description = `chatting on the server ${options.server.site}`;
     this.secrets = [options.me.apiKey];
@@ -90,6 +93,24 @@ class ServerWorld implements DevWorld {
     if (!me)
       throw new Error(`your account (user ${this.#userId}) is not in the server's user list`);
     return me;
+  }
+
+  client(): ApiClient {
+    return this.#client;
+  }
+
+  fetchUpload(path: string): Promise<{ contentType: string; data: Buffer } | undefined> {
+    return fetchUploadAs(this.#me.site, this.#me, path);
+  }
+
+  async createChannel(name: string): Promise<void> {
+    throw new Error(
+      `#${name}: bot dev creates channels in the sandbox only; on ${this.server.site} create it there`,
+    );
+  }
+
+  speakers(): Person[] {
+    return [this.speaker()];
   }
 
   speakAs(handle: string): void {

@@ -9,6 +9,9 @@ import { createLogger, serverSecrets } from "../log/logger.js";
 import { createBot, type Bot } from "../runtime/bot.js";
 import { createMemoryStore } from "../storage/store.js";
 import { Attribution } from "./attribution.js";
+import { DevClock } from "./dev-clock.js";
+import { describeReloadError } from "./web/reload-error.js";
+import { startWebConsole, type WebConsole } from "./web/server.js";
 import { openWorld } from "./open-world.js";
 import { loadPluginsFresh, type LoadedPlugin } from "./plugins.js";
 import { watchFolder, type FolderWatch } from "./watch.js";
@@ -40,6 +43,8 @@ export interface DevOptions {
   watch?: boolean;
   /** Milliseconds to wait after a change before reloading (editors write in bursts). Default 100. */
   debounceMs?: number;
+  /** `--web`: also serve the dev console page on loopback (this port; 0 picks a free one). */
+  web?: { port: number };
 }
 
 /**
@@ -53,7 +58,10 @@ export interface DevOptions {
 export async function runDevSession(options: DevOptions): Promise<number> {
   const env = options.env ?? process.env;
   const config: BotConfig = await loadConfigFile(options.config, env);
+  // The console's clock moves ahead on demand ("+1 h"); the terminal alone runs on real time.
+  const clock = options.web ? new DevClock() : undefined;
   const world = await openWorld(config, {
+    clock,
     configFile: options.config,
     sandbox: options.sandbox,
     me: options.me,
@@ -61,19 +69,26 @@ export async function runDevSession(options: DevOptions): Promise<number> {
     env,
   });
   try {
-    return await chat(options, config, world);
+    return await chat(options, config, world, world.sandbox ? clock : undefined);
   } finally {
+    clock?.close();
     await world.close();
   }
 }
 
 /** The session proper, in a world that is open (and closed by the caller). */
-async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Promise<number> {
+async function chat(
+  options: DevOptions,
+  config: BotConfig,
+  world: DevWorld,
+  clock: DevClock | undefined,
+): Promise<number> {
   const { output } = options;
   const write = (text: string): void => void output.write(`${text}\n`);
   let place: Place = { type: "channel", channel: "general", topic: "dev" };
   const storage = createMemoryStore();
-  const attribution = new Attribution();
+  let web: WebConsole | undefined;
+  const attribution = new Attribution((handled) => web?.handled(handled));
   const logger = createLogger({
     level: "warn",
     format: "pretty",
@@ -97,6 +112,8 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
   await world.observe(
     {
       message: (m) => {
+        const via = m.senderId === botId() ? attribution.ofMessage(m) : undefined;
+        web?.message(m, via);
         const echo = typed.findIndex(
           (t) => t.senderId === m.senderId && t.content.trim() === m.content.trim(),
         );
@@ -104,11 +121,11 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
           typed.splice(echo, 1);
           return;
         }
-        const via = m.senderId === botId() ? attribution.ofMessage(m) : undefined;
         show(chatLine(m.where, m.senderName, m.content, via));
       },
       reaction: (r) => {
         const via = r.userId === botId() ? attribution.ofReaction(r.message.id) : undefined;
+        web?.reaction(r, via);
         show(
           chatLine(
             r.message.where,
@@ -120,6 +137,7 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
       },
       upload: (u) => {
         const via = u.ownerId === botId() ? attribution.latest() : undefined;
+        web?.upload(u, via);
         show(
           `${u.ownerName}${via ? ` (${via})` : ""} uploaded ${u.filename} (${u.bytes} bytes): ${u.url}`,
         );
@@ -144,6 +162,9 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
       logger,
       handleSignals: false,
       rateLimit: false,
+      now: clock ? () => clock.now() : undefined,
+      schedulerClock: clock,
+      observer: web?.observer,
     });
     next.use(attribution.middleware);
     await next.start();
@@ -161,8 +182,10 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
       reloading = reloading.then(async () => {
         try {
           await startBot();
+          web?.reloaded({ ok: true, changed, plugins: loaded.map((p) => p.plugin.name) });
           show(`↻ reloaded ${loaded.map((p) => p.plugin.name).join(", ")} (${changed} changed)`);
         } catch (error) {
+          web?.reloaded({ ok: false, changed, ...describeReloadError(error) });
           show(`✗ reload failed, the previous version keeps running: ${(error as Error).message}`);
         }
       });
@@ -204,6 +227,17 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
   };
 
   try {
+    if (options.web)
+      web = await startWebConsole({
+        world,
+        storage,
+        clock,
+        prefix: config.prefix,
+        port: options.web.port,
+        bot: () => bot,
+        plugins: () => loaded,
+        logger,
+      });
     await startBot();
     if (options.watch ?? true) watchers = watchPluginFiles(loaded, reload);
     const names = loaded.map((p) => p.plugin.name).join(", ") || "no plugins";
@@ -214,6 +248,7 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
           ? `(--sandbox: the configured server ${config.server.site} is left alone.)`
           : "",
         `You are ${world.speaker().fullName} in ${describePlace(place)}. ${config.prefix}help lists the bot's commands; /help lists yours.`,
+        web ? `The dev console is at ${web.url} (loopback only; the token in it is the key).` : "",
       ]
         .filter(Boolean)
         .join("\n"),
@@ -251,6 +286,7 @@ async function chat(options: DevOptions, config: BotConfig, world: DevWorld): Pr
     for (const w of watchers) w.close();
     await reloading;
     await bot?.stop();
+    await web?.close();
   }
   write("bye");
   return 0;

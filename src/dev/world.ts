@@ -2,6 +2,7 @@
 import type { ApiClient } from "../client/client.js";
 import type { ServerConfig } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
+import type { Sandbox } from "../sandbox/server.js";
 import type { Place } from "./terminal.js";
 
 /** A message as the terminal shows it. */
@@ -67,6 +68,16 @@ export interface DevWorld {
   readonly secrets: readonly string[];
   /** Who the developer speaks as now. */
   speaker(): Person;
+  /** A client logged in as the current speaker (reading the chat as they see it, reacting, uploading). */
+  client(): ApiClient;
+  /** Who the developer may speak as: every seeded human in the sandbox, only themself on a server. */
+  speakers(): Person[];
+  /** Makes channel `name` with everyone (the bot too) in it; the sandbox only, a server throws saying so. */
+  createChannel(name: string): Promise<void>;
+  /** An uploaded file (`/user_uploads/…`), read as the speaker; undefined when it cannot be read. */
+  fetchUpload(path: string): Promise<{ contentType: string; data: Buffer } | undefined>;
+  /** The embedded sandbox (faults, queues, scheduled messages); absent on a real server. */
+  readonly sandbox?: Sandbox;
   /** Speaks as someone else from now on; throws saying why when that is not possible. */
   speakAs(handle: string): void;
   /** The person `@name` means (handle, email, its local part or full name). */
@@ -120,4 +131,20 @@ export async function sendLine(
       content: text,
     });
   else await client.messages.send({ type: "direct", to: [to!], content: text });
+}
+
+/** Reads `/user_uploads/…` from `site` with HTTP Basic credentials (for the console's images). */
+export async function fetchUploadAs(
+  site: string,
+  credentials: { email: string; apiKey: string },
+  path: string,
+): Promise<{ contentType: string; data: Buffer } | undefined> {
+  if (!path.startsWith("/user_uploads/")) return undefined;
+  const auth = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
+  const res = await fetch(new URL(path, site), { headers: { authorization: `Basic ${auth}` } });
+  if (!res.ok) return undefined;
+  return {
+    contentType: res.headers.get("content-type") ?? "application/octet-stream",
+    data: Buffer.from(await res.arrayBuffer()),
+  };
 }

@@ -46,6 +46,7 @@ import { Router, type HandlerErrorReporter } from "./dispatch/router.js";
 import { DEFAULT_LIMITS } from "../webhooks/config.js";
 import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./context/session.js";
+import { notify, type BotObserver } from "./observer.js";
 import { isTimeZone } from "./context/time.js";
 
 export type { PluginApi, EventListener } from "./plugin-api.js";
@@ -115,6 +116,8 @@ export interface BotOptions extends ServiceOptions {
   delivery?: DeliveryStore;
   /** Counts and reports storage write failures (`/healthz`, metrics); default: the bot's own. */
   storageHealth?: StorageHealth;
+  /** Told of each event received and of each message no handler ran for, with why (`bot dev --web`). */
+  observer?: BotObserver;
 }
 
 export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
@@ -247,6 +250,7 @@ export function createBot(options: BotOptions): Bot {
     timeZone,
     now,
     unknownCommandReply: options.unknownCommandReply ?? true,
+    ignored: (ctx, why) => notify(options.observer?.ignored, ctx.message.id, why),
   });
   const router = new Router({ guard: commands.guard });
 
@@ -299,6 +303,7 @@ export function createBot(options: BotOptions): Bot {
   };
   const gate: Middleware<MessageContext> = async (ctx, next) => {
     if (ctx.addressedVia !== null || respondTo === "all") await next();
+    else notify(options.observer?.ignored, ctx.message.id, { reason: "not-addressed" });
   };
 
   let services: ContextServices | undefined;
@@ -427,14 +432,24 @@ export function createBot(options: BotOptions): Bot {
         await dialogs.load();
         await intake.baseline();
         await outside.start({ me, context: services, pipeline, dialogs, prefix });
-        firstRegistration = await events.start(outside.observe(intake.sink), {
-          onRegistered: (_registration, { signal }) => intake.catchUp(signal),
-          onFatal: (error) => {
-            const fatal = describeFatal(error, api.site);
-            log.error({ err: error }, `stopping: ${fatal.message}`);
-            void stopWith(fatal);
+        const sink = outside.observe(intake.sink);
+        const observed = options.observer?.event;
+        firstRegistration = await events.start(
+          observed
+            ? (received, signal) => {
+                for (const event of received) notify(observed, event);
+                return sink(received, signal);
+              }
+            : sink,
+          {
+            onRegistered: (_registration, { signal }) => intake.catchUp(signal),
+            onFatal: (error) => {
+              const fatal = describeFatal(error, api.site);
+              log.error({ err: error }, `stopping: ${fatal.message}`);
+              void stopWith(fatal);
+            },
           },
-        });
+        );
         state = "running";
         if (options.handleSignals ?? true) {
           process.once("SIGINT", onSignal);

@@ -42,6 +42,7 @@ export interface TestBotOptions {
     | "sendRetry"
     | "loopGuard"
     | "replyMemory"
+    | "observer"
     | "schedules"
     | "webhooks"
     | "http"

@@ -8,6 +8,8 @@ export interface DevCommandOptions {
   sandbox: boolean;
   as?: string;
   watch: boolean;
+  /** `--web [port]`: true (a free port) or the port given. */
+  web?: true | number;
 }
 
 /**
@@ -23,6 +25,7 @@ export function runDev(options: DevCommandOptions): Promise<number> {
     sandbox: options.sandbox,
     as: options.as,
     watch: options.watch,
+    web: options.web === undefined ? undefined : { port: options.web === true ? 0 : options.web },
     input: process.stdin,
     output: process.stdout,
   });

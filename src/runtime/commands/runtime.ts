@@ -11,6 +11,7 @@ import { RateLimiter, roleRefusal, type RateLimit } from "./guards.js";
 import { helpFor, helpIndex, unknownCommandReply, unknownSubcommandReply } from "./help.js";
 import { UsageError } from "./parse.js";
 import { arg, type ArgEnv } from "./types.js";
+import type { IgnoredReason } from "../observer.js";
 
 export interface CommandRuntimeOptions {
   prefix: string;
@@ -22,6 +23,8 @@ export interface CommandRuntimeOptions {
   now: () => number;
   /** Answer addressed messages that match nothing with "did you mean". Default true. */
   unknownCommandReply: boolean;
+  /** Told when a command is refused or matches nothing, and why. */
+  ignored?: (ctx: MessageContext, why: IgnoredReason) => void;
 }
 
 /**
@@ -51,6 +54,7 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
   const withinLimit = async (ctx: MessageContext): Promise<boolean> => {
     const decision = limiter?.check(ctx.sender.userId) ?? { allowed: true };
     if (decision.allowed) return true;
+    options.ignored?.(ctx, { reason: "rate-limited", retryInMs: decision.retryInMs });
     ctx.log.info({ userId: ctx.sender.userId }, "command rate limit: dropping a command");
     if (decision.notify) await ctx.reply(RateLimiter.message(decision.retryInMs));
     return false;
@@ -76,7 +80,9 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
     const sender = await directory.user(ctx.sender.userId);
     if (sender && roles.includes(sender.role as never)) return true;
     ctx.log.info({ command: name, role: sender?.role }, "refused: role not allowed");
-    await ctx.reply(roleRefusal(name, roles, prefix));
+    const reply = roleRefusal(name, roles, prefix);
+    options.ignored?.(ctx, { reason: "role-refused", command: name, role: sender?.role, reply });
+    await ctx.reply(reply);
     return false;
   };
 
@@ -115,7 +121,9 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
       ctx.command.options = opts;
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      await ctx.reply(usageReply(prefix, usage, helpTopic, error.message));
+      const reply = usageReply(prefix, usage, helpTopic, error.message);
+      options.ignored?.(ctx, { reason: "usage", command: command.info.name, reply });
+      await ctx.reply(reply);
       return false;
     }
     return true;
@@ -127,11 +135,11 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
       if (!options.unknownCommandReply || ctx.addressedVia === null) return next();
       const word = splitCommandWord(ctx.text)?.word;
       if (!(await withinLimit(ctx))) return;
-      await ctx.reply(
-        word
-          ? unknownCommandReply(word, router.names(), prefix)
-          : `Hello! Say ${code(`${prefix}help`)} to see what I can do.`,
-      );
+      const reply = word
+        ? unknownCommandReply(word, router.names(), prefix)
+        : `Hello! Say ${code(`${prefix}help`)} to see what I can do.`;
+      options.ignored?.(ctx, { reason: "unknown-command", word, reply });
+      await ctx.reply(reply);
     };
   };
 

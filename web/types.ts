@@ -1,0 +1,71 @@
+// What the console's server sends the page (mirrors src/dev/web/server.ts).
+
+export interface Person {
+  userId: number;
+  fullName: string;
+  email: string;
+  handle: string;
+}
+
+export type Place =
+  | { type: "channel"; channel: string; topic: string }
+  | { type: "direct"; to: string; userId: number; name: string };
+
+export type IgnoredReason =
+  | { reason: "not-addressed" }
+  | { reason: "rate-limited"; retryInMs: number }
+  | { reason: "unknown-command"; word?: string; reply: string }
+  | { reason: "role-refused"; command: string; role?: string; reply: string }
+  | { reason: "usage"; command: string; reply: string };
+
+export interface ChatMessage {
+  id: number;
+  senderId: number;
+  senderName: string;
+  html: string;
+  timestamp: number;
+  reactions: { emoji: string; userId: number }[];
+  produced?: { label: string; durationMs?: number };
+  ignored?: IgnoredReason;
+}
+
+export type Reload = { changed: string; at?: number } & (
+  { ok: true; plugins: string[] } | { ok: false; error: string; location?: string }
+);
+
+export interface State {
+  description: string;
+  remote: boolean;
+  prefix: string;
+  speaker: Person;
+  speakers: Person[];
+  bot?: { userId: number; fullName: string; queueId?: string | null };
+  plugins: string[];
+  commands: { name: string; description?: string }[];
+  clock?: { now: number; offset: number };
+  faults: {
+    id: number;
+    route?: string;
+    remaining: number | null;
+    status?: number;
+    drop?: boolean;
+  }[];
+  reload?: Reload;
+}
+
+export interface Sidebar {
+  channels: { name: string; topics: string[] }[];
+}
+
+export interface LoggedEvent {
+  seq: number;
+  at: number;
+  event: { type: string; id: number; [key: string]: unknown };
+}
+
+export interface Inside {
+  storage: { name: string; entries: { key: string; value: unknown }[] }[];
+  questions: { key: string; value: unknown }[];
+  scheduled?: { id: number; where: string; content: string; deliverAt: number }[];
+  cron: { name: string; expression: string; nextRun?: number; runs: number; running: boolean }[];
+}
