@@ -56,7 +56,7 @@ describe("history as turns", () => {
 
 describe("Follows", () => {
   it("follows until unfollowed, per plugin, and survives a new instance on the same store", async () => {
-    let now = 0;
+    const now = 0;
     const store = createMemoryStore(() => now);
     const follows = new Follows(store, () => now);
     await follows.follow("channel:1:t", "assistant", { idleMinutes: 10 });
