@@ -13,6 +13,7 @@ import { subscriptionPropertiesEndpoints } from "./subscriptionProperties.js";
 import { navigationViewsEndpoints } from "./navigation.js";
 import { pushEndpoints } from "./push.js";
 import { authEndpoints } from "./auth.js";
+import { typingEndpoints } from "./typing.js";
 
 /** Every endpoint, by client namespace. `createClient` turns each into a typed method. */
 export const endpoints = {
@@ -29,6 +30,7 @@ export const endpoints = {
   navigationViews: navigationViewsEndpoints,
   push: pushEndpoints,
   auth: authEndpoints,
+  typing: typingEndpoints,
 } as const;
 export type Endpoints = typeof endpoints;
 
@@ -70,6 +72,7 @@ export type {
 export { message } from "./messages.js";
 export type { Message, Reaction, Recipient, SendParams, EditSnapshot } from "./messages.js";
 export type { ScheduleParams } from "./scheduled.js";
+export type { TypingParams } from "./typing.js";
 export type { UploadParams, UploadResult, UploadSource } from "./uploads.js";
 export type { Subscription } from "./subscriptions.js";
 export type { ServerSettings } from "./server.js";

@@ -15,6 +15,7 @@ import { pushRoutes } from "./push.js";
 import { realmRoutes } from "./realm.js";
 import { subscriptionPropertyRoutes } from "./subscription-properties.js";
 import { userRoutes } from "./users.js";
+import { typingRoutes } from "./typing.js";
 
 export const routes: Route[] = [
   ...eventRoutes,
@@ -32,4 +33,5 @@ export const routes: Route[] = [
   ...navigationRoutes,
   ...pushRoutes,
   ...authRoutes,
+  ...typingRoutes,
 ];

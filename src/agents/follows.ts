@@ -1,0 +1,105 @@
+// Followed conversations: after a mention the bot hears every message of a topic or DM until unfollowed or idle.
+import type { KeyValueStore } from "../storage/store.js";
+
+/** One follow: which plugin follows, and until when it stays without activity. */
+export interface Follow {
+  /** The conversation key (see `conversationKey`). */
+  conversation: string;
+  plugin: string;
+  /** Idle time after which the follow ends, in ms. */
+  idleMs: number;
+  /** Epoch ms of the last message seen there (or of the follow). */
+  lastActive: number;
+}
+
+export interface FollowOptions {
+  /** Minutes without a message after which the bot stops following. Default 60. */
+  idleMinutes?: number;
+}
+
+type Entry = Record<string, Follow>; // by plugin
+
+/**
+ * The follows, kept in the bot's storage (so they survive restarts and, on a shared store, are
+ * seen by every node), with each conversation's entry cached after its first read: checking a
+ * message costs a map look-up.
+ *
+ * @example
+ * const follows = new Follows(storage.namespace("topicbot:follows"), Date.now);
+ * await follows.follow("channel:3:design", "assistant", { idleMinutes: 30 });
+ * await follows.followers("channel:3:design"); // ["assistant"]
+ */
+export class Follows {
+  readonly #store: KeyValueStore;
+  readonly #now: () => number;
+  readonly #cache = new Map<string, Entry>();
+
+  constructor(store: KeyValueStore, now: () => number = Date.now) {
+    this.#store = store;
+    this.#now = now;
+  }
+
+  async follow(conversation: string, plugin: string, options: FollowOptions = {}): Promise<void> {
+    const idleMinutes = options.idleMinutes ?? 60;
+    if (!(idleMinutes > 0 && idleMinutes <= 60 * 24 * 365))
+      throw new RangeError(`follow: idleMinutes must be between 0 and a year, got ${idleMinutes}`);
+    const entry = { ...(await this.#read(conversation)) };
+    entry[plugin] = { conversation, plugin, idleMs: idleMinutes * 60_000, lastActive: this.#now() };
+    await this.#write(conversation, entry);
+  }
+
+  /** Ends `plugin`'s follow of the conversation (every plugin's when none is named). */
+  async unfollow(conversation: string, plugin?: string): Promise<void> {
+    const entry = { ...(await this.#read(conversation)) };
+    if (plugin === undefined) for (const p of Object.keys(entry)) delete entry[p];
+    else delete entry[plugin];
+    await this.#write(conversation, entry);
+  }
+
+  /** The plugins following the conversation now (idle ones are dropped). */
+  async followers(conversation: string): Promise<string[]> {
+    const entry = await this.#read(conversation);
+    const now = this.#now();
+    const live = Object.values(entry).filter((f) => now - f.lastActive < f.idleMs);
+    if (live.length !== Object.keys(entry).length)
+      await this.#write(conversation, Object.fromEntries(live.map((f) => [f.plugin, f])));
+    return live.map((f) => f.plugin);
+  }
+
+  /** A message arrived in the conversation: its follows stay alive for another idle period. */
+  async touch(conversation: string): Promise<void> {
+    const entry = await this.#read(conversation);
+    if (Object.keys(entry).length === 0) return;
+    const now = this.#now();
+    const next: Entry = {};
+    for (const [plugin, f] of Object.entries(entry))
+      if (now - f.lastActive < f.idleMs) next[plugin] = { ...f, lastActive: now };
+    await this.#write(conversation, next);
+  }
+
+  /** Every live follow (for `bot check` and the dev console). */
+  async list(): Promise<Follow[]> {
+    const now = this.#now();
+    const out: Follow[] = [];
+    for (const key of await this.#store.list()) {
+      const entry = (await this.#store.get<Entry>(key)) ?? {};
+      for (const f of Object.values(entry)) if (now - f.lastActive < f.idleMs) out.push(f);
+    }
+    return out;
+  }
+
+  async #read(conversation: string): Promise<Entry> {
+    const cached = this.#cache.get(conversation);
+    if (cached) return cached;
+    const stored = (await this.#store.get<Entry>(conversation)) ?? {};
+    this.#cache.set(conversation, stored);
+    return stored;
+  }
+
+  async #write(conversation: string, entry: Entry): Promise<void> {
+    this.#cache.set(conversation, entry);
+    const longest = Math.max(0, ...Object.values(entry).map((f) => f.idleMs));
+    if (longest === 0) await this.#store.delete(conversation);
+    else await this.#store.set(conversation, entry, { ttlMs: longest });
+  }
+}

@@ -1,0 +1,220 @@
+// Streamed answers: post a message, then edit it as text arrives, paced, continued past the length limit.
+
+/** Text chunks from a model or any producer: an async iterable, or a web ReadableStream. */
+export type TextSource =
+  AsyncIterable<string> | Iterable<string> | ReadableStream<string> | ReadableStream<Uint8Array>;
+
+/** What a stream does on the server; the runtime passes the context's exactly-once versions. */
+export interface StreamIO {
+  /** Posts a new message (`ctx.reply`: journaled, so a re-run after a crash reuses the old one). */
+  post(content: string): Promise<{ id: number }>;
+  /** Replaces a posted message's content. */
+  edit(id: number, content: string): Promise<void>;
+  /** Shows or clears the typing notice in the conversation (best effort). */
+  typing?(active: boolean): Promise<void>;
+}
+
+export interface StreamOptions {
+  /** The server's `max_message_length`. */
+  maxLength: number;
+  /** Least time between two edits of one message, in ms. Default 1000. */
+  minEditIntervalMs?: number;
+  /** Extra wait the server's rate limit asks for before the next request, in ms (client pacing). */
+  pacing?: () => number;
+  /** The marker appended when the source fails. */
+  interruptedMarker?: string;
+  /** How often the typing notice is renewed while the stream is open, in ms. Default 10 s. */
+  typingEveryMs?: number;
+  /** Stops the stream early (the text so far is kept, with the marker). */
+  signal?: AbortSignal;
+  /** Injectable for tests. */
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** How a stream ended. */
+export interface StreamResult {
+  /** The messages the answer occupies, in order. */
+  messageIds: number[];
+  /** The whole text as streamed (without the marker). */
+  text: string;
+  /** False when the source failed or the stream was aborted. */
+  complete: boolean;
+  /** Edits sent (the first post of each message not counted). */
+  edits: number;
+  error?: unknown;
+}
+
+export const DEFAULT_INTERRUPTED_MARKER = "\n\n*[The answer was interrupted.]*";
+
+/** Reads any supported source as an async iterable of strings. */
+export async function* textChunks(source: TextSource): AsyncIterable<string> {
+  if (isReadableStream(source)) {
+    const reader = (source as ReadableStream<string | Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        yield typeof value === "string" ? value : decoder.decode(value, { stream: true });
+      }
+      const tail = decoder.decode();
+      if (tail) yield tail;
+    } finally {
+      reader.releaseLock();
+    }
+    return;
+  }
+  for await (const chunk of source as AsyncIterable<string>) yield chunk;
+}
+
+function isReadableStream(
+  source: TextSource,
+): source is ReadableStream<string> | ReadableStream<Uint8Array> {
+  return typeof (source as ReadableStream).getReader === "function";
+}
+
+/**
+ * Where to cut `text` so the head fits in `limit` characters: the last paragraph break, else the
+ * last line break, else the last space in the second half of the window; else a hard cut.
+ */
+export function cutPoint(text: string, limit: number): number {
+  if (text.length <= limit) return text.length;
+  const window = text.slice(0, limit);
+  for (const boundary of ["\n\n", "\n", " "]) {
+    const at = window.lastIndexOf(boundary);
+    if (at >= limit / 2) return at + boundary.length;
+  }
+  return limit;
+}
+
+/**
+ * Streams `source` into the conversation: the first non-blank text is posted at once, later text
+ * is applied by editing, never faster than the edit interval or the server's pacing allows; text
+ * beyond `maxLength` continues in a new message; the last edit happens when the source ends. A
+ * failing source leaves the partial text plus a marker, and the result says so.
+ *
+ * @example
+ * const result = await streamAnswer(model.textStream, { post: ctx.reply, edit }, { maxLength: 10_000 });
+ */
+export async function streamAnswer(
+  source: TextSource,
+  io: StreamIO,
+  options: StreamOptions,
+): Promise<StreamResult> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? defaultSleep;
+  const minInterval = options.minEditIntervalMs ?? 1_000;
+  const marker = options.interruptedMarker ?? DEFAULT_INTERRUPTED_MARKER;
+  // Room for the marker, so an interrupted message still fits.
+  const limit = Math.max(1, options.maxLength - marker.length);
+
+  const messageIds: number[] = [];
+  let full = "";
+  /** Characters of `full` that went into earlier, sealed messages. */
+  let sealed = 0;
+  /** The message being written: its ID once posted, and what the server shows. */
+  let current: { id: number | undefined; shown: string } = { id: undefined, shown: "" };
+  let lastWrite = Number.NEGATIVE_INFINITY;
+  let edits = 0;
+  let ended = false;
+  let dirty = false;
+  let error: unknown;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    dirty = true;
+    wake?.();
+    wake = undefined;
+  };
+
+  const reader = (async () => {
+    try {
+      for await (const chunk of textChunks(source)) {
+        if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
+        full += chunk;
+        notify();
+      }
+    } catch (e) {
+      error = e;
+    } finally {
+      ended = true;
+      notify();
+    }
+  })();
+
+  const aborted = new Promise<void>((resolve) => {
+    const stop = (): void => {
+      if (ended) return;
+      error ??= options.signal?.reason ?? new Error("aborted");
+      ended = true;
+      notify();
+      resolve();
+    };
+    if (options.signal?.aborted) stop();
+    else options.signal?.addEventListener("abort", stop, { once: true });
+    void reader.then(resolve);
+  });
+
+  const show = async (content: string): Promise<void> => {
+    const text = content.replace(/\s+$/, "");
+    if (text.trim() === "" || text === current.shown) return;
+    if (current.id === undefined) {
+      current.id = (await io.post(text)).id;
+      messageIds.push(current.id);
+    } else {
+      await io.edit(current.id, text);
+      edits++;
+    }
+    current.shown = text;
+    lastWrite = now();
+  };
+
+  /** Brings the server up to date with `full`: edits, and new messages past the limit. */
+  const write = async (final: boolean): Promise<void> => {
+    for (;;) {
+      const rest = full.slice(sealed);
+      if (rest.length <= limit) return show(final && error !== undefined ? rest + marker : rest);
+      const cut = cutPoint(rest, limit);
+      await show(rest.slice(0, cut));
+      sealed += cut;
+      current = { id: undefined, shown: "" };
+    }
+  };
+
+  let typingTimer: NodeJS.Timeout | undefined;
+  const typing = (active: boolean): Promise<void> =>
+    io.typing ? io.typing(active).catch(() => undefined) : Promise.resolve();
+  if (io.typing) {
+    void typing(true);
+    typingTimer = setInterval(() => void typing(true), options.typingEveryMs ?? 10_000);
+    typingTimer.unref?.();
+  }
+
+  try {
+    while (!ended) {
+      if (!dirty) await new Promise<void>((resolve) => (wake = resolve));
+      if (ended) break;
+      const wait = Math.max(minInterval - (now() - lastWrite), options.pacing?.() ?? 0);
+      if (wait > 0) await sleep(wait, options.signal);
+      dirty = false;
+      await write(false);
+    }
+    // An aborted stream does not wait for a source that may never yield again.
+    await aborted;
+    await write(true);
+  } finally {
+    if (typingTimer) clearInterval(typingTimer);
+    await typing(false);
+  }
+  return { messageIds, text: full, complete: error === undefined, edits, error };
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
