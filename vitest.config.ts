@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^topicbot\/sandbox$/, replacement: src("sandbox/index.ts") },
       { find: /^topicbot\/testing$/, replacement: src("testing/index.ts") },
       { find: /^topicbot\/webhooks$/, replacement: src("webhooks/index.ts") },
+      { find: /^topicbot\/ai$/, replacement: src("ai/index.ts") },
     ],
   },
   test: {

@@ -33,10 +33,26 @@ export class Follows {
   readonly #store: KeyValueStore;
   readonly #now: () => number;
   readonly #cache = new Map<string, Entry>();
+  /** After `load()`, the cache holds every follow this bot has: no storage read per message. */
+  #loaded = false;
 
   constructor(store: KeyValueStore, now: () => number = Date.now) {
     this.#store = store;
     this.#now = now;
+  }
+
+  /** Reads every stored follow (once, at start), so checking a message needs no storage read. */
+  async load(): Promise<void> {
+    for (const key of await this.#store.list()) {
+      const entry = await this.#store.get<Entry>(key);
+      if (entry && Object.keys(entry).length > 0) this.#cache.set(key, entry);
+    }
+    this.#loaded = true;
+  }
+
+  /** False while no conversation is followed: the runtime then skips the look-up entirely. */
+  get maybeAny(): boolean {
+    return !this.#loaded || this.#cache.size > 0;
   }
 
   async follow(conversation: string, plugin: string, options: FollowOptions = {}): Promise<void> {
@@ -91,13 +107,15 @@ export class Follows {
   async #read(conversation: string): Promise<Entry> {
     const cached = this.#cache.get(conversation);
     if (cached) return cached;
+    if (this.#loaded) return {};
     const stored = (await this.#store.get<Entry>(conversation)) ?? {};
     this.#cache.set(conversation, stored);
     return stored;
   }
 
   async #write(conversation: string, entry: Entry): Promise<void> {
-    this.#cache.set(conversation, entry);
+    if (Object.keys(entry).length === 0) this.#cache.delete(conversation);
+    else this.#cache.set(conversation, entry);
     const longest = Math.max(0, ...Object.values(entry).map((f) => f.idleMs));
     if (longest === 0) await this.#store.delete(conversation);
     else await this.#store.set(conversation, entry, { ttlMs: longest });

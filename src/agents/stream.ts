@@ -6,8 +6,11 @@ export type TextSource =
 
 /** What a stream does on the server; the runtime passes the context's exactly-once versions. */
 export interface StreamIO {
-  /** Posts a new message (`ctx.reply`: journaled, so a re-run after a crash reuses the old one). */
-  post(content: string): Promise<{ id: number }>;
+  /**
+   * Posts a new message (`ctx.reply`: journaled, so a re-run after a crash gets the message it
+   * posted then, marked `repeated`, and the stream goes on editing that one).
+   */
+  post(content: string): Promise<{ id: number; repeated?: boolean }>;
   /** Replaces a posted message's content. */
   edit(id: number, content: string): Promise<void>;
   /** Shows or clears the typing notice in the conversation (best effort). */
@@ -159,8 +162,14 @@ export async function streamAnswer(
     const text = content.replace(/\s+$/, "");
     if (text.trim() === "" || text === current.shown) return;
     if (current.id === undefined) {
-      current.id = (await io.post(text)).id;
+      const posted = await io.post(text);
+      current.id = posted.id;
       messageIds.push(current.id);
+      // A message posted before a crash shows that run's text: bring it up to date.
+      if (posted.repeated) {
+        await io.edit(current.id, text);
+        edits++;
+      }
     } else {
       await io.edit(current.id, text);
       edits++;

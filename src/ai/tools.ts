@@ -16,7 +16,7 @@ export interface AgentActions {
   /** Posts in another topic of the current channel (or the DM, for direct conversations). */
   sendToTopic(topic: string, content: string): Promise<{ id: number }>;
   /** Schedules a reminder to the requesting user; `when` is a human time ("in 2 hours"). */
-  remind(when: string, text: string): Promise<{ deliverAt: number }>;
+  remind(when: string, text: string): Promise<{ scheduledMessageId: number }>;
   /** Uploads a text file and returns its link. */
   upload(filename: string, content: string): Promise<{ url: string }>;
 }
@@ -79,8 +79,8 @@ export function chatTools(actions: AgentActions, options: ChatToolsOptions = {})
       }),
       execute: async ({ when, text }) =>
         attempt(async () => {
-          const { deliverAt } = await actions.remind(when, actions.neutralize(text));
-          return { ok: true as const, deliverAt: new Date(deliverAt).toISOString() };
+          const { scheduledMessageId } = await actions.remind(when, actions.neutralize(text));
+          return { ok: true as const, scheduledMessageId };
         }),
     }),
     upload: tool({

@@ -46,6 +46,8 @@ import { Router, type HandlerErrorReporter } from "./dispatch/router.js";
 import { DEFAULT_LIMITS } from "../webhooks/config.js";
 import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./context/session.js";
+import { Follows } from "../agents/follows.js";
+import { conversationKey } from "./dispatch/conversation.js";
 import { notify, type BotObserver } from "./observer.js";
 import { isTimeZone } from "./context/time.js";
 
@@ -185,6 +187,7 @@ export function createBot(options: BotOptions): Bot {
     now,
     onError: (error) => log.warn({ err: error }, "could not store an open question"),
   });
+  const follows = new Follows(storage.namespace("topicbot:follows"), now);
   const inflight = new Set<Promise<void>>();
   const register: RegisterParams = {
     fetch_event_types: ["realm", "realm_user"],
@@ -301,8 +304,17 @@ export function createBot(options: BotOptions): Bot {
   const ignoreSelf: Middleware<MessageContext> = async (ctx, next) => {
     if (ctx.sender.userId !== ctx.me.userId) await next();
   };
+  /** Marks who follows the message's conversation (`ctx.follow`) and keeps those follows alive. */
+  const followed: Middleware<MessageContext> = async (ctx, next) => {
+    if (follows.maybeAny) {
+      const key = conversationKey(ctx.conversation);
+      ctx.followedBy = await follows.followers(key);
+      if (ctx.followedBy.length > 0) await follows.touch(key);
+    }
+    await next();
+  };
   const gate: Middleware<MessageContext> = async (ctx, next) => {
-    if (ctx.addressedVia !== null || respondTo === "all") await next();
+    if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0) await next();
     else notify(options.observer?.ignored, ctx.message.id, { reason: "not-addressed" });
   };
 
@@ -399,6 +411,7 @@ export function createBot(options: BotOptions): Bot {
           server,
           sessions: storage.namespace("topicbot:sessions"),
           dialogs,
+          follows,
           now,
           timeZone,
           guard: delivery.replies.guard,
@@ -423,6 +436,7 @@ export function createBot(options: BotOptions): Bot {
         pipeline = compose([
           outside.middleware,
           ignoreSelf,
+          followed,
           gate,
           ...middleware,
           router.middleware(reportHandlerError),
@@ -430,6 +444,7 @@ export function createBot(options: BotOptions): Bot {
         ]);
         await delivery.load();
         await dialogs.load();
+        await follows.load();
         await intake.baseline();
         await outside.start({ me, context: services, pipeline, dialogs, prefix });
         const sink = outside.observe(intake.sink);

@@ -113,6 +113,15 @@ export interface PluginApi {
     handler: Handler<MessageContext & { match: RegExpExecArray }>,
     options?: ListenerOptions,
   ): void;
+  /**
+   * A handler for every message of the conversations this plugin follows (`ctx.follow()`),
+   * addressed or not; commands still come first.
+   *
+   * @example
+   * bot.command("listen", {}, (ctx) => ctx.follow({ idleMinutes: 30 }));
+   * bot.followed((ctx) => ctx.react("eyes"));
+   */
+  followed(handler: Handler, options?: ListenerOptions): void;
   /** A listener on any predicate (a type guard narrows `ctx`); ordered like `hear`. */
   filter<C extends MessageContext>(
     filter: Filter<C>,
@@ -196,6 +205,7 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
       deps.router.command(plugin, name, spec, handler ?? (runSubcommand(spec) as Handler)),
     hear: (pattern, handler, options) => deps.router.hear(plugin, pattern, handler, options),
     filter: (filter, handler, options) => deps.router.filter(plugin, filter, handler, options),
+    followed: (handler, options) => deps.router.followed(plugin, handler, options),
     commands: () => deps.router.commands(),
     use: (mw) => deps.addMiddleware(plugin, mw),
     on: (type, listener) => {

@@ -38,7 +38,7 @@ function fakeActions(visible: number[]) {
     neutralize: (text) => text.replace(/@\*\*/g, "@_**"),
     react: async (emoji, id) => void done.push(`react ${emoji} ${id}`),
     sendToTopic: async (topic, content) => (done.push(`send ${topic}: ${content}`), { id: 7 }),
-    remind: async (when, text) => (done.push(`remind ${when}: ${text}`), { deliverAt: 0 }),
+    remind: async (when, text) => (done.push(`remind ${when}: ${text}`), { scheduledMessageId: 1 }),
     upload: async (name) => (done.push(`upload ${name}`), { url: `/user_uploads/${name}` }),
   };
   return { actions, done };

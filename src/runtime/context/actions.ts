@@ -28,6 +28,11 @@ export interface SentIds {
   /** The ID of the first (often only) message. */
   id: number;
   ids: number[];
+  /**
+   * Sent before (this message was handled again after a restart or a lost queue): the recorded
+   * message is returned and nothing was posted now. Its content is what was posted then.
+   */
+  repeated?: boolean;
 }
 
 /** What `edit` may change: the content, the topic (and how far a topic change reaches). */

@@ -37,6 +37,15 @@ import { conversationKey, conversationOf, type Conversation } from "../dispatch/
 import type { Addressing, BotAccount } from "../dispatch/gate.js";
 import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
 import { canUserSee } from "./visibility.js";
+import {
+  streamAnswer,
+  type StreamOptions,
+  type StreamResult,
+  type TextSource,
+} from "../../agents/stream.js";
+import { fetchHistory, type HistoryOptions, type Turn } from "../../agents/history.js";
+import type { Follows, FollowOptions } from "../../agents/follows.js";
+import type { TypingParams } from "../../api/typing.js";
 
 export interface Sender {
   userId: number;
@@ -76,11 +85,15 @@ export interface ContextServices extends ActionEnv {
   timeZone: string;
   /** Applied to every reply and send; none in contexts built outside a running bot. */
   guard?: SendGuard;
+  /** The conversations plugins follow (`ctx.follow`); none in contexts built outside a bot. */
+  follows?: Follows;
   /** Told when a context sends its first reply (reply latency metrics). */
   firstReply?: (ctx: MessageContext) => void;
 }
 
 export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
+
+const NO_FOLLOWERS: readonly string[] = Object.freeze([]);
 
 /** The key under which a question to `userId` in `conversation` waits for its answer. */
 export const dialogKey = (conversation: Conversation, userId: number): string =>
@@ -131,6 +144,8 @@ export class MessageContextObject {
   match?: RegExpExecArray;
   /** The plugin whose handler is running; set by the router. */
   plugin?: string;
+  /** The plugins following this conversation (`ctx.follow()`); set before the gate. */
+  followedBy: readonly string[] = NO_FOLLOWERS;
   readonly #services: ContextServices;
   readonly #suspend: (() => void) | undefined;
   readonly #replyVia: ContextInit["replyVia"];
@@ -338,6 +353,78 @@ export class MessageContextObject {
     return canUserSee(this.#services.api, this.message.sender_id, messageId);
   }
 
+  /**
+   * Streams an answer: posts the first text as it arrives, then edits the message as more comes
+   * (paced by the server's rate limits), continuing in a new message past the length limit; a
+   * failing source leaves the text so far and a marker. The bot shows "typing" meanwhile. Handled
+   * again after a crash, the stream edits the message it posted then instead of posting twice.
+   *
+   * @example
+   * const result = await ctx.stream(model.textStream);
+   * if (!result.complete) ctx.log.warn({ err: result.error }, "the model stopped early");
+   */
+  stream(source: TextSource, options: Partial<StreamOptions> = {}): Promise<StreamResult> {
+    const env = this.#services;
+    const where = typingTarget(this.conversation);
+    return streamAnswer(
+      source,
+      {
+        post: (content) => this.reply(content),
+        edit: (id, content) => editMessage(env, id, { content }),
+        typing: async (active) => {
+          await env.api.typing.set({ op: active ? "start" : "stop", ...where });
+        },
+      },
+      { maxLength: env.server().maxMessageLength, ...options },
+    );
+  }
+
+  /**
+   * This conversation's messages before the one handled, as turns for a language model (the
+   * bot's own are `assistant`), plain text, newest kept within `limit` and `maxChars`.
+   *
+   * @example
+   * const turns = await ctx.history({ limit: 20 });
+   * const messages = turns.map((t) => ({ role: t.role, content: `${t.name}: ${t.text}` }));
+   */
+  history(options: Omit<HistoryOptions, "before"> = {}): Promise<Turn[]> {
+    return fetchHistory(this.api, this.conversation, this.me.userId, {
+      ...options,
+      before: this.message.id,
+    });
+  }
+
+  /**
+   * Follows this conversation for the handling plugin: its `bot.followed` handler gets every
+   * message here, addressed or not, until `unfollow()` or `idleMinutes` without a message.
+   * Kept in the bot's storage, so a restart keeps it.
+   *
+   * @example
+   * bot.command("join", {}, async (ctx) => { await ctx.follow({ idleMinutes: 30 }); await ctx.reply("I'm listening."); });
+   * bot.followed((ctx) => ctx.reply(`Noted: ${ctx.text}`));
+   */
+  follow(options: FollowOptions = {}): Promise<void> {
+    return this.#followsOf("follow").follow(
+      conversationKey(this.conversation),
+      this.plugin ?? "bot",
+      options,
+    );
+  }
+
+  /** Stops following this conversation (see `follow`). */
+  unfollow(): Promise<void> {
+    return this.#followsOf("unfollow").unfollow(
+      conversationKey(this.conversation),
+      this.plugin ?? "bot",
+    );
+  }
+
+  #followsOf(action: string): Follows {
+    const follows = this.#services.follows;
+    if (!follows) throw new Error(`ctx.${action}() needs a running bot (this context has none)`);
+    return follows;
+  }
+
   #sessionOf(userId: number | undefined): Session {
     const store = this.#services.sessions.namespace(this.plugin ?? "bot");
     return openSession(store, sessionKey({ conversation: this.conversation, userId }));
@@ -374,6 +461,7 @@ export class MessageContextObject {
     return {
       id: sent.id,
       ids: sent.ids,
+      ...(sent.repeated ? { repeated: true } : {}),
       edit: (changes) => {
         if (sent.ids.length === 0)
           throw new TypeError(
@@ -423,4 +511,11 @@ export async function takeAnswer(
     )
     .catch((error: unknown) => ctx.log.warn({ err: error }, "could not say a question was lost"));
   return true;
+}
+
+/** Where the typing notice of a conversation goes (POST /typing). */
+function typingTarget(conversation: Conversation): Omit<TypingParams, "op"> {
+  return conversation.type === "channel"
+    ? { type: "stream", stream_id: conversation.streamId, topic: conversation.topic }
+    : { type: "direct", to: conversation.userIds };
 }

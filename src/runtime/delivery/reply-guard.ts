@@ -93,7 +93,8 @@ export class ReplyGuard {
   ): Promise<SentIds> {
     const incomingId = ctx.message.id;
     const record = this.#book.get(incomingId, n);
-    if (record?.ids && record.ids.length > 0) return { id: record.ids[0]!, ids: record.ids };
+    if (record?.ids && record.ids.length > 0)
+      return { id: record.ids[0]!, ids: record.ids, repeated: true };
     await this.#checkLoop(ctx, n, how.where, how.isReply);
     if (record?.intent) {
       const found = await this.#o.outbox.landed(record.intent.params, record.intent.floor);
@@ -104,7 +105,7 @@ export class ReplyGuard {
         );
         this.#o.outbox.confirm([found]);
         await this.#record(incomingId, n, [found]);
-        return { id: found, ids: [found] };
+        return { id: found, ids: [found], repeated: true };
       }
     }
     let params: SendParams;

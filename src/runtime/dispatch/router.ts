@@ -62,7 +62,7 @@ export interface ListenerOptions {
 }
 
 /** Which tier of the routing order a handler belongs to. */
-export type HandlerKind = "command" | "listener" | "builtin";
+export type HandlerKind = "command" | "followed" | "listener" | "builtin";
 
 interface Entry {
   plugin: string;
@@ -93,8 +93,9 @@ export function splitCommandWord(text: string): { word: string; rest: string } |
 }
 
 /**
- * The routing order, first match wins: plugins' commands (in registration order), then listeners
- * (`hear`, `filter`, in registration order), then built-in commands (`help`); a message nothing
+ * The routing order, first match wins: plugins' commands (in registration order), then the
+ * handlers of plugins following the conversation (`bot.followed`), then listeners (`hear`,
+ * `filter`, in registration order), then built-in commands (`help`); a message nothing
  * matched goes on to the next middleware (the unknown-command reply). A listener registered with
  * `shadowsHelp: false` runs after the built-ins instead.
  */
@@ -108,8 +109,15 @@ function firstMatch(entries: readonly Entry[], ctx: MessageContext): Entry | und
 
 export class Router {
   /** One list per tier, in the order they are tried. */
-  readonly #tiers: { command: Entry[]; listener: Entry[]; builtin: Entry[]; late: Entry[] } = {
+  readonly #tiers: {
+    command: Entry[];
+    followed: Entry[];
+    listener: Entry[];
+    builtin: Entry[];
+    late: Entry[];
+  } = {
     command: [],
+    followed: [],
     listener: [],
     builtin: [],
     late: [],
@@ -138,7 +146,12 @@ export class Router {
     handler: Handler<C>,
     options: ListenerOptions,
   ): void {
-    const tier = kind === "listener" && options.shadowsHelp === false ? "late" : kind;
+    const tier =
+      kind === "listener" && options.shadowsHelp === false
+        ? "late"
+        : kind === "followed"
+          ? "followed"
+          : kind;
     this.#tiers[tier].push({
       plugin,
       kind,
@@ -198,6 +211,14 @@ export class Router {
   }
 
   /** A pattern listener: runs when `pattern` matches the addressed text; the match is on `ctx.match`. */
+  /**
+   * A handler for every message of the conversations `plugin` follows (`ctx.follow()`), addressed
+   * or not; commands still come first.
+   */
+  followed(plugin: string, handler: Handler, options: ListenerOptions = {}): void {
+    this.#add("followed", plugin, (ctx) => ctx.followedBy.includes(plugin), handler, options);
+  }
+
   hear(
     plugin: string,
     pattern: RegExp,
@@ -235,10 +256,11 @@ export class Router {
 
   /** The router as a middleware: the first matching entry handles the message, else `next()`. */
   middleware(report: HandlerErrorReporter): Middleware<MessageContext> {
-    const { command, listener, builtin, late } = this.#tiers;
+    const { command, followed, listener, builtin, late } = this.#tiers;
     return async (ctx, next) => {
       const entry =
         firstMatch(command, ctx) ??
+        firstMatch(followed, ctx) ??
         firstMatch(listener, ctx) ??
         firstMatch(builtin, ctx) ??
         firstMatch(late, ctx);
