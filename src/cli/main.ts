@@ -36,7 +36,11 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "run the bot described by the config file (the embedded sandbox when no server is set)",
     )
     .option("-c, --config <file>", "configuration file", "bot.config.yaml")
-    .action(async (opts: { config: string }) => {
+    .option(
+      "--cluster <redis-url>",
+      "run as one node of a cluster on this Redis, e.g. redis://127.0.0.1:6379/0 (docs/cluster.md)",
+    )
+    .action(async (opts: { config: string; cluster?: string }) => {
       exitCode = await runStart(opts, out);
     });
 

@@ -3,7 +3,7 @@ import { EventEmitter } from "eventemitter3";
 import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
 import type { BackoffOptions } from "../client/backoff.js";
 import { ApiError } from "../client/errors.js";
-import type { RegisterParams, Registration } from "../api/events.js";
+import type { AnyEvent, RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
@@ -89,6 +89,20 @@ export interface BotOptions extends ServiceOptions {
   loopGuard?: Partial<LoopGuardOptions> | false;
   /** Incoming messages whose replies are remembered (persisted), so none is answered twice. Default 500. */
   replyMemory?: number;
+  /**
+   * Cluster mode (src/cluster/node.ts): called at start, before `events` starts, with the bot's
+   * handling of one message; the cluster runs it for each message a partition delivers, in place
+   * of the intake. Unset, the intake handles what `events` delivers (the single-process path).
+   */
+  attach?: (handling: MessageHandling) => void;
+}
+
+/** The bot's own handling of events, for a source that delivers messages itself (cluster mode). */
+export interface MessageHandling {
+  /** Runs one message through the pipeline; resolves when its conversation may move on. */
+  handle(message: Message, flags: string[]): Promise<void>;
+  /** Puts an event on the bot's bus, for `bot.on` listeners. */
+  emit(event: AnyEvent): void;
 }
 
 export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
@@ -422,6 +436,7 @@ export function createBot(options: BotOptions): Bot {
         await dialogs.load();
         await intake.baseline();
         await outside.start({ me, context: services, pipeline, dialogs, prefix });
+        options.attach?.({ handle: handleMessage, emit: (event) => bus.emit(event.type, event) });
         firstRegistration = await events.start(outside.observe(intake.sink), {
           onRegistered: (_registration, { signal }) => intake.catchUp(signal),
           onFatal: (error) => {

@@ -1,6 +1,7 @@
-// createStore: the store a config names (memory or file); the one place a new backend is added.
+// createStore: the store a config names (memory, file or redis); the one place a new backend is added.
 import { isAbsolute, resolve } from "node:path";
 import { openFileBackend, type FileOps } from "./file.js";
+import { openRedisBackend } from "./redis.js";
 import { memoryBackend, storeOver, type KeyValueStore, type StoreBackend } from "./store.js";
 
 /**
@@ -16,6 +17,13 @@ export type StorageConfig =
       path: string;
       /** Milliseconds within which writes are batched into one file write. */
       flushDelayMs?: number;
+    }
+  | {
+      type: "redis";
+      /** `redis://host:6379/0`. */
+      url: string;
+      /** Prefix of every key. Default `topicbot:kv:`. */
+      prefix?: string;
     };
 
 export interface CreateStoreOptions {
@@ -45,6 +53,8 @@ export async function openBackend(
         fs: options.fs,
         now: options.now,
       });
+    case "redis":
+      return openRedisBackend({ url: config.url, prefix: config.prefix });
   }
 }
 

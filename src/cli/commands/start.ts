@@ -8,11 +8,16 @@ import { createBotMetrics, observeCalls } from "../../metrics/bot.js";
 import { createBot } from "../../runtime/bot.js";
 import { createStore } from "../../storage/create.js";
 import type { Output } from "../output.js";
+import { ClusterNode } from "../../cluster/node.js";
+import { ConfigError } from "../../config/errors.js";
+import type { StorageSettings } from "../../config/schema.js";
 import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
 
 export interface StartOptions {
   config: string;
+  /** Redis URL: run as a cluster node (overrides `cluster.redis` of the config). */
+  cluster?: string;
 }
 
 /** Runs the bot; resolves with the process exit code once it has stopped. */
@@ -43,13 +48,27 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     log.info({ site: server.site, from: config.serverSource }, "connecting");
   }
 
-  const storage = await createStore(config.storage, {
+  const clusterUrl = options.cluster ?? config.cluster?.redis;
+  const storageConfig = clusterStorage(config.storage, clusterUrl, options.config);
+  const storage = await createStore(storageConfig, {
     baseDir: dirname(resolve(options.config)),
     onError: (error) => log.error({ err: error }, "storage: a write failed; it will be retried"),
   });
   const metrics = createBotMetrics();
   const client = createClient({ ...server, onCall: observeCalls(metrics) });
+  const register = config.allPublicChannels ? { all_public_streams: true } : undefined;
+  const node = clusterUrl
+    ? new ClusterNode({
+        url: clusterUrl,
+        api: client,
+        register,
+        partitions: config.cluster?.partitions,
+        node: config.cluster?.node,
+        log,
+      })
+    : undefined;
   const cleanUp = async (): Promise<void> => {
+    await node?.stop().catch((error: unknown) => log.error({ err: error }, "cluster stop"));
     await storage.close().catch((error: unknown) => log.error({ err: error }, "storage close"));
     await client.close();
     await sandbox?.close();
@@ -57,7 +76,9 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
 
   const bot = createBot({
     client,
-    plugins,
+    plugins: node ? [node.plugin(), ...plugins] : plugins,
+    events: node,
+    attach: node?.attach,
     prefix: config.prefix,
     respondTo: config.respondTo,
     errorReply: config.errorReply,
@@ -66,7 +87,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     storage,
     logger: log,
     concurrency: config.concurrency,
-    register: config.allPublicChannels ? { all_public_streams: true } : undefined,
+    register,
     metrics,
     schedules: config.schedules,
     webhooks: config.webhooks,
@@ -86,7 +107,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
       bot: bot.me.email,
       channels: config.channels,
       allPublicChannels: config.allPublicChannels,
-      storage: config.storage.type,
+      storage: storageConfig.type,
+      cluster: node
+        ? { node: node.name, role: node.role, partitions: node.partitionCount }
+        : undefined,
       plugins: plugins.map((p) => p.plugin.name),
       commands: bot.commands().map((c) => c.name),
       schedules: bot.scheduler.jobs().map((j) => j.name),
@@ -104,4 +128,19 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     await cleanUp();
     log.flush?.();
   }
+}
+
+/** Cluster mode keeps storage in Redis: the default (memory) becomes the cluster's Redis; a file is refused. */
+function clusterStorage(
+  storage: StorageSettings,
+  clusterUrl: string | undefined,
+  file: string,
+): StorageSettings {
+  if (!clusterUrl || storage.type === "redis") return storage;
+  if (storage.type === "memory") return { type: "redis", url: clusterUrl };
+  throw new ConfigError(
+    file,
+    "storage",
+    "cluster mode shares storage through Redis; use storage: { type: redis, url: ... } or leave storage out",
+  );
 }
