@@ -12,6 +12,8 @@ import type { CatchUpWindow } from "../runtime/delivery/catch-up.js";
 import { conversationKey } from "../runtime/dispatch/conversation.js";
 import type { MessageHandling } from "../runtime/bot.js";
 import type { Plugin } from "../runtime/plugin.js";
+import type { ClusterDuties } from "../runtime/services.js";
+import type { MetricsRegistry } from "../metrics/registry.js";
 import { connectRedis } from "../storage/redis.js";
 import { RedisDeliveryStore } from "../storage/redis-delivery.js";
 import { clusterKeys, type ClusterKeys } from "./keys.js";
@@ -189,12 +191,66 @@ export class ClusterNode implements EventSource {
       await redis.quit().catch(() => redis.disconnect());
   }
 
-  /** This node's view, for `/healthz` and `/metrics`. */
-  async status(): Promise<NodeStatus> {
-    const partitions = this.#worker?.partitions ?? [];
-    const lags = await Promise.all(
-      partitions.map((p) => this.redis.xlen(this.keys.partition(p)).catch(() => -1)),
-    );
+  /** Cluster-wide duties for the bot's services (cron ticks, webhook deliveries) and `/healthz`. */
+  duties(): ClusterDuties {
+    return {
+      claim: async (duty, ttlMs) =>
+        (await this.redis.set(this.keys.once(duty), this.name, "PX", ttlMs, "NX")) === "OK",
+      health: () => this.status(),
+    };
+  }
+
+  /** Adds this node's gauges (role, partitions, lag per partition, lease age) to a metrics registry. */
+  observe(registry: MetricsRegistry): void {
+    registry.gauge({
+      name: "topicbot_cluster_leader",
+      help: "1 while this node leads the cluster",
+      collect: () => (this.#term ? 1 : 0),
+    });
+    registry.gauge({
+      name: "topicbot_cluster_partitions_owned",
+      help: "Partitions this node consumes",
+      collect: () => this.#held.size,
+    });
+    registry.gauge({
+      name: "topicbot_cluster_members",
+      help: "Live cluster members this node sees",
+      collect: () => this.#members.length,
+    });
+    registry.gauge({
+      name: "topicbot_cluster_lease_age_seconds",
+      help: "Seconds since this node last renewed the leader lease (-1 when not leading)",
+      collect: () => (this.#term ? (this.#now() - this.#term.renewedAt) / 1000 : -1),
+    });
+    const lag = registry.gauge<"partition">({
+      name: "topicbot_cluster_partition_lag",
+      help: "Entries published to a partition this node owns and not yet handled",
+      labels: ["partition"],
+    });
+    this.#onLags = (lags) => {
+      for (const [partition, n] of lags) lag.set({ partition: String(partition) }, n);
+    };
+  }
+
+  #onLags: ((lags: Map<number, number>) => void) | undefined;
+  #lags = new Map<number, number>();
+
+  /** Reads the lag (entries not yet acknowledged) of every held partition; once per tick. */
+  async #measure(): Promise<void> {
+    const held = [...this.#held];
+    const pipeline = this.redis.pipeline();
+    for (const p of held) pipeline.xlen(this.keys.partition(p));
+    const answers = (await pipeline.exec()) ?? [];
+    const lags = new Map<number, number>();
+    held.forEach((p, i) => lags.set(p, Number(answers[i]?.[1] ?? 0)));
+    for (const p of this.#lags.keys()) if (!lags.has(p)) this.#onLags?.(new Map([[p, 0]]));
+    this.#lags = lags;
+    this.#onLags?.(lags);
+  }
+
+  /** This node's view, for `/healthz` and `/metrics` (lags as of the last heartbeat). */
+  status(): NodeStatus {
+    const partitions = [...this.#held].sort((a, b) => a - b);
     const at = this.#now();
     return {
       node: this.name,
@@ -203,9 +259,9 @@ export class ClusterNode implements EventSource {
       leaseAgeMs: this.#term ? at - this.#term.renewedAt : undefined,
       termMs: this.#term ? at - this.#term.since : undefined,
       members: this.#members,
-      partitions: partitions.map((partition, i) => ({
+      partitions: partitions.map((partition) => ({
         partition,
-        lag: lags[i]!,
+        lag: this.#lags.get(partition) ?? 0,
         handled: this.#worker?.handled(partition) ?? 0,
       })),
     };
@@ -290,6 +346,7 @@ export class ClusterNode implements EventSource {
         taken.push(p);
       }),
     );
+    await this.#measure();
     if (taken.length > 0)
       this.#log.info(
         { taken, held: [...this.#held], members: this.#members.length },

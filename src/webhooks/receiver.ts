@@ -69,6 +69,8 @@ export interface HealthReport {
   lastEventAt?: number | Date | null;
   /** Overall verdict; default `queueConnected`. */
   healthy?: boolean;
+  /** Cluster mode: the node's role, partitions, lag and lease age (shown as `cluster`). */
+  cluster?: unknown;
 }
 
 export interface ReceiverOptions {
@@ -331,6 +333,7 @@ export class WebhookReceiver {
       queueConnected: report.queueConnected,
       lastEventAt: last === undefined || last === null ? null : new Date(last).toISOString(),
       uptimeSeconds,
+      ...(report.cluster === undefined ? {} : { cluster: report.cluster }),
     });
   }
 

@@ -93,9 +93,15 @@ export async function startCluster(
         stderr: watch(child.stderr!),
       };
       nodes.push(node);
-      await node.stdout.waitFor(/"msg":"ready"/, 60_000).catch((error: unknown) => {
-        throw new Error(`${String(error)}\nstderr:\n${node.stderr.text}`);
+      const exited = once(child, "exit").then(([code]) => {
+        throw new Error(`node exited with ${code} before it was ready:\n${node.stderr.text}`);
       });
+      exited.catch(() => undefined);
+      await Promise.race([node.stdout.waitFor(/"msg":"ready"/, 60_000), exited]).catch(
+        (error: unknown) => {
+          throw new Error(`${String(error)}\nstderr:\n${node.stderr.text}`);
+        },
+      );
       return node;
     },
     async leaderPid() {

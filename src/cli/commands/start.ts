@@ -67,6 +67,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
         log,
       })
     : undefined;
+  node?.observe(metrics.registry);
   const cleanUp = async (): Promise<void> => {
     await node?.stop().catch((error: unknown) => log.error({ err: error }, "cluster stop"));
     await storage.close().catch((error: unknown) => log.error({ err: error }, "storage close"));
@@ -79,6 +80,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     plugins: node ? [node.plugin(), ...plugins] : plugins,
     events: node,
     attach: node?.attach,
+    cluster: node?.duties(),
     prefix: config.prefix,
     respondTo: config.respondTo,
     errorReply: config.errorReply,
