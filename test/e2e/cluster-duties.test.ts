@@ -36,7 +36,11 @@ describe("cluster: duties once across 3 nodes", () => {
     const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${url}/hooks/ci`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-webhook-token": "s3cret-token", ...headers },
+        headers: {
+          "content-type": "application/json",
+          "x-webhook-token": "s3cret-token",
+          ...headers,
+        },
         body: JSON.stringify(body),
       }).then((r) => r.status);
     const statuses = await Promise.all([
@@ -54,10 +58,11 @@ describe("cluster: duties once across 3 nodes", () => {
     expect(new Set(ticks).size, `each tick posted once: ${ticks.join(", ")}`).toBe(ticks.length);
     expect(topicMessages("ci").sort()).toEqual(["build 1", "build 2"]);
 
+    interface Health {
+      cluster: { role: string; partitions: { partition: number }[] };
+    }
     const health = await Promise.all(
-      urls.map(
-        async (url) => (await (await fetch(`${url}/healthz`)).json()) as Record<string, any>,
-      ), // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON read in a test
+      urls.map(async (url) => (await (await fetch(`${url}/healthz`)).json()) as Health),
     );
     const roles = health.map((h) => h.cluster?.role);
     expect(roles.filter((r) => r === "leader")).toHaveLength(1);
