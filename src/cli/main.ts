@@ -5,6 +5,7 @@ import { ApiError } from "../client/errors.js";
 import { processOutput, type Output } from "./output.js";
 import { runStart } from "./commands/start.js";
 import { runSandbox } from "./commands/sandbox.js";
+import { runClusterStatus, type ClusterStatusOptions } from "./commands/cluster.js";
 import { runCheck } from "./commands/check.js";
 import { runInit } from "./commands/init.js";
 import { runSchema } from "./commands/schema.js";
@@ -42,6 +43,18 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     )
     .action(async (opts: { config: string; cluster?: string }) => {
       exitCode = await runStart(opts, out);
+    });
+
+  program
+    .command("cluster")
+    .description("cluster mode (docs/cluster.md)")
+    .command("status")
+    .description("print the cluster's members, leader, partitions and lag, read from its Redis")
+    .option("-c, --config <file>", "configuration file", "bot.config.yaml")
+    .option("--cluster <redis-url>", "the cluster's Redis (default: cluster.redis of the config)")
+    .option("--json", "print one JSON object", false)
+    .action(async (opts: ClusterStatusOptions) => {
+      exitCode = await runClusterStatus(opts, out);
     });
 
   program

@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../chaos/helpers.js";
 import { startCluster, type TestCluster } from "../helpers/cluster.js";
+import { runBot } from "../helpers/process.js";
 
 describe("cluster: duties once across 3 nodes", () => {
   let cluster: TestCluster | undefined;
@@ -73,6 +74,12 @@ describe("cluster: duties once across 3 nodes", () => {
     expect(owned.sort((a: number, b: number) => a - b)).toEqual(
       Array.from({ length: 16 }, (_, i) => i),
     );
+    const status = await runBot(["cluster", "status", "--config", cluster.config]);
+    expect(status.stderr).toBe("");
+    expect(status.stdout).toMatch(/^leader: \S+ \(fencing token \d+/m);
+    expect(status.stdout).toContain("members (3):");
+    expect(status.stdout).toContain("partitions (16):");
+    expect(status.stdout).not.toContain("(unowned)");
     const metrics = await (await fetch(`${urls[0]}/metrics`)).text();
     expect(metrics).toMatch(/topicbot_cluster_partitions_owned \d+/);
     expect(metrics).toMatch(/topicbot_cluster_lease_age_seconds/);
