@@ -6,7 +6,7 @@ import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseResult, type BenchResult, type Check, type Row } from "./lib.js";
 
-const ALL = ["dispatch", "reply", "memory", "startup", "sandbox"] as const;
+const ALL = ["dispatch", "reply", "memory", "startup", "sandbox", "cluster"] as const;
 const report = fileURLToPath(new URL("../docs/performance.md", import.meta.url));
 
 /** Runs `bench/<name>.ts` in a fresh process (with --expose-gc) and reads its result line. */

@@ -128,13 +128,14 @@ export class ClusterNode implements EventSource {
         const partition = partitionOf(conversationKey(ctx.conversation), this.partitionCount);
         await this.redis.fencedIntend(
           this.journal.replyKey(ctx.message.id),
-          `${this.keys.prefix}delivery:replies`,
+          this.journal.indexKey,
           this.keys.partitionLock(partition),
           field,
           intent,
           ctx.message.id,
           this.name,
         );
+        await this.journal.trim();
       },
     });
   }

@@ -39,14 +39,15 @@ export class RedisDeliveryStore implements DeliveryStore {
     return `${this.#prefix}reply:${incomingId}`;
   }
 
-  get #index(): string {
+  /** The sorted set of incoming IDs with replies (to load them and to trim the oldest). */
+  get indexKey(): string {
     return `${this.#prefix}replies`;
   }
 
   async load(): Promise<DeliverySnapshot> {
     const text = await this.#redis.get(`${this.#prefix}watermark`);
     const watermark = text === null ? undefined : parseWatermark(text, `${this.#prefix}watermark`);
-    const ids = (await this.#redis.zrange(this.#index, -this.#capacity, -1)).map(Number);
+    const ids = (await this.#redis.zrange(this.indexKey, -this.#capacity, -1)).map(Number);
     const replies: ReplyRecord[] = [];
     for (const id of ids) replies.push(...(await this.records(id)));
     return { watermark, replies };
@@ -66,29 +67,29 @@ export class RedisDeliveryStore implements DeliveryStore {
     await this.#redis
       .multi()
       .hset(this.replyKey(intent.incomingId), `intent:${intent.index}`, JSON.stringify(intent))
-      .zadd(this.#index, intent.incomingId, String(intent.incomingId))
+      .zadd(this.indexKey, intent.incomingId, String(intent.incomingId))
       .exec()
       .then(failed);
-    await this.#trim();
+    await this.trim();
   }
 
   async sent(incomingId: number, index: number, ids: number[]): Promise<void> {
     await this.#redis
       .multi()
       .hset(this.replyKey(incomingId), `ids:${index}`, JSON.stringify(ids))
-      .zadd(this.#index, incomingId, String(incomingId))
+      .zadd(this.indexKey, incomingId, String(incomingId))
       .exec()
       .then(failed);
   }
 
-  /** Forgets the oldest incoming messages beyond capacity (amortised: one at a time per write). */
-  async #trim(): Promise<void> {
-    const over = (await this.#redis.zcard(this.#index)) - this.#capacity;
+  /** Forgets the oldest incoming messages beyond capacity (run after each intent, so one at a time). */
+  async trim(): Promise<void> {
+    const over = (await this.#redis.zcard(this.indexKey)) - this.#capacity;
     if (over <= 0) return;
-    const old = await this.#redis.zrange(this.#index, 0, over - 1);
+    const old = await this.#redis.zrange(this.indexKey, 0, over - 1);
     await this.#redis
       .multi()
-      .zrem(this.#index, ...old)
+      .zrem(this.indexKey, ...old)
       .del(...old.map((id) => this.replyKey(Number(id))))
       .exec()
       .then(failed);
