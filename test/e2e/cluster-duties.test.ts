@@ -62,9 +62,18 @@ describe("cluster: duties once across 3 nodes", () => {
     interface Health {
       cluster: { role: string; partitions: { partition: number }[] };
     }
-    const health = await Promise.all(
-      urls.map(async (url) => (await (await fetch(`${url}/healthz`)).json()) as Health),
-    );
+    const readHealth = () =>
+      Promise.all(
+        urls.map(async (url) => (await (await fetch(`${url}/healthz`)).json()) as Health),
+      );
+    const ownedBy = (hs: Health[]) =>
+      hs.flatMap((h) => h.cluster.partitions.map((p) => p.partition)).sort((a, b) => a - b);
+    // Partitions may still be moving between nodes on a loaded machine: wait (bounded) for a settled view.
+    let health = await readHealth();
+    for (let i = 0; i < 100 && ownedBy(health).length !== 16; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      health = await readHealth();
+    }
     const roles = health.map((h) => h.cluster?.role);
     expect(roles.filter((r) => r === "leader")).toHaveLength(1);
     expect(roles.filter((r) => r === "worker")).toHaveLength(2);
