@@ -94,7 +94,7 @@ await main(async () => {
     "channels: [general]",
     "rateLimit: false",
     `concurrency: ${CONVERSATIONS}`,
-    "logging: { level: warn, format: json }",
+    "logging: { level: info, format: json }",
     "plugins: [./work.mjs]",
   ];
   const single = join(dir, "single.yaml");
