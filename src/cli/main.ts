@@ -5,6 +5,7 @@ import { ApiError } from "../client/errors.js";
 import { processOutput, type Output } from "./output.js";
 import { runStart } from "./commands/start.js";
 import { runSandbox } from "./commands/sandbox.js";
+import { runClusterStatus, type ClusterStatusOptions } from "./commands/cluster.js";
 import { runCheck } from "./commands/check.js";
 import { ownPackage, runInit } from "./commands/init.js";
 import { runSchema } from "./commands/schema.js";
@@ -40,8 +41,24 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "run the bot described by the config file (the embedded sandbox when no server is set)",
     )
     .option("-c, --config <file>", "configuration file", "bot.config.yaml")
-    .action(async (opts: { config: string }) => {
+    .option(
+      "--cluster <redis-url>",
+      "run as one node of a cluster on this Redis, e.g. redis://127.0.0.1:6379/0 (docs/cluster.md)",
+    )
+    .action(async (opts: { config: string; cluster?: string }) => {
       exitCode = await runStart(opts, out);
+    });
+
+  program
+    .command("cluster")
+    .description("cluster mode (docs/cluster.md)")
+    .command("status")
+    .description("print the cluster's members, leader, partitions and lag, read from its Redis")
+    .option("-c, --config <file>", "configuration file", "bot.config.yaml")
+    .option("--cluster <redis-url>", "the cluster's Redis (default: cluster.redis of the config)")
+    .option("--json", "print one JSON object", false)
+    .action(async (opts: ClusterStatusOptions) => {
+      exitCode = await runClusterStatus(opts, out);
     });
 
   program

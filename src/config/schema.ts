@@ -52,6 +52,31 @@ export const serverSection = z
     "Where the bot connects. Omitted: the `ZULIP_EMAIL`, `ZULIP_API_KEY` and `ZULIP_SITE` environment variables if set, else `bot start` runs the embedded sandbox.",
   );
 
+const redisUrl = z
+  .string()
+  .regex(/^rediss?:\/\/[^\s]+$/, "expected a Redis URL such as redis://127.0.0.1:6379/0")
+  .describe("Redis URL, e.g. `redis://127.0.0.1:6379/0`.");
+
+/** The `cluster` section: several `bot start` processes sharing one Redis (docs/cluster.md). */
+export const clusterConfig = z
+  .strictObject({
+    redis: redisUrl,
+    partitions: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_024)
+      .optional()
+      .describe("Partitions conversations are spread over (default 16; the same on every node)."),
+    node: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("This node's name in `bot cluster status` (default: host name and process ID)."),
+  })
+  .describe("Cluster mode: one leader reads the server's events, every node handles a share.");
+
 /** One entry of `plugins`: a name, or a one-key map from the name to the plugin's settings. */
 export const pluginEntry = z.union([
   z.string().min(1).describe("A built-in plugin's name, a relative path, or an npm package name."),
@@ -86,6 +111,17 @@ export const storageConfig = z
         .describe(
           "Fsync every delivery-journal record, so a power cut loses nothing either (default false: a process kill loses nothing).",
         ),
+    }),
+    z.strictObject({
+      type: z
+        .literal("redis")
+        .describe("`redis`: one Redis key per entry, shared by every process on that Redis."),
+      url: redisUrl,
+      prefix: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("Prefix of every key (default `topicbot:kv:`)."),
     }),
   ])
   .describe("Where plugins' key-value stores live.");
@@ -180,6 +216,7 @@ export const botConfig = z
       ),
     logging: loggingConfig.default({}),
     storage: storageConfig.default({ type: "memory" }),
+    cluster: clusterConfig.optional(),
     plugins: z
       .array(pluginEntry)
       .default([])

@@ -7,7 +7,7 @@ import type { DeadlinePolicy } from "../client/retry.js";
 import { ApiError } from "../client/errors.js";
 import { describeHandlerFailure } from "../log/handler-failure.js";
 import { DEFAULT_RATE_LIMIT } from "./commands/rate-limit.js";
-import type { RegisterParams, Registration } from "../api/events.js";
+import type { AnyEvent, RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
@@ -120,6 +120,20 @@ export interface BotOptions extends ServiceOptions {
   storageHealth?: StorageHealth;
   /** Told of each event received and of each message no handler ran for, with why (`bot dev --web`). */
   observer?: BotObserver;
+  /**
+   * Cluster mode (src/cluster/node.ts): called at start, before `events` starts, with the bot's
+   * handling of one message; the cluster runs it for each message a partition delivers, in place
+   * of the intake. Unset, the intake handles what `events` delivers (the single-process path).
+   */
+  attach?: (handling: MessageHandling) => void;
+}
+
+/** The bot's own handling of events, for a source that delivers messages itself (cluster mode). */
+export interface MessageHandling {
+  /** Runs one message through the pipeline; resolves when its conversation may move on. */
+  handle(message: Message, flags: string[]): Promise<void>;
+  /** Puts an event on the bot's bus, for `bot.on` listeners. */
+  emit(event: AnyEvent): void;
 }
 
 export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
@@ -447,6 +461,7 @@ export function createBot(options: BotOptions): Bot {
         await follows.load();
         await intake.baseline();
         await outside.start({ me, context: services, pipeline, dialogs, prefix });
+        options.attach?.({ handle: handleMessage, emit: (event) => bus.emit(event.type, event) });
         const sink = outside.observe(intake.sink);
         const observed = options.observer?.event;
         firstRegistration = await events.start(

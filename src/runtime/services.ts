@@ -1,4 +1,5 @@
 // The bot's links to time and the outside world: cron jobs, the webhook receiver, outgoing-webhook mode, health and metrics.
+import { createHash } from "node:crypto";
 import type { AnyEvent } from "../api/events.js";
 import type { ApiClient, ClientOptions } from "../client/client.js";
 import type { EventSink } from "../events/queue.js";
@@ -14,7 +15,12 @@ import {
   type WebhookEntry,
 } from "../webhooks/config.js";
 import { outgoingWebhookRoute, type OutgoingMessage } from "../webhooks/outgoing.js";
-import { createReceiver, WebhookError, type WebhookReceiver } from "../webhooks/receiver.js";
+import {
+  createReceiver,
+  WebhookError,
+  type WebhookHandler,
+  type WebhookReceiver,
+} from "../webhooks/receiver.js";
 import type { Middleware } from "./dispatch/compose.js";
 import {
   MessageContextObject,
@@ -61,7 +67,29 @@ export interface ServiceOptions {
    * `onCall: observeCalls(metrics)` so API calls are counted too.
    */
   metrics?: BotMetrics;
+  /** Cluster mode (src/cluster/node.ts): duties done once across nodes, and the node's health. */
+  cluster?: ClusterDuties;
 }
+
+/** What cluster mode lends the services: once-only duties and what `/healthz` shows of the node. */
+export interface ClusterDuties {
+  /** Claims a duty (`cron:<job>:<fire time>`, `webhook:<path>:<delivery>`) for `ttlMs`; false: another node has it. */
+  claim(duty: string, ttlMs: number): Promise<boolean>;
+  /** The node's role, partitions, lag and lease age, for `/healthz`. */
+  health(): unknown;
+}
+
+/** Headers senders put a delivery's own ID in; without one, a delivery is known by its body. */
+const DELIVERY_ID_HEADERS = [
+  "idempotency-key",
+  "x-github-delivery",
+  "x-gitlab-event-uuid",
+  "x-request-id",
+  "x-delivery-id",
+];
+
+/** How long a webhook delivery is remembered: a day by its ID, five minutes by its body alone. */
+const DELIVERY_MEMORY_MS = { id: 24 * 3_600_000, body: 5 * 60_000 };
 
 /** What the bot shows of these services. */
 export interface BotServicesView {
@@ -140,10 +168,12 @@ export function createBotServices(
   const { log } = deps;
   const now = deps.now ?? Date.now;
   const metrics = options.metrics ?? createBotMetrics();
+  const cluster = options.cluster;
   const scheduler = new Scheduler({
     clock: options.schedulerClock,
     logger: log.child({ component: "cron" }),
     onJob: (event) => metrics.cronRun(event.name, event.outcome),
+    claim: cluster && ((job, at) => cluster.claim(`cron:${job}:${at}`, DELIVERY_MEMORY_MS.id)),
   });
   const send = (post: ChannelPost) =>
     deps
@@ -169,12 +199,29 @@ export function createBotServices(
         queueConnected: deps.connected(),
         lastEventAt: lastEventAt ?? null,
         degraded: deps.degraded?.(),
+        cluster: cluster?.health(),
       }),
     }));
 
-  options.webhooks?.forEach((entry) =>
-    ensureReceiver().mount(configRoute(entry, send, deps.limits)),
-  );
+  /** In cluster mode, a delivery posted to several nodes (a load balancer's retry) is handled once. */
+  const once = (handler: WebhookHandler): WebhookHandler =>
+    !cluster
+      ? handler
+      : async (request) => {
+          const header = DELIVERY_ID_HEADERS.find((h) => typeof request.headers[h] === "string");
+          const id = header
+            ? `id:${String(request.headers[header])}`
+            : `body:${createHash("sha256").update(request.rawBody).digest("hex")}`;
+          const ttl = header ? DELIVERY_MEMORY_MS.id : DELIVERY_MEMORY_MS.body;
+          if (!(await cluster.claim(`webhook:${request.path}:${id}`, ttl)))
+            return { ok: true, duplicate: true };
+          return handler(request);
+        };
+
+  options.webhooks?.forEach((entry) => {
+    const route = configRoute(entry, send, deps.limits);
+    ensureReceiver().mount({ ...route, handler: once(route.handler) });
+  });
 
   function leftToWebhook(ctx: MessageContext): boolean {
     return (
@@ -269,7 +316,7 @@ export function createBotServices(
       webhook(plugin, path, routeOptions, handler) {
         if (running) throw new Error(`plugin "${plugin}": webhook() must be called during setup`);
         try {
-          ensureReceiver().route(path, routeOptions, handler);
+          ensureReceiver().route(path, routeOptions, once(handler));
         } catch (error) {
           throw new Error(`plugin "${plugin}": ${(error as Error).message}`, { cause: error });
         }

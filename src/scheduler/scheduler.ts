@@ -60,6 +60,11 @@ export interface SchedulerOptions {
   stopTimeoutMs?: number;
   /** Called after each fire time (metrics hook). */
   onJob?: (event: JobEvent) => void;
+  /**
+   * Cluster mode: claims a job's fire time for this process; resolves false when another node
+   * runs it, and the run is left out here. Default: every fire time runs.
+   */
+  claim?: (job: string, scheduledAt: number) => Promise<boolean>;
 }
 
 interface Job extends ScheduledJob {
@@ -89,6 +94,7 @@ export class Scheduler {
   readonly #timezone: string | undefined;
   readonly #stopTimeoutMs: number;
   readonly #onJob: ((event: JobEvent) => void) | undefined;
+  readonly #claim: SchedulerOptions["claim"];
   readonly #jobs: Job[] = [];
   readonly #abort = new AbortController();
   #stopped = false;
@@ -99,6 +105,7 @@ export class Scheduler {
     this.#timezone = options.timezone;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.#onJob = options.onJob;
+    this.#claim = options.claim;
   }
 
   /**
@@ -232,6 +239,13 @@ export class Scheduler {
       );
       this.#onJob?.({ name: job.name, outcome: "skipped" });
       return;
+    }
+    if (this.#claim) {
+      const mine = await this.#claim(job.name, scheduledAt).catch((error: unknown) => {
+        job.log.warn({ err: error }, "could not claim the cron run in the cluster; skipped");
+        return false;
+      });
+      if (!mine) return;
     }
     job.runCount++;
     const started = this.#clock.now();

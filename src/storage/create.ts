@@ -1,6 +1,7 @@
-// createStore: the store a config names (memory or file); the one place a new backend is added.
+// createStore: the store a config names (memory, file or redis); the one place a new backend is added.
 import { isAbsolute, resolve } from "node:path";
 import { openFileBackend, type FileOps } from "./file.js";
+import { openRedisBackend } from "./redis.js";
 import { memoryBackend, storeOver, type KeyValueStore, type StoreBackend } from "./store.js";
 
 /**
@@ -18,6 +19,13 @@ export type StorageConfig =
       flushDelayMs?: number;
       /** Fsync every record of the delivery journal beside the file (power-cut safety). Default false. */
       fsync?: boolean;
+    }
+  | {
+      type: "redis";
+      /** `redis://host:6379/0`. */
+      url: string;
+      /** Prefix of every key. Default `topicbot:kv:`. */
+      prefix?: string;
     };
 
 export interface CreateStoreOptions {
@@ -50,6 +58,8 @@ export async function openBackend(
         fs: options.fs,
         now: options.now,
       });
+    case "redis":
+      return openRedisBackend({ url: config.url, prefix: config.prefix });
   }
 }
 

@@ -72,6 +72,8 @@ export interface HealthReport {
   healthy?: boolean;
   /** What works badly while the bot still runs (e.g. `storage`); the status is then `degraded`, still 200. */
   degraded?: string[];
+  /** Cluster mode: the node's role, partitions, lag and lease age (shown as `cluster`). */
+  cluster?: unknown;
 }
 
 export interface ReceiverOptions {
@@ -449,6 +451,7 @@ export class WebhookReceiver {
       queueConnected: report.queueConnected,
       lastEventAt: last === undefined || last === null ? null : new Date(last).toISOString(),
       uptimeSeconds,
+      ...(report.cluster === undefined ? {} : { cluster: report.cluster }),
     });
   }
 

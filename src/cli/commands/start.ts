@@ -12,11 +12,16 @@ import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
 import { StorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { Output } from "../output.js";
+import { ClusterNode } from "../../cluster/node.js";
+import { ConfigError } from "../../config/errors.js";
+import type { StorageSettings } from "../../config/schema.js";
 import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
 
 export interface StartOptions {
   config: string;
+  /** Redis URL: run as a cluster node (overrides `cluster.redis` of the config). */
+  cluster?: string;
 }
 
 /** Seconds between attempts to reach an unreachable server: doubling, at most a minute. */
@@ -95,19 +100,34 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     onFailure: (what) => metrics.storageWriteFailed(what),
   });
   const baseDir = dirname(resolve(options.config));
-  const storage = await createStore(config.storage, {
+  const clusterUrl = options.cluster ?? config.cluster?.redis;
+  const storageConfig = clusterStorage(config.storage, clusterUrl, options.config);
+  const storage = await createStore(storageConfig, {
     baseDir,
     onError: (error) => health.failed(error, "plugins"),
     onWritten: () => health.ok("plugins"),
   });
-  const delivery = await openDeliveryStore(config.storage, storage, { baseDir }).catch(
+  const delivery = await openDeliveryStore(storageConfig, storage, { baseDir }).catch(
     async (error: unknown) => {
       await storage.close().catch(() => undefined);
       throw error;
     },
   );
   const client = createClient({ ...server, onCall: observeCalls(metrics) });
+  const register = config.allPublicChannels ? { all_public_streams: true } : undefined;
+  const node = clusterUrl
+    ? new ClusterNode({
+        url: clusterUrl,
+        api: client,
+        register,
+        partitions: config.cluster?.partitions,
+        node: config.cluster?.node,
+        log,
+      })
+    : undefined;
+  node?.observe(metrics.registry);
   const cleanUp = async (): Promise<void> => {
+    await node?.stop().catch((error: unknown) => log.error({ err: error }, "cluster stop"));
     await delivery.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     await client.close();
@@ -116,7 +136,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
 
   const bot = createBot({
     client,
-    plugins,
+    plugins: node ? [node.plugin(), ...plugins] : plugins,
+    events: node,
+    attach: node?.attach,
+    cluster: node?.duties(),
     prefix: config.prefix,
     respondTo: config.respondTo,
     errorReply: config.errorReply,
@@ -127,7 +150,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     storageHealth: health,
     logger: log,
     concurrency: config.concurrency,
-    register: config.allPublicChannels ? { all_public_streams: true } : undefined,
+    register,
     metrics,
     schedules: config.schedules,
     webhooks: config.webhooks,
@@ -168,7 +191,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
       bot: bot.me.email,
       channels: config.channels,
       allPublicChannels: config.allPublicChannels,
-      storage: config.storage.type,
+      storage: storageConfig.type,
+      cluster: node
+        ? { node: node.name, role: node.role, partitions: node.partitionCount }
+        : undefined,
       plugins: plugins.map((p) => p.plugin.name),
       commands: bot.commands().map((c) => c.name),
       schedules: bot.scheduler.jobs().map((j) => j.name),
@@ -186,4 +212,19 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     await cleanUp();
     log.flush?.();
   }
+}
+
+/** Cluster mode keeps storage in Redis: the default (memory) becomes the cluster's Redis; a file is refused. */
+function clusterStorage(
+  storage: StorageSettings,
+  clusterUrl: string | undefined,
+  file: string,
+): StorageSettings {
+  if (!clusterUrl || storage.type === "redis") return storage;
+  if (storage.type === "memory") return { type: "redis", url: clusterUrl };
+  throw new ConfigError(
+    file,
+    "storage",
+    "cluster mode shares storage through Redis; use storage: { type: redis, url: ... } or leave storage out",
+  );
 }

@@ -40,6 +40,8 @@ export async function openDeliveryStore(
   const runtime = storage.namespace(RUNTIME_NAMESPACE);
   switch (config.type) {
     case "memory":
+    case "redis":
+      // Per-key writes: O(1) per reply in memory, and in Redis shared by every process using it.
       return new KeyValueDeliveryStore(runtime, options.capacity);
     case "file":
       return FileDeliveryStore.open({

@@ -1,0 +1,152 @@
+// Cluster benchmark: an I/O-bound handler (100 ms) answered by 1, 2 and 4 cluster worker processes, beside one plain process.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient } from "../src/client/client.js";
+import { startSandbox, type Sandbox } from "../src/sandbox/index.js";
+import { startRedis } from "../test/helpers/redis.js";
+import { main, progress, type Row } from "./lib.js";
+
+const bin = fileURLToPath(new URL("../bin/bot.js", import.meta.url));
+const MESSAGES = 640;
+const CONVERSATIONS = 64;
+const HANDLER_MS = 100;
+
+const PLUGIN = `export default { name: "work", setup(bot) {
+  bot.command("work", { description: "waits, then answers" }, async (ctx) => {
+    await new Promise((r) => setTimeout(r, ${HANDLER_MS}));
+    await ctx.reply("done " + ctx.message.id);
+  });
+} };`;
+
+/** Starts `count` bot processes on `config` and waits until each is ready. */
+async function startNodes(config: string, count: number, args: string[]): Promise<ChildProcess[]> {
+  const nodes: ChildProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    const child = spawn(process.execPath, [bin, "start", "--config", config, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, LOG_LEVEL: "info" },
+    });
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    for (let waited = 0; !out.includes('"msg":"ready"'); waited += 50) {
+      if (waited > 60_000 || child.exitCode !== null)
+        throw new Error(`node did not start:\n${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    nodes.push(child);
+  }
+  return nodes;
+}
+
+async function stopNodes(nodes: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    nodes.map(async (child) => {
+      if (child.exitCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await exited;
+    }),
+  );
+}
+
+/** Sends MESSAGES commands over CONVERSATIONS topics at once; seconds until every one is answered. */
+async function measure(sandbox: Sandbox, round: string): Promise<number> {
+  const human = sandbox.user("mia");
+  const client = createClient({ site: sandbox.url, email: human.email, apiKey: human.apiKey });
+  const answered = () =>
+    sandbox.realm.messages.filter(
+      (m) => m.senderId === sandbox.bot.userId && m.topic.startsWith(round),
+    ).length;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONVERSATIONS }, async (_, c) => {
+      for (let i = c; i < MESSAGES; i += CONVERSATIONS)
+        await client.messages.send({
+          type: "channel",
+          to: "general",
+          topic: `${round} ${c}`,
+          content: "!work",
+        });
+    }),
+  );
+  for (let waited = 0; answered() < MESSAGES; waited += 20) {
+    if (waited > 120_000) throw new Error(`${round}: ${answered()} of ${MESSAGES} answered`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await client.close();
+  return (performance.now() - started) / 1000;
+}
+
+await main(async () => {
+  const redis = await startRedis();
+  const sandbox = await startSandbox({ heartbeatSeconds: 1 });
+  const dir = await mkdtemp(join(tmpdir(), "topicbot-bench-cluster-"));
+  await writeFile(join(dir, "work.mjs"), PLUGIN);
+  const base = [
+    "server:",
+    `  site: ${sandbox.url}`,
+    `  email: ${sandbox.bot.email}`,
+    `  apiKey: ${sandbox.bot.apiKey}`,
+    "channels: [general]",
+    "rateLimit: false",
+    `concurrency: ${CONVERSATIONS}`,
+    "logging: { level: info, format: json }",
+    "plugins: [./work.mjs]",
+  ];
+  const single = join(dir, "single.yaml");
+  const clustered = join(dir, "cluster.yaml");
+  await writeFile(single, base.join("\n"));
+  await writeFile(
+    clustered,
+    [...base, "cluster:", `  redis: ${redis.url}`, `  partitions: ${CONVERSATIONS}`].join("\n"),
+  );
+  const rows: Row[] = [];
+  try {
+    progress("single process");
+    let nodes = await startNodes(single, 1, []);
+    const baseline = MESSAGES / (await measure(sandbox, "single"));
+    await stopNodes(nodes);
+    const throughput = new Map<number, number>();
+    for (const workers of [1, 2, 4]) {
+      progress(`cluster, ${workers} worker process(es)`);
+      await redis.client.flushall();
+      nodes = await startNodes(clustered, workers, []);
+      await new Promise((r) => setTimeout(r, 1_500)); // partitions settle among the nodes
+      throughput.set(workers, MESSAGES / (await measure(sandbox, `cluster${workers}`)));
+      await stopNodes(nodes);
+    }
+    for (const [workers, value] of throughput)
+      rows.push({
+        metric: `cluster, ${workers} worker process${workers > 1 ? "es" : ""}: throughput`,
+        value,
+        baseline,
+        unit: "msg/s",
+        better: "higher",
+        baselineIs: "one plain process, same concurrency",
+      });
+    const overheadMs = (1 / throughput.get(1)! - 1 / baseline) * 1000 * CONVERSATIONS;
+    rows.push({
+      metric: "cluster overhead per message (1 worker)",
+      value: overheadMs,
+      baseline: 0,
+      unit: "ms",
+      better: "lower",
+      baselineIs: "one plain process",
+    });
+  } finally {
+    await sandbox.close();
+    await redis.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  return {
+    name: "cluster",
+    title: `Cluster mode: ${MESSAGES} commands in ${CONVERSATIONS} topics, a ${HANDLER_MS} ms handler`,
+    method: `One plain \`bot start\` (concurrency ${CONVERSATIONS}) against the in-process sandbox, then ${CONVERSATIONS}-partition clusters of 1, 2 and 4 \`bot start --cluster\` processes on a local redis-server (AOF, fsync always); each round sends ${MESSAGES} commands over ${CONVERSATIONS} topics at once and times until all are answered. Overhead per message: the difference in time per message at ${CONVERSATIONS}-wide parallelism.`,
+    rows,
+    checks: [],
+  };
+});

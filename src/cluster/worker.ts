@@ -1,0 +1,212 @@
+// The worker role: consumes the partitions this node holds (Redis Streams consumer group), one entry at a time per partition.
+import type { Redis } from "ioredis";
+import { sleep } from "../client/backoff.js";
+import type { AnyEvent } from "../api/events.js";
+import type { Logger } from "../log/logger.js";
+import type { ClusterKeys } from "./keys.js";
+import type { ScriptedRedis } from "./scripts.js";
+
+export interface WorkerOptions {
+  redis: ScriptedRedis;
+  /** A connection of its own for blocking reads. */
+  reader: Redis;
+  keys: ClusterKeys;
+  /** This node's name: its consumer name and partition-lock value. */
+  node: string;
+  /** Handles one published event; resolves when the next one of its partition may start. */
+  handle(event: AnyEvent, partition: number): Promise<void>;
+  log: Logger;
+  /** How long a blocking read waits before it looks at the partition set again. Default 300 ms. */
+  blockMs?: number;
+}
+
+type Entry = [id: string, fields: string[]];
+
+/** One held partition: entries read but not yet handled, run strictly in order. */
+interface Lane {
+  queue: Entry[];
+  leaving: boolean;
+  running: Promise<void>;
+  handled: number;
+}
+
+const READ_COUNT = 32;
+const QUEUE_LIMIT = 64;
+
+/**
+ * Runs the partitions it is given. On `take`, entries still pending from the previous owner are
+ * claimed first (XAUTOCLAIM), so a moved partition resumes where the old owner acknowledged; then
+ * new entries come from one blocking XREADGROUP over every held partition. An entry is acknowledged
+ * (and deleted) after its handler, only while the lock is still ours.
+ */
+export class Worker {
+  readonly #o: WorkerOptions;
+  readonly #lanes = new Map<number, Lane>();
+  #reading: Promise<void> = Promise.resolve();
+  #readSet = new Set<number>();
+  #stopped = false;
+  readonly #loop: Promise<void>;
+
+  constructor(options: WorkerOptions) {
+    this.#o = options;
+    this.#loop = this.#readLoop();
+  }
+
+  /** The partitions held now. */
+  get partitions(): number[] {
+    return [...this.#lanes.keys()].sort((a, b) => a - b);
+  }
+
+  handled(partition: number): number {
+    return this.#lanes.get(partition)?.handled ?? 0;
+  }
+
+  /** Starts consuming a partition whose lock this node just took. */
+  async take(partition: number): Promise<void> {
+    if (this.#lanes.has(partition)) return;
+    const { redis, keys, node } = this.#o;
+    const stream = keys.partition(partition);
+    await ensureGroup(redis, stream, keys.group);
+    const lane: Lane = { queue: [], leaving: false, running: Promise.resolve(), handled: 0 };
+    let cursor = "0-0";
+    do {
+      const [next, entries] = (await redis.xautoclaim(
+        stream,
+        keys.group,
+        node,
+        0,
+        cursor,
+        "COUNT",
+        500,
+      )) as [string, (Entry | null)[]];
+      for (const entry of entries) if (entry) lane.queue.push(entry);
+      cursor = next;
+    } while (cursor !== "0-0");
+    this.#lanes.set(partition, lane);
+    if (lane.queue.length > 0)
+      this.#o.log.info(
+        { partition, pending: lane.queue.length },
+        "cluster: resuming a partition's unacknowledged entries",
+      );
+    this.#kick(partition, lane);
+  }
+
+  /** Stops consuming a partition: no more reads, the running entry finishes; the rest stay pending for the next owner. */
+  async give(partition: number): Promise<void> {
+    const lane = this.#lanes.get(partition);
+    if (!lane) return;
+    lane.leaving = true;
+    lane.queue.length = 0;
+    if (this.#readSet.has(partition)) await this.#reading;
+    await lane.running;
+    this.#lanes.delete(partition);
+  }
+
+  /** Stops reading and lets the running entries finish. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await Promise.all(this.partitions.map((p) => this.give(p)));
+    await this.#loop;
+  }
+
+  #kick(partition: number, lane: Lane): void {
+    lane.running = lane.running.then(async () => {
+      while (!lane.leaving && lane.queue.length > 0) {
+        const [id, fields] = lane.queue.shift()!;
+        const payload = fields[fields.indexOf("e") + 1];
+        if (payload !== undefined) {
+          try {
+            await this.#o.handle(JSON.parse(payload) as AnyEvent, partition);
+          } catch (error) {
+            this.#o.log.error(
+              { err: error, partition, entry: id },
+              "cluster: handling a published event failed",
+            );
+          }
+        }
+        await this.#ack(partition, id); // the lock is ours until give() returns
+
+        lane.handled++;
+      }
+    });
+  }
+
+  async #ack(partition: number, id: string): Promise<void> {
+    const { redis, keys, node } = this.#o;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      try {
+        await redis.fencedAck(
+          keys.partitionLock(partition),
+          keys.partition(partition),
+          node,
+          keys.group,
+          id,
+        );
+        return;
+      } catch (error) {
+        if (attempt === 0)
+          this.#o.log.warn({ err: error, partition }, "cluster: could not acknowledge; retrying");
+        await sleep(200);
+      }
+    }
+  }
+
+  async #readLoop(): Promise<void> {
+    const { reader, keys, node } = this.#o;
+    while (!this.#stopped) {
+      const open = [...this.#lanes]
+        .filter(([, l]) => !l.leaving && l.queue.length < QUEUE_LIMIT)
+        .map(([p]) => p);
+      if (open.length === 0) {
+        await sleep(50);
+        continue;
+      }
+      this.#readSet = new Set(open);
+      let done!: () => void;
+      this.#reading = new Promise<void>((resolve) => (done = resolve));
+      try {
+        const streams = open.map((p) => keys.partition(p));
+        const answer = (await reader.xreadgroup(
+          "GROUP",
+          keys.group,
+          node,
+          "COUNT",
+          READ_COUNT,
+          "BLOCK",
+          this.#o.blockMs ?? 300,
+          "STREAMS",
+          ...streams,
+          ...streams.map(() => ">"),
+        )) as [string, Entry[]][] | null;
+        for (const [stream, entries] of answer ?? []) {
+          const partition = open[streams.indexOf(stream)]!;
+          const lane = this.#lanes.get(partition);
+          if (!lane || lane.leaving) continue; // stays pending; the next owner claims it
+          lane.queue.push(...entries);
+          this.#kick(partition, lane);
+        }
+      } catch (error) {
+        if (this.#stopped) break;
+        if (String(error).includes("NOGROUP")) {
+          for (const p of open)
+            await ensureGroup(this.#o.redis, keys.partition(p), keys.group).catch(() => undefined);
+        } else {
+          this.#o.log.warn({ err: error }, "cluster: reading partitions failed; retrying");
+          await sleep(500);
+        }
+      } finally {
+        this.#readSet = new Set();
+        done();
+      }
+    }
+  }
+}
+
+/** Creates the consumer group of a partition stream (and the stream) if missing. */
+export async function ensureGroup(redis: Redis, stream: string, group: string): Promise<void> {
+  try {
+    await redis.xgroup("CREATE", stream, group, "0", "MKSTREAM");
+  } catch (error) {
+    if (!String(error).includes("BUSYGROUP")) throw error;
+  }
+}
