@@ -29,7 +29,7 @@ describe("one spelling for the time zone option: timeZone (timezone still read, 
       "b.yaml: timezone: the option `timezone` is deprecated; spell it `timeZone`",
     ]);
     expect(() => loadConfig("timeZone: Moon/Base\n", {}, "c.yaml")).toThrow(
-      /c\.yaml: timeZone: unknown time zone "Moon\/Base"/,
+      /c\.yaml:\d+:\d+: timeZone: unknown time zone "Moon\/Base"/,
     );
   });
 
