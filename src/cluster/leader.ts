@@ -5,7 +5,12 @@ import type { AnyEvent, RegisterParams } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { EventQueue } from "../events/queue.js";
 import type { Logger } from "../log/logger.js";
-import { catchUp, catchUpNarrows, type CatchUpWindow } from "../runtime/delivery/catch-up.js";
+import {
+  catchUp,
+  catchUpNarrows,
+  newestMessageId,
+  type CatchUpWindow,
+} from "../runtime/delivery/catch-up.js";
 import { conversationKey, conversationOf } from "../runtime/dispatch/conversation.js";
 import type { ClusterKeys } from "./keys.js";
 import { partitionOf } from "./partition.js";
@@ -128,17 +133,7 @@ export class LeaderTerm {
     const narrows = catchUpNarrows(this.#o.register);
     let after = Number((await redis.get(keys.watermark)) ?? NaN);
     if (Number.isNaN(after)) {
-      let newest = 0;
-      for (const narrow of narrows) {
-        const { messages } = await api.messages.list({
-          anchor: "newest",
-          num_before: 1,
-          num_after: 0,
-          narrow,
-          apply_markdown: false,
-        });
-        newest = Math.max(newest, messages.at(-1)?.id ?? 0);
-      }
+      const newest = await newestMessageId(api, narrows);
       after = await redis.baseline(keys.leader, keys.watermark, this.#holder, newest);
     }
     if (this.#o.catchUpWindow === false) return;

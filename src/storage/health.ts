@@ -1,4 +1,5 @@
 // Storage health: write failures counted, logged once per failure streak, and shown as degraded until a write succeeds.
+import type { Logger } from "../log/logger.js";
 
 export interface StorageHealthOptions {
   /** Called once when a streak of failures starts (the first failure), with what failed. */
@@ -69,6 +70,26 @@ export class StorageHealth {
 }
 
 /** Stopping could not write everything to storage: the message lists what was not saved. */
+/**
+ * The health every bot uses: a streak logged once when it starts and once when it ends, each
+ * failure counted by `countFailure` (the `topicbot_storage_write_failures_total` metric).
+ */
+export function loggedStorageHealth(
+  log: Pick<Logger, "error" | "info">,
+  countFailure: (what: string) => void,
+): StorageHealth {
+  return new StorageHealth({
+    onStreakStart: (error, what) =>
+      log.error(
+        { err: error, store: what },
+        `storage: writing ${what} failed; retrying with each change`,
+      ),
+    onStreakEnd: (failures, what) =>
+      log.info({ failures, store: what }, `storage: writing ${what} works again`),
+    onFailure: countFailure,
+  });
+}
+
 export class UnsavedStorageError extends Error {
   /** `bot start` exits with this code when it stops with unsaved storage. */
   static readonly EXIT_CODE = 4;

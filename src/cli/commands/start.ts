@@ -10,7 +10,7 @@ import { createBotMetrics, observeCalls } from "../../metrics/bot.js";
 import { createBot } from "../../runtime/bot.js";
 import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
-import { StorageHealth, UnsavedStorageError } from "../../storage/health.js";
+import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { Output } from "../output.js";
 import { ClusterNode } from "../../cluster/node.js";
 import { ConfigError } from "../../config/errors.js";
@@ -89,16 +89,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   if (!sandbox) log.info({ site: server.site, from: config.serverSource }, "connecting");
 
   const metrics = createBotMetrics();
-  const health = new StorageHealth({
-    onStreakStart: (error, what) =>
-      log.error(
-        { err: error, store: what },
-        `storage: writing ${what} failed; retrying with each change`,
-      ),
-    onStreakEnd: (failures, what) =>
-      log.info({ failures, store: what }, `storage: writing ${what} works again`),
-    onFailure: (what) => metrics.storageWriteFailed(what),
-  });
+  const health = loggedStorageHealth(log, (what) => metrics.storageWriteFailed(what));
   const baseDir = dirname(resolve(options.config));
   const clusterUrl = options.cluster ?? config.cluster?.redis;
   const storageConfig = clusterStorage(config.storage, clusterUrl, options.config);

@@ -50,6 +50,22 @@ export function catchUpNarrows(register: RegisterParams): Narrow[] {
  * @example
  * const { messages } = await catchUp(client, { after: 1234, narrows: [[]], now: Date.now() });
  */
+/** The newest message ID visible through any of `narrows` now (0 when there is none): a first start's baseline. */
+export async function newestMessageId(api: ApiClient, narrows: readonly Narrow[]): Promise<number> {
+  let newest = 0;
+  for (const narrow of narrows) {
+    const { messages } = await api.messages.list({
+      anchor: "newest",
+      num_before: 1,
+      num_after: 0,
+      narrow,
+      apply_markdown: false,
+    });
+    newest = Math.max(newest, messages.at(-1)?.id ?? 0);
+  }
+  return newest;
+}
+
 export async function catchUp(
   api: ApiClient,
   options: {

@@ -3,7 +3,8 @@ import type { ApiClient } from "../../client/client.js";
 import type { DeadlinePolicy } from "../../client/retry.js";
 import type { Logger } from "../../log/logger.js";
 import type { BotMetrics } from "../../metrics/bot.js";
-import { StorageHealth, UnsavedStorageError } from "../../storage/health.js";
+import type { StorageHealth } from "../../storage/health.js";
+import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { KeyValueStore } from "../../storage/store.js";
 import type { ServerFacts } from "../context/actions.js";
 import type { Directory } from "../context/directory.js";
@@ -58,17 +59,7 @@ const JOURNAL = "delivery";
 export function createDelivery(options: DeliveryOptions): Delivery {
   const { log, store } = options;
   const health =
-    options.health ??
-    new StorageHealth({
-      onStreakStart: (error, what) =>
-        log.error(
-          { err: error, store: what },
-          `storage: writing ${what} failed; retrying with each change`,
-        ),
-      onStreakEnd: (failures, what) =>
-        log.info({ failures, store: what }, `storage: writing ${what} works again`),
-      onFailure: (what) => options.metrics.storageWriteFailed(what),
-    });
+    options.health ?? loggedStorageHealth(log, (what) => options.metrics.storageWriteFailed(what));
   const ledger = new DeliveryLedger({
     store,
     onSaved: () => health.ok(JOURNAL),

@@ -6,7 +6,7 @@ import { validateEvent } from "../../events/validate.js";
 import type { Narrow } from "../../api/common.js";
 import type { Message } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
-import { catchUp, type CatchUpWindow } from "./catch-up.js";
+import { catchUp, newestMessageId, type CatchUpWindow } from "./catch-up.js";
 import { conversationKey, conversationOf } from "../dispatch/conversation.js";
 import type { DeliveryLedger } from "./ledger.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
@@ -144,17 +144,7 @@ export class Intake {
   async baseline(): Promise<void> {
     if (this.#o.ledger.lastHandledId !== undefined) return;
     try {
-      let newest = 0;
-      for (const narrow of this.#o.narrows) {
-        const { messages } = await this.#o.api.messages.list({
-          anchor: "newest",
-          num_before: 1,
-          num_after: 0,
-          narrow,
-          apply_markdown: false,
-        });
-        newest = Math.max(newest, messages.at(-1)?.id ?? 0);
-      }
+      const newest = await newestMessageId(this.#o.api, this.#o.narrows);
       await this.#o.ledger.baseline(newest);
     } catch (error) {
       this.#o.log.warn(
