@@ -42,7 +42,7 @@ import {
 } from "./dispatch/gate.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
-import { Router, type HandlerErrorReporter } from "./dispatch/router.js";
+import { Router, type HandledReporter, type HandlerErrorReporter } from "./dispatch/router.js";
 import { DEFAULT_LIMITS } from "../webhooks/config.js";
 import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./context/session.js";
@@ -315,6 +315,20 @@ export function createBot(options: BotOptions): Bot {
       },
     });
 
+  /** With `LOG_LEVEL=debug`, one line per handled message: plugin, handler and duration. */
+  const logHandled = (): HandledReporter | undefined =>
+    log.isLevelEnabled?.("debug")
+      ? (ctx, { plugin, kind, ms }) =>
+          log.debug(
+            {
+              messageId: ctx.message.id,
+              plugin,
+              handler: ctx.command ? `command ${ctx.command.name}` : kind,
+              durationMs: Math.round(ms * 1000) / 1000,
+            },
+            `handled message ${ctx.message.id}`,
+          )
+      : undefined;
   const ignoreSelf: Middleware<MessageContext> = async (ctx, next) => {
     if (ctx.sender.userId !== ctx.me.userId) await next();
   };
@@ -453,7 +467,7 @@ export function createBot(options: BotOptions): Bot {
           followed,
           gate,
           ...middleware,
-          router.middleware(reportHandlerError),
+          router.middleware(reportHandlerError, logHandled()),
           commands.unknownCommand(router),
         ]);
         await delivery.load();

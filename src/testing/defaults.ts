@@ -1,7 +1,12 @@
 // Default tests every plugin inherits: it describes itself, answers help, and survives an empty message.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkPluginName, type Plugin, type PluginInstance } from "../runtime/plugin.js";
 import { createTestBot, type TestBot, type TestBotOptions } from "./harness.js";
+
+/**
+ * vitest, when it is installed: only `describePluginDefaults` needs it, so `topicbot/testing`
+ * (createTestBot and the rest) works with any test runner, or none.
+ */
+const vitest: typeof import("vitest") | undefined = await import("vitest").catch(() => undefined);
 
 export interface PluginDefaultsOptions extends Omit<TestBotOptions, "plugins"> {
   /** Settings the plugin runs with in these tests. */
@@ -22,6 +27,11 @@ export interface PluginDefaultsOptions extends Omit<TestBotOptions, "plugins"> {
  * describePluginDefaults(remind);
  */
 export function describePluginDefaults(plugin: Plugin, options: PluginDefaultsOptions = {}): void {
+  if (!vitest)
+    throw new Error(
+      "describePluginDefaults declares vitest tests, and vitest is not installed: `npm install --save-dev vitest` (createTestBot works without it)",
+    );
+  const { afterAll, beforeAll, describe, expect, it } = vitest;
   const { settings, ...harness } = options;
   const instance: PluginInstance = { plugin, settings };
   describe(`${plugin.name}: the defaults every plugin meets`, () => {

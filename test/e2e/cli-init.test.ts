@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
@@ -54,8 +54,8 @@ describe("bot init", () => {
       dependencies: Record<string, string>;
     };
     expect(pkg.name).toBe("standup-bot");
-    // Run from a clone, so the project depends on this clone itself.
-    expect(pkg.dependencies.topicbot).toBe(`file:${checkout.replace(/\/$/, "")}`);
+    // Run from a clone, so the project depends on this clone itself, by a relative path.
+    expect(pkg.dependencies.topicbot).toBe(`file:${relative(project, checkout)}`);
     const config = await readFile(join(project, "bot.config.yaml"), "utf8");
     expect(config.split("\n")[0]).toBe(
       "# yaml-language-server: $schema=./node_modules/topicbot/bot.config.schema.json",

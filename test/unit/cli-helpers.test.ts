@@ -31,9 +31,14 @@ describe("bot init templates", () => {
 
 describe("bot init's topicbot dependency", () => {
   it("is the version range when topicbot is installed, and the checkout itself when run from a clone", () => {
-    expect(topicbotSpec({ root: "/home/u/app/node_modules/topicbot", version: "0.1.0" })).toBe(
-      "^0.1.0",
+    expect(
+      topicbotSpec({ root: "/home/u/app/node_modules/topicbot", version: "0.1.0" }, "/home/u/app"),
+    ).toBe("^0.1.0");
+    expect(topicbotSpec({ root: "/work/topicbot", version: "0.1.0" }, "/work/my-bot")).toBe(
+      "file:../topicbot",
     );
-    expect(topicbotSpec({ root: "/work/topicbot", version: "0.1.0" })).toBe("file:/work/topicbot");
+    expect(
+      topicbotSpec({ root: "/work/topicbot", version: "0.1.0" }, "/work/topicbot/bots/x"),
+    ).toBe("file:../..");
   });
 });

@@ -1,7 +1,7 @@
 // `bot init [dir]`: scaffold a bot project (config, a plugin, its test, README), never overwriting a file.
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { projectFiles } from "../templates.js";
 import type { Output } from "../output.js";
@@ -30,10 +30,13 @@ export function ownPackage(): { root: string; version: string } {
 
 /**
  * The dependency spec for the new project: the installed version's range when topicbot runs from
- * node_modules, or `file:<checkout>` when it runs from a clone, so `npm install` uses that clone.
+ * node_modules, or `file:` and the checkout's path relative to the project when it runs from a
+ * clone, so `npm install` uses that clone and the two folders can move together.
  */
-export function topicbotSpec(own: { root: string; version: string }): string {
-  return own.root.split(/[\\/]/).includes("node_modules") ? `^${own.version}` : `file:${own.root}`;
+export function topicbotSpec(own: { root: string; version: string }, projectDir: string): string {
+  if (own.root.split(/[\\/]/).includes("node_modules")) return `^${own.version}`;
+  const path = relative(resolve(projectDir), own.root).split(sep).join("/");
+  return `file:${path === "" ? "." : path}`;
 }
 
 /** A valid npm package name made from a folder name. */
@@ -49,7 +52,7 @@ export async function runInit(options: InitOptions, out: Output): Promise<number
   const root = resolve(options.dir);
   const files = projectFiles({
     name: packageName(root),
-    topicbotVersion: options.topicbot ?? topicbotSpec(ownPackage()),
+    topicbotVersion: options.topicbot ?? topicbotSpec(ownPackage(), root),
   });
   const clashes = Object.keys(files).filter((path) => existsSync(join(root, path)));
   if (clashes.length > 0 && !options.force) {

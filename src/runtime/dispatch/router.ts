@@ -61,6 +61,12 @@ export interface ListenerOptions {
   shadowsHelp?: boolean;
 }
 
+/** Told after each handler ran (debug logging): which plugin's handler, of which kind, how long. */
+export type HandledReporter = (
+  ctx: MessageContext,
+  handler: { plugin: string; kind: HandlerKind; ms: number },
+) => void;
+
 /** Which tier of the routing order a handler belongs to. */
 export type HandlerKind = "command" | "followed" | "listener" | "builtin";
 
@@ -255,7 +261,7 @@ export class Router {
   }
 
   /** The router as a middleware: the first matching entry handles the message, else `next()`. */
-  middleware(report: HandlerErrorReporter): Middleware<MessageContext> {
+  middleware(report: HandlerErrorReporter, handled?: HandledReporter): Middleware<MessageContext> {
     const { command, followed, listener, builtin, late } = this.#tiers;
     return async (ctx, next) => {
       const entry =
@@ -266,6 +272,7 @@ export class Router {
         firstMatch(late, ctx);
       if (!entry) return next();
       ctx.plugin = entry.plugin;
+      const started = handled ? performance.now() : 0;
       try {
         await entry.handler(ctx);
       } catch (error) {
@@ -275,6 +282,7 @@ export class Router {
           ...(entry.errorReply !== undefined && { errorReply: entry.errorReply }),
         });
       }
+      handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
     };
   }
 }
