@@ -1,4 +1,5 @@
 // Default tests every plugin inherits: it describes itself, answers help, and survives an empty message.
+import type * as Vitest from "vitest";
 import { checkPluginName, type Plugin, type PluginInstance } from "../runtime/plugin.js";
 import { createTestBot, type TestBot, type TestBotOptions } from "./harness.js";
 
@@ -6,7 +7,7 @@ import { createTestBot, type TestBot, type TestBotOptions } from "./harness.js";
  * vitest, when it is installed: only `describePluginDefaults` needs it, so `topicbot/testing`
  * (createTestBot and the rest) works with any test runner, or none.
  */
-const vitest: typeof import("vitest") | undefined = await import("vitest").catch(() => undefined);
+const vitest: typeof Vitest | undefined = await import("vitest").catch(() => undefined);
 
 export interface PluginDefaultsOptions extends Omit<TestBotOptions, "plugins"> {
   /** Settings the plugin runs with in these tests. */

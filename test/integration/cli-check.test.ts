@@ -115,7 +115,9 @@ describe("bot check", () => {
     const lines = stderr.split("\n");
     expect(lines[0]).toBe(`error: ${file}:5:1: prefx: unknown key (did you mean "prefix"?)`);
     expect(lines[1]).toMatch(
-      new RegExp(`^${file}:6:18: storage\\.type: .*'memory' \\| 'file' \\(got "fiel"\\)`),
+      new RegExp(
+        `^${file}:6:18: storage\\.type: .*'memory' \\| 'file' \\| 'redis' \\(got "fiel"\\)`,
+      ),
     );
     expect(lines).toHaveLength(2);
 
