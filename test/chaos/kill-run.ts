@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { bin, cleanEnv, watch } from "../helpers/process.js";
+import { bin, cleanEnv, watch, sandboxServerLines } from "../helpers/process.js";
 import { addUsers, botReplies, sendSurely, waitUntil } from "./helpers.js";
 
 export interface KillRunOptions {
@@ -78,10 +78,7 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   await writeFile(
     join(dir, "bot.config.yaml"),
     [
-      "server:",
-      `  site: ${sandbox.url}`,
-      `  email: ${sandbox.bot.email}`,
-      `  apiKey: ${sandbox.bot.apiKey}`,
+      ...sandboxServerLines(sandbox),
       "channels: [general]",
       "rateLimit: false",
       "storage: { type: file, path: data/bot.json }",

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { bin, cleanEnv, watch } from "./process.js";
+import { bin, cleanEnv, watch, sandboxServerLines } from "./process.js";
 import { startRedis, type TestRedis } from "./redis.js";
 
 /** `!work` waits `WORK_MS` and answers `echo <message id>`, so every reply names its command. */
@@ -60,10 +60,7 @@ export async function startCluster(
   await writeFile(
     config,
     [
-      "server:",
-      `  site: ${sandbox.url}`,
-      `  email: ${sandbox.bot.email}`,
-      `  apiKey: ${sandbox.bot.apiKey}`,
+      ...sandboxServerLines(sandbox),
       "channels: [general]",
       "rateLimit: false",
       "logging: { level: info, format: json }",

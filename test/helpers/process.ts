@@ -61,3 +61,16 @@ export async function runBot(
   clearTimeout(timer);
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
+
+/** The `server:` lines of a bot.config.yaml whose bot account is the sandbox's bot. */
+export function sandboxServerLines(sandbox: {
+  url: string;
+  bot: { email: string; apiKey: string };
+}): string[] {
+  return [
+    "server:",
+    `  site: ${sandbox.url}`,
+    `  email: ${sandbox.bot.email}`,
+    `  apiKey: ${sandbox.bot.apiKey}`,
+  ];
+}

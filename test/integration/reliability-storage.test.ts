@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
 import type { JournalFs } from "../../src/storage/journal.js";
 import { captureLog } from "../helpers/log.js";
-import { bin, cleanEnv, watch } from "../helpers/process.js";
+import { bin, cleanEnv, watch, sandboxServerLines } from "../helpers/process.js";
 import { post, until } from "../helpers/reliability.js";
 
 const echo = definePlugin({
@@ -116,10 +116,7 @@ describe("storage that fails is visible and safe", () => {
     await writeFile(
       join(dir, "bot.config.yaml"),
       [
-        "server:",
-        `  site: ${sandbox.url}`,
-        `  email: ${sandbox.bot.email}`,
-        `  apiKey: ${sandbox.bot.apiKey}`,
+        ...sandboxServerLines(sandbox),
         "channels: [general]",
         // Writes wait a minute, so the note is still pending when the bot is told to stop.
         "storage: { type: file, path: data/bot.json, flushDelayMs: 60000 }",
