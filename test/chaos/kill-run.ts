@@ -167,8 +167,13 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
     const last = spawnBot();
     try {
       const answered = () => new Set(botReplies(sandbox).map((r) => r.answers));
+      // One scan of the sandbox per check (not one per command: at 2,000 commands that starves
+      // the sandbox, which runs in this process).
       await waitUntil(
-        () => commands.every((c) => answered().has(c.id)),
+        () => {
+          const seen = answered();
+          return commands.every((c) => seen.has(c.id));
+        },
         120_000,
         () =>
           `${answered().size} of ${commands.length} commands answered after the last start ` +
