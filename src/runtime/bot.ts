@@ -92,9 +92,15 @@ export interface BotOptions extends ServiceOptions {
   unknownCommandReply?: boolean;
   /** The current time in epoch milliseconds (tests pass a fixed clock). Default `Date.now`. */
   now?: () => number;
-  /** Conversations handled at the same time; messages of one conversation always run in order. Default 8. */
+  /**
+   * Conversations handled at the same time; messages of one conversation run in order (unless a
+   * handler's `overlap` strategy says otherwise). Default 8.
+   */
   concurrency?: number;
-  /** Messages waiting for their conversation before polling pauses (bounded memory). Default 100. */
+  /**
+   * Messages waiting for their conversation, plus messages held by handlers' `overlap`
+   * strategies, before polling pauses (bounded memory). Default 100.
+   */
   maxQueued?: number;
   /** How far catch-up after a lost queue or a restart reaches; false: no catch-up. Default 5000 messages, 24 h. */
   catchUpWindow?: CatchUpWindow | false;
@@ -153,7 +159,10 @@ export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesVie
   readonly storage: KeyValueStore;
   /** Users of the server, cached; what user arguments and role checks use. */
   readonly directory: Directory;
-  /** Messages handled or waiting in the dispatcher (for monitoring and tests). */
+  /**
+   * Messages being handled, waiting in the dispatcher, or held by an `overlap` strategy until the
+   * call that takes them ends (for monitoring and tests).
+   */
   readonly pending: number;
 }
 
