@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestBot, type TestBot } from "topicbot/testing";
-import { createBot, createFileStore, definePlugin, type Overlap } from "topicbot";
+import {
+  createBot,
+  createFileStore,
+  definePlugin,
+  type KeyValueStore,
+  type Overlap,
+} from "topicbot";
 import { gate, until } from "../helpers/reliability.js";
 
 /** One call of the handler as it saw it, finished when the test opens its gate. */
@@ -54,6 +60,21 @@ function agent(overlap?: Overlap, pluginOverlap?: Overlap) {
 }
 
 const all = { respondTo: "all" as const };
+
+/** The delivery state the bot saved (watermark and finished IDs above it), once `ready` holds. */
+async function savedDelivery(
+  storage: KeyValueStore,
+  ready: (state: { lastHandledId: number; handledAbove: number[] }) => boolean,
+) {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const state = (await storage.namespace("topicbot:runtime").get("delivery")) as
+      { lastHandledId: number; handledAbove: number[] } | undefined;
+    if (state && ready(state)) return state;
+    if (Date.now() > deadline) throw new Error(`saved delivery state: ${JSON.stringify(state)}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 /** Waits until the bot holds `n` messages (waiting, held by a strategy, or running). */
 const holding = (t: TestBot, n: number) => until(() => t.bot.pending === n, `${n} messages held`);
@@ -229,6 +250,10 @@ describe("overlapping messages and delivery: finished when the call that took th
       const q = await t.send("!q", { topic: "elsewhere" });
       await until(() => first.queued.length === 1, "the command in another topic");
       expect(first.queued).toEqual([q]);
+      // The saved watermark stays below m3 while it waits; q, finished, is kept above it.
+      const state = await savedDelivery(storage, (d) => d.handledAbove.includes(q));
+      expect(state.lastHandledId).toBeLessThan(m3);
+      expect(state.lastHandledId).toBeGreaterThanOrEqual(m2);
       await t.bot.stop();
       await storage.close();
       expect(first.calls).toHaveLength(1); // m3 never ran
