@@ -101,11 +101,19 @@ describe("overlapping messages: strategies chosen per plugin or per handler", ()
       [m1, []],
       [later[2], [later[0], later[1]]],
     ]);
-    // The folded messages are delivered only when the call that took them ends.
+    // The folded messages are delivered only when the call that took them ends: a message of
+    // another topic finishes meanwhile, and the saved watermark stays below them (a crash now
+    // would hand m2..m4 over again).
     expect(t.bot.pending).toBe(3);
+    const q = await t.send("!q", { topic: "elsewhere" });
+    await until(() => a.queued.length === 1, "the command in another topic");
+    const during = await savedDelivery(t.bot.storage, (d) => d.handledAbove.includes(q));
+    expect(during.lastHandledId).toBeGreaterThanOrEqual(m1);
+    expect(during.lastHandledId).toBeLessThan(later[0]!);
     a.calls[1]!.finish();
     expect((await t.reply()).content).toBe("m4 (+2)");
     await holding(t, 0);
+    await savedDelivery(t.bot.storage, (d) => d.lastHandledId >= q);
     await t.expectNoReply();
   });
 
