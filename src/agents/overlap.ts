@@ -20,9 +20,9 @@ export interface OverlapStrategy {
   /** `concurrent`: calls at once. Default 4. */
   maxConcurrent?: number;
   /**
-   * Messages held at most (waiting or folded into the next call). When full, `offer` waits for
-   * room: the conversation's lane stops, and so, past the dispatcher's bound, does polling. No
-   * message is dropped. Default 100.
+   * Messages held at most per conversation (waiting, or carried into the next call). When full,
+   * `admit` (and `offer`) wait for room: the conversation's lane stops, and so, past the
+   * dispatcher's `maxQueued`, does polling. No message is dropped. Default 100.
    */
   maxPending?: number;
 }
