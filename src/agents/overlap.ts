@@ -1,4 +1,5 @@
 // Overlapping messages: what a handler does with messages that reach its conversation while it still runs.
+import { systemClock, type SchedulerClock, type TimerHandle } from "../scheduler/clock.js";
 
 /**
  * - `queue`: each message in turn (the lanes' default).
@@ -19,12 +20,15 @@ export interface OverlapStrategy {
   /** `concurrent`: calls at once. Default 4. */
   maxConcurrent?: number;
   /**
-   * Messages held at most (waiting or folded into the next call). When full, `offer` waits for
-   * room: the conversation's lane stops, and so, past the dispatcher's bound, does polling. No
-   * message is dropped. Default 100.
+   * Messages held at most per conversation (waiting, or carried into the next call). When full,
+   * `admit` (and `offer`) wait for room: the conversation's lane stops, and so, past the
+   * dispatcher's `maxQueued`, does polling. No message is dropped. Default 100.
    */
   maxPending?: number;
 }
+
+/** How a handler takes overlapping messages: a mode's name, or a mode with its limits. */
+export type Overlap = OverlapMode | OverlapStrategy;
 
 /** One call of the handler. */
 export interface OverlapCall<M> {
@@ -36,10 +40,12 @@ export interface OverlapCall<M> {
   signal: AbortSignal;
 }
 
+/** How a message held by the controller ended: its call returned or threw, or the controller closed first. */
+export type OverlapOutcome = "handled" | "failed" | "abandoned";
+
 interface Entry<M> {
   message: M;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+  settle: (outcome: OverlapOutcome, error?: unknown) => void;
 }
 
 interface Running<M> {
@@ -49,11 +55,56 @@ interface Running<M> {
   carried: boolean;
 }
 
+/** What the controller needs of time: one-shot timers (a test clock in tests). */
+export type OverlapTimers = Pick<SchedulerClock, "setTimer" | "clearTimer">;
+
+export interface OverlapControllerOptions {
+  /** Timers for burst windows. Default: real timers. */
+  timers?: OverlapTimers;
+  /** Called when nothing is held or running any more (the owner may drop the controller). */
+  onIdle?: () => void;
+}
+
+const DEFAULT_QUIET_MS = 1_500;
+const DEFAULT_MAX_CONCURRENT = 4;
+const DEFAULT_MAX_PENDING = 100;
+
 /**
- * Runs a handler for the messages of one conversation under a strategy. `offer` resolves when the
- * message was handled: by its own call, or as `skipped` of a call that finished. So a caller that
- * marks a message delivered only then keeps exactly-once delivery: a crash before that hands the
- * message to the bot again.
+ * Checks a strategy (a mode name or an object) and fills in its defaults; a wrong one throws an
+ * error naming `where` (e.g. `plugin "agent": command "ask"`).
+ */
+export function resolveOverlap(overlap: Overlap, where: string): Required<OverlapStrategy> {
+  const strategy = typeof overlap === "string" ? { mode: overlap } : overlap;
+  const modes: readonly OverlapMode[] = ["queue", "latest", "burst", "interrupt", "concurrent"];
+  if (typeof strategy !== "object" || strategy === null || !modes.includes(strategy.mode))
+    throw new Error(
+      `${where}: overlap must be one of ${modes.map((m) => `"${m}"`).join(", ")} or { mode, ... }; got ${JSON.stringify(overlap)}`,
+    );
+  const count = (key: "maxConcurrent" | "maxPending", fallback: number): number => {
+    const value = strategy[key] ?? fallback;
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(
+        `${where}: overlap.${key} must be a whole number of at least 1; got ${value}`,
+      );
+    return value;
+  };
+  const quietMs = strategy.quietMs ?? DEFAULT_QUIET_MS;
+  if (!Number.isFinite(quietMs) || quietMs < 0)
+    throw new Error(`${where}: overlap.quietMs must be 0 or more milliseconds; got ${quietMs}`);
+  return {
+    mode: strategy.mode,
+    quietMs,
+    maxConcurrent: count("maxConcurrent", DEFAULT_MAX_CONCURRENT),
+    maxPending: count("maxPending", DEFAULT_MAX_PENDING),
+  };
+}
+
+/**
+ * Runs a handler for the messages of one conversation under a strategy. `admit` resolves once the
+ * message is held (at once, or when there is room), and its `settle` is told when the message was
+ * handled: by its own call, or as `skipped` of a call that finished. So a caller that marks a
+ * message delivered only then keeps exactly-once delivery: a crash before that hands the message
+ * to the bot again.
  *
  * @example
  * const overlap = new OverlapController({ mode: "burst", quietMs: 1000 }, (call) => answer(call));
@@ -65,18 +116,28 @@ export class OverlapController<M> {
   readonly #maxConcurrent: number;
   readonly #maxPending: number;
   readonly #run: (call: OverlapCall<M>) => Promise<void>;
+  readonly #timers: OverlapTimers;
+  readonly #onIdle: (() => void) | undefined;
   readonly #pending: Entry<M>[] = [];
   readonly #running = new Set<Running<M>>();
   readonly #roomWaiters: (() => void)[] = [];
-  #quietTimer: NodeJS.Timeout | undefined;
+  #quietTimer: TimerHandle | undefined;
+  #closed = false;
 
-  constructor(strategy: OverlapStrategy, run: (call: OverlapCall<M>) => Promise<void>) {
+  constructor(
+    strategy: OverlapStrategy,
+    run: (call: OverlapCall<M>) => Promise<void>,
+    options: OverlapControllerOptions = {},
+  ) {
     this.#mode = strategy.mode;
-    this.#quietMs = strategy.quietMs ?? 1_500;
-    this.#maxConcurrent = strategy.mode === "concurrent" ? (strategy.maxConcurrent ?? 4) : 1;
-    this.#maxPending = strategy.maxPending ?? 100;
+    this.#quietMs = strategy.quietMs ?? DEFAULT_QUIET_MS;
+    this.#maxConcurrent =
+      strategy.mode === "concurrent" ? (strategy.maxConcurrent ?? DEFAULT_MAX_CONCURRENT) : 1;
+    this.#maxPending = strategy.maxPending ?? DEFAULT_MAX_PENDING;
     if (this.#maxPending < 1) throw new RangeError("overlap: maxPending must be at least 1");
     this.#run = run;
+    this.#timers = options.timers ?? systemClock;
+    this.#onIdle = options.onIdle;
   }
 
   /** Messages held and not yet handled (waiting, or carried into the next call). */
@@ -90,20 +151,41 @@ export class OverlapController<M> {
   }
 
   /** Hands a message over; resolves once it was handled (rejects if the call that had it failed). */
-  async offer(message: M): Promise<void> {
-    while (this.#pending.length >= this.#maxPending)
-      await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
-    const handled = new Promise<void>((resolve, reject) => {
-      this.#pending.push({ message, resolve, reject });
+  offer(message: M): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.admit(message, (outcome, error) => {
+        if (outcome === "handled") resolve();
+        else
+          reject(
+            outcome === "failed" ? error : new Error("overlap: closed before the message ran"),
+          );
+      }).catch(reject);
     });
+  }
+
+  /**
+   * Takes a message: resolves once it is held, which waits while `maxPending` messages are held
+   * (backpressure: the caller stops, nothing is dropped). `settle` is called once, when the call
+   * that took the message ended, or with "abandoned" when the controller closed before any did.
+   */
+  async admit(
+    message: M,
+    settle: (outcome: OverlapOutcome, error?: unknown) => void,
+  ): Promise<void> {
+    while (!this.#closed && this.#pending.length >= this.#maxPending)
+      await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+    if (this.#closed) {
+      settle("abandoned");
+      return;
+    }
+    this.#pending.push({ message, settle });
     if (this.#mode === "burst") this.#armQuietTimer();
     else this.#pump();
-    return handled;
   }
 
   /** Starts what the strategy allows now. */
   #pump(): void {
-    if (this.#pending.length === 0) return;
+    if (this.#pending.length === 0 || this.#closed) return;
     switch (this.#mode) {
       case "queue":
       case "concurrent":
@@ -129,10 +211,10 @@ export class OverlapController<M> {
   }
 
   #armQuietTimer(): void {
-    clearTimeout(this.#quietTimer);
-    this.#quietTimer = setTimeout(() => {
+    if (this.#quietTimer !== undefined) this.#timers.clearTimer(this.#quietTimer);
+    this.#quietTimer = this.#timers.setTimer(() => {
       this.#quietTimer = undefined;
-      if (this.#running.size === 0 && this.#pending.length > 0)
+      if (this.#running.size === 0 && this.#pending.length > 0 && !this.#closed)
         this.#start(this.#take(this.#pending.length));
     }, this.#quietMs);
   }
@@ -159,21 +241,37 @@ export class OverlapController<M> {
     void run
       .then(
         () => {
-          if (!call.carried) for (const e of entries) e.resolve();
+          if (!call.carried) for (const e of entries) e.settle("handled");
         },
         (error: unknown) => {
-          if (!call.carried) for (const e of entries) e.reject(error);
+          if (!call.carried) for (const e of entries) e.settle("failed", error);
         },
       )
       .finally(() => {
         this.#running.delete(call);
-        if (this.#mode === "burst" && this.#pending.length > 0) this.#armQuietTimer();
+        if (this.#mode === "burst" && this.#pending.length > 0 && !this.#closed)
+          this.#armQuietTimer();
         else this.#pump();
+        if (this.#pending.length === 0 && this.#running.size === 0) this.#onIdle?.();
       });
   }
 
-  /** Stops the quiet timer (the bot is stopping); waiting messages stay unhandled. */
+  #abandonPending(): void {
+    for (const e of this.#pending.splice(0)) e.settle("abandoned");
+  }
+
+  /**
+   * Stops taking messages (the bot is stopping): the quiet timer stops, messages no call has taken
+   * are settled "abandoned" (unhandled: after a restart they are handed to the bot again), and
+   * running calls go on to their end.
+   */
   close(): void {
-    clearTimeout(this.#quietTimer);
+    this.#closed = true;
+    if (this.#quietTimer !== undefined) this.#timers.clearTimer(this.#quietTimer);
+    this.#quietTimer = undefined;
+    // Messages carried over from an interrupted call are abandoned too: no call finished them.
+    this.#abandonPending();
+    for (const wake of this.#roomWaiters.splice(0)) wake();
+    if (this.#running.size === 0) this.#onIdle?.();
   }
 }

@@ -31,7 +31,8 @@ import { RUNTIME_NAMESPACE } from "./delivery/open-store.js";
 import type { DeliveryStore } from "./delivery/store.js";
 import { Directory } from "./context/directory.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
-import { Intake } from "./delivery/intake.js";
+import { Intake, type HandedOn } from "./delivery/intake.js";
+import { handedOn, OverlapRoom } from "./dispatch/overlap-lanes.js";
 import { LoopGuardError, type LoopGuardOptions } from "./delivery/loop-guard.js";
 import {
   address,
@@ -91,9 +92,15 @@ export interface BotOptions extends ServiceOptions {
   unknownCommandReply?: boolean;
   /** The current time in epoch milliseconds (tests pass a fixed clock). Default `Date.now`. */
   now?: () => number;
-  /** Conversations handled at the same time; messages of one conversation always run in order. Default 8. */
+  /**
+   * Conversations handled at the same time; messages of one conversation run in order (unless a
+   * handler's `overlap` strategy says otherwise). Default 8.
+   */
   concurrency?: number;
-  /** Messages waiting for their conversation before polling pauses (bounded memory). Default 100. */
+  /**
+   * Messages waiting for their conversation, plus messages held by handlers' `overlap`
+   * strategies, before polling pauses (bounded memory). Default 100.
+   */
   maxQueued?: number;
   /** How far catch-up after a lost queue or a restart reaches; false: no catch-up. Default 5000 messages, 24 h. */
   catchUpWindow?: CatchUpWindow | false;
@@ -152,7 +159,10 @@ export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesVie
   readonly storage: KeyValueStore;
   /** Users of the server, cached; what user arguments and role checks use. */
   readonly directory: Directory;
-  /** Messages handled or waiting in the dispatcher (for monitoring and tests). */
+  /**
+   * Messages being handled, waiting in the dispatcher, or held by an `overlap` strategy until the
+   * call that takes them ends (for monitoring and tests).
+   */
   readonly pending: number;
 }
 
@@ -269,7 +279,13 @@ export function createBot(options: BotOptions): Bot {
     unknownCommandReply: options.unknownCommandReply ?? true,
     ignored: (ctx, why) => notify(options.observer?.ignored, ctx.message.id, why),
   });
-  const router = new Router({ guard: commands.guard });
+  const router = new Router({
+    guard: commands.guard,
+    overlap: new OverlapRoom({
+      ...(options.schedulerClock && { timers: options.schedulerClock }),
+      onCalls: (running) => notify(options.observer?.overlapCalls, running),
+    }),
+  });
 
   /**
    * A handler threw: logged with its plugin, and the sender told as the handler chose (see
@@ -348,7 +364,11 @@ export function createBot(options: BotOptions): Bot {
 
   let services: ContextServices | undefined;
 
-  async function handleMessage(message: Message, flags: string[]): Promise<void> {
+  /**
+   * Runs one message through the pipeline; resolves when its conversation may move on, with the
+   * hand-over when a handler's overlap strategy holds the message for a later call.
+   */
+  async function handleMessage(message: Message, flags: string[]): Promise<HandedOn | undefined> {
     let suspend!: () => void;
     const suspended = new Promise<void>((resolve) => (suspend = resolve));
     const ctx = new MessageContextObject({
@@ -372,7 +392,7 @@ export function createBot(options: BotOptions): Bot {
       !outside.leftToWebhook(ctx) &&
       (await takeAnswer(ctx, dialogs))
     )
-      return;
+      return undefined;
     const run = pipeline!(ctx).catch((error: unknown) =>
       log.error({ err: error, messageId: message.id }, "message pipeline failed"),
     );
@@ -380,6 +400,16 @@ export function createBot(options: BotOptions): Bot {
     void run.finally(() => inflight.delete(run));
     // A handler waiting for an answer (ctx.ask) releases the message so the answer can arrive.
     await Promise.race([run, suspended]);
+    return handedOn(ctx);
+  }
+
+  /**
+   * Cluster mode acknowledges a message when `handle` resolves, so there the conversation waits
+   * for the call that takes the message: overlap strategies run as `queue` (docs/agents.md).
+   */
+  async function handleWhole(message: Message, flags: string[]): Promise<void> {
+    const later = await handleMessage(message, flags);
+    if (later) await later.delivered;
   }
 
   const intake = new Intake({
@@ -451,6 +481,7 @@ export function createBot(options: BotOptions): Bot {
             "plugin" in entry ? entry : { plugin: entry, settings: undefined };
           about.set(plugin.name, plugin.description);
           try {
+            router.pluginOverlap(plugin.name, plugin.overlap);
             const config = plugin.config ? plugin.config.parse(settings ?? {}) : settings;
             await plugin.setup(scoped(plugin.name), config);
           } catch (error) {
@@ -475,7 +506,7 @@ export function createBot(options: BotOptions): Bot {
         await follows.load();
         await intake.baseline();
         await outside.start({ me, context: services, pipeline, dialogs, prefix });
-        options.attach?.({ handle: handleMessage, emit: (event) => bus.emit(event.type, event) });
+        options.attach?.({ handle: handleWhole, emit: (event) => bus.emit(event.type, event) });
         const sink = outside.observe(intake.sink);
         const observed = options.observer?.event;
         firstRegistration = await events.start(
@@ -533,6 +564,8 @@ export function createBot(options: BotOptions): Bot {
       await outside.stop();
       // 1. No more polling. 2. Let handlers finish (bounded). 3. Delete the queue. 4. Flush.
       await (events.halt ? events.halt() : events.stop());
+      // Messages an overlap strategy still holds for a later call are left for the next start.
+      router.overlap.close();
       const deadline = now() + stopTimeoutMs;
       let drained = await within(dispatcher.whenIdle(), stopTimeoutMs);
       // Open questions end unanswered, so the handlers waiting on them can finish.

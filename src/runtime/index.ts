@@ -71,3 +71,11 @@ export {
 export type { Capability, CapabilityName } from "./context/capabilities.js";
 export { parseDuration, parseTime, formatDuration, TIME_LIMITS } from "./context/time.js";
 export type { TimeReference } from "./context/time.js";
+export { OverlapController } from "../agents/overlap.js";
+export type {
+  Overlap,
+  OverlapCall,
+  OverlapMode,
+  OverlapOutcome,
+  OverlapStrategy,
+} from "../agents/overlap.js";

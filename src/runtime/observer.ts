@@ -20,6 +20,11 @@ export interface BotObserver {
   event?(event: AnyEvent): void;
   /** A message (not the bot's own) that no handler ran for, and why. */
   ignored?(messageId: number, why: IgnoredReason): void;
+  /**
+   * How many calls of handlers with an overlap strategy run now, told on each change (those calls
+   * run after the pipeline returned; the test harness waits for them).
+   */
+  overlapCalls?(running: number): void;
 }
 
 /** Calls one observer callback, swallowing what it throws: watching never breaks the bot. */

@@ -1,12 +1,19 @@
 // Plugins: a name, an optional settings schema, and a setup function that registers handlers.
 import type { z } from "zod";
 import type { PluginApi } from "./bot.js";
+import type { Overlap } from "../agents/overlap.js";
 
 export interface Plugin<S extends z.ZodType = z.ZodType> {
   name: string;
   description?: string;
   /** Schema of the plugin's section of `bot.config.yaml`. */
   config?: S;
+  /**
+   * What the plugin's handlers do with messages that reach a conversation while they still run
+   * there: `queue` (default), `latest`, `burst`, `interrupt`, `concurrent`, or `{ mode, ... }`
+   * with limits. A handler's own `overlap` option wins. See docs/agents.md.
+   */
+  overlap?: Overlap;
   setup(bot: PluginApi, config: z.output<S>): void | Promise<void>;
 }
 

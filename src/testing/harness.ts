@@ -236,9 +236,16 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     rateLimit: false,
     now: () => clock.now(),
     ...options.config,
-    // Webhook routes get a free loopback port; cron jobs run on the fake clock.
+    // Webhook routes get a free loopback port; cron jobs and burst windows run on the fake clock.
     http: { port: 0, ...options.config?.http },
     schedulerClock: clock,
+    observer: {
+      ...options.config?.observer,
+      overlapCalls: (running) => {
+        replies.overlapCalls(running);
+        options.config?.observer?.overlapCalls?.(running);
+      },
+    },
   });
   bot.use(replies.tracker);
   bot.on("message", replies.seen);

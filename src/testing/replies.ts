@@ -26,6 +26,8 @@ export class Replies {
   readonly #seen = new Set<number>();
   #inflight = 0;
   #asking = 0;
+  /** Calls of handlers with an overlap strategy running (they run after the pipeline returned). */
+  #overlapCalls = 0;
   #consumed = 0;
   readonly #wakers = new Set<() => void>();
 
@@ -49,6 +51,12 @@ export class Replies {
   /** Install with `bot.on("message", replies.seen)`: the bot has received a message event. */
   readonly seen = (event: { message: { id: number } }): void => {
     this.#seen.add(event.message.id);
+    this.#wake();
+  };
+
+  /** Install as the bot observer's `overlapCalls`: counts those calls as running handlers. */
+  readonly overlapCalls = (running: number): void => {
+    this.#overlapCalls = running;
     this.#wake();
   };
 
@@ -169,7 +177,7 @@ export class Replies {
    */
   async settle(id: number, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const idle = (): boolean => this.#inflight === this.#asking;
+    const idle = (): boolean => this.#inflight + this.#overlapCalls === this.#asking;
     while (Date.now() < deadline) {
       if (this.#seen.has(id) && idle()) {
         await turns();

@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { OverlapController, type OverlapCall } from "../../src/agents/overlap.js";
+import {
+  OverlapController,
+  resolveOverlap,
+  type OverlapCall,
+  type OverlapMode,
+} from "../../src/agents/overlap.js";
+import { ManualSchedulerClock } from "../../src/scheduler/clock.js";
 
 /** A handler whose calls finish when the test says so. */
 function gatedHandler() {
@@ -150,5 +156,62 @@ describe("OverlapController", () => {
       throw new Error("boom");
     });
     await expect(overlap.offer(1)).rejects.toThrow("boom");
+  });
+
+  it("close: messages no call took are abandoned, a running call finishes as handled", async () => {
+    const h = gatedHandler();
+    const overlap = new OverlapController({ mode: "latest" }, h.run);
+    const outcomes: [number, string][] = [];
+    const settle = (m: number) => (outcome: string) => void outcomes.push([m, outcome]);
+    await overlap.admit(1, settle(1));
+    await tick();
+    await overlap.admit(2, settle(2));
+    overlap.close();
+    expect(outcomes).toEqual([[2, "abandoned"]]);
+    await overlap.admit(3, settle(3)); // after close: abandoned at once, never run
+    h.calls[0]!.finish();
+    await tick();
+    expect(outcomes).toEqual([
+      [2, "abandoned"],
+      [3, "abandoned"],
+      [1, "handled"],
+    ]);
+    expect(h.calls).toHaveLength(1);
+  });
+
+  it("burst windows run on the timers it is given (a manual clock)", async () => {
+    vi.useRealTimers();
+    const clock = new ManualSchedulerClock(0);
+    const h = gatedHandler();
+    let idle = 0;
+    const overlap = new OverlapController({ mode: "burst", quietMs: 100 }, h.run, {
+      timers: clock,
+      onIdle: () => idle++,
+    });
+    const done = [overlap.offer(1), overlap.offer(2)];
+    await clock.advance(99);
+    expect(h.calls).toHaveLength(0);
+    await clock.advance(1);
+    await new Promise((r) => setImmediate(r));
+    expect(h.calls.map((c) => [c.message, c.skipped])).toEqual([[2, [1]]]);
+    h.calls[0]!.finish();
+    await Promise.all(done);
+    await new Promise((r) => setImmediate(r));
+    expect(idle).toBe(1);
+  });
+
+  it("names the handler when a strategy is wrong, and fills in the defaults", () => {
+    expect(() => resolveOverlap("sometimes" as OverlapMode, 'plugin "p": hear /x/')).toThrow(
+      'plugin "p": hear /x/: overlap must be one of "queue", "latest", "burst", "interrupt", "concurrent" or { mode, ... }; got "sometimes"',
+    );
+    expect(() => resolveOverlap({ mode: "concurrent", maxConcurrent: 0 }, "h")).toThrow(
+      "h: overlap.maxConcurrent must be a whole number of at least 1; got 0",
+    );
+    expect(resolveOverlap("burst", "h")).toEqual({
+      mode: "burst",
+      quietMs: 1500,
+      maxConcurrent: 4,
+      maxPending: 100,
+    });
   });
 });

@@ -76,6 +76,36 @@ describe("Dispatcher", () => {
     expect(d.pending).toBe(0);
   });
 
+  it("releases the lane of a task that hands its message over, and counts the message as held until delivered", async () => {
+    const d = new Dispatcher({ concurrency: 1, maxQueued: 2 });
+    const delivered = gate();
+    const log: string[] = [];
+    d.push("a", async () => {
+      log.push("a1");
+      return { delivered: delivered.opened };
+    });
+    d.push("a", async () => void log.push("a2"));
+    await new Promise((r) => setTimeout(r, 0));
+    // The lane moved on at once; the handed-over message still counts.
+    expect(log).toEqual(["a1", "a2"]);
+    expect(d.pending).toBe(1);
+    d.push("b", async () => undefined);
+    d.push("b", async () => undefined);
+    // b's tasks ran; the held message alone keeps the dispatcher from idle.
+    let idle = false;
+    void d.whenIdle().then(() => (idle = true));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(idle).toBe(false);
+    expect(d.hasRoom).toBe(true);
+    d.push("c", async () => undefined); // runs at once
+    d.push("c", async () => undefined); // waits: one waiting plus one held fill maxQueued 2
+    expect(d.hasRoom).toBe(false);
+    delivered.open();
+    await d.whenIdle();
+    expect(d.pending).toBe(0);
+    expect(d.hasRoom).toBe(true);
+  });
+
   it("reports a task's error and goes on with the lane", async () => {
     const errors: string[] = [];
     const d = new Dispatcher({

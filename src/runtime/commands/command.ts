@@ -1,6 +1,7 @@
 // Command specs: what a command declares (subcommands included), checking the declaration, resolving an invocation, the usage line.
 import type { RoleName } from "../../api/common.js";
 import type { MessageContext } from "../context/context.js";
+import type { Overlap } from "../../agents/overlap.js";
 import { bind, optionIndex, optionWord, UsageError, type ParamShape } from "./parse.js";
 import { toArg, type Arg, type ArgEnv, type ArgsShape, type ArgValues } from "./types.js";
 
@@ -21,12 +22,18 @@ export interface CommandSpec<A extends ArgsShape = ArgsShape, O extends ArgsShap
    * its own arguments, options, usage and handler. A command with subcommands takes no `args`.
    */
   subcommands?: Record<string, Subcommand>;
+  /**
+   * What happens to messages that reach this command in a conversation while it still runs there
+   * (`queue`, `latest`, `burst`, `interrupt`, `concurrent`; see docs/agents.md). Default: the
+   * plugin's `overlap`, else `queue`.
+   */
+  overlap?: Overlap;
 }
 
 /** A subcommand's declaration: like a command's, without aliases of the parent or nested subcommands. */
 export type SubcommandSpec<A extends ArgsShape = ArgsShape, O extends ArgsShape = ArgsShape> = Omit<
   CommandSpec<A, O>,
-  "subcommands" | "roles"
+  "subcommands" | "roles" | "overlap"
 > & {
   /** Only senders with one of these roles may run this subcommand (on top of the parent's roles). */
   roles?: readonly RoleName[];

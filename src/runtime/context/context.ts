@@ -94,6 +94,9 @@ export interface ContextServices extends ActionEnv {
 export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
 
 const NO_FOLLOWERS: readonly string[] = Object.freeze([]);
+/** Shared by every context outside an overlap strategy's calls: no per-message allocation. */
+const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /** The key under which a question to `userId` in `conversation` waits for its answer. */
 export const dialogKey = (conversation: Conversation, userId: number): string =>
@@ -146,6 +149,13 @@ export class MessageContextObject {
   plugin?: string;
   /** The plugins following this conversation (`ctx.follow()`); set before the gate. */
   followedBy: readonly string[] = NO_FOLLOWERS;
+  /**
+   * Messages of this conversation that the handler's overlap strategy folded into this call
+   * (`latest`, `burst`, `interrupt`), oldest first; empty under `queue`. See docs/agents.md.
+   */
+  skipped: readonly Message[] = NO_MESSAGES;
+  /** Aborted when a newer message interrupts this call (`overlap: "interrupt"`); else never. */
+  signal: AbortSignal = NEVER_ABORTED;
   readonly #services: ContextServices;
   readonly #suspend: (() => void) | undefined;
   readonly #replyVia: ContextInit["replyVia"];

@@ -9,7 +9,17 @@ import type { Logger } from "../../log/logger.js";
 import { catchUp, newestMessageId, type CatchUpWindow } from "./catch-up.js";
 import { conversationKey, conversationOf } from "../dispatch/conversation.js";
 import type { DeliveryLedger } from "./ledger.js";
-import type { Dispatcher } from "../dispatch/dispatcher.js";
+import type { Dispatcher, Handover } from "../dispatch/dispatcher.js";
+
+/**
+ * A message the pipeline handed on (an overlap strategy holds it for a later call): its lane is
+ * released at once, and it is delivered when `delivered` resolves true (the call that took it
+ * ended). False means it was never handled (the bot stopped first): it stays unfinished in the
+ * ledger, below the watermark's reach, so catch-up hands it over again after a restart.
+ */
+export interface HandedOn {
+  readonly delivered: Promise<boolean>;
+}
 
 export interface IntakeOptions {
   api: ApiClient;
@@ -17,8 +27,11 @@ export interface IntakeOptions {
   bus: EventEmitter;
   dispatcher: Dispatcher;
   ledger: DeliveryLedger;
-  /** Handles one message; resolves when its conversation may move on to the next one. */
-  handle(message: Message, flags: string[]): Promise<void>;
+  /**
+   * Handles one message; resolves when its conversation may move on to the next one: with nothing
+   * when the message is done, or with a HandedOn when a later call finishes it.
+   */
+  handle(message: Message, flags: string[]): Promise<HandedOn | void>;
   /** GET /messages narrows that see what the queue sees. */
   narrows: Narrow[];
   /** The bot's user ID once known; catch-up leaves the bot's own messages out. */
@@ -98,14 +111,32 @@ export class Intake {
     }
     this.#o.bus.emit("message", event);
     dispatcher.push(conversationKey(conversationOf(message)), async () => {
+      // "Lane released" and "delivered" are one moment, unless the pipeline handed the message on.
+      let handedOn: HandedOn | void = undefined;
       try {
-        await this.#o.handle(message, flags);
+        handedOn = await this.#o.handle(message, flags);
       } finally {
-        await ledger.finish(message.id);
+        if (handedOn === undefined) await ledger.finish(message.id);
       }
+      return handedOn === undefined ? undefined : this.#deliverLater(message.id, handedOn);
     });
     // Backpressure: no more events are taken (and no poll is made) until there is room.
     if (!dispatcher.hasRoom) await untilReady(dispatcher.whenReady(), signal);
+  }
+
+  /** The ledger finishes a handed-on message when the call that took it ended, not before. */
+  #deliverLater(id: number, handedOn: HandedOn): Handover {
+    const { ledger } = this.#o;
+    return {
+      delivered: handedOn.delivered.then((handled) =>
+        handled
+          ? ledger.finish(id)
+          : this.#o.log.debug(
+              { messageId: id },
+              "message held at stop; it is caught up on the next start",
+            ),
+      ),
+    };
   }
 
   /**

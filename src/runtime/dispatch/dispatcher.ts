@@ -3,14 +3,29 @@
 export interface DispatcherOptions {
   /** Lanes (conversations) handled at the same time. */
   concurrency: number;
-  /** Messages waiting across all lanes before `whenReady()` holds polling back. */
+  /**
+   * Messages waiting across all lanes, plus messages handed over (see `Handover`) and not yet
+   * delivered, before `whenReady()` holds polling back.
+   */
   maxQueued: number;
   /** Called with any error a task throws (tasks should handle their own; this is the last resort). */
   onError?: (error: unknown, key: string) => void;
 }
 
+/**
+ * What a task returns when it handed its message on to something that finishes it later (an
+ * overlap strategy): the lane is released at once (the conversation moves on), and the message
+ * counts as held (against `maxQueued`, and in `whenIdle`) until `delivered` settles.
+ */
+export interface Handover {
+  readonly delivered: Promise<unknown>;
+}
+
+/** A task: resolves when its lane may move on; with a Handover when its message is not done yet. */
+export type Task = () => Promise<Handover | void>;
+
 interface Lane {
-  tasks: (() => Promise<void>)[];
+  tasks: Task[];
   running: boolean;
 }
 
@@ -31,6 +46,8 @@ export class Dispatcher {
   readonly #ready: string[] = [];
   #running = 0;
   #queued = 0;
+  /** Messages handed over by their tasks and not yet delivered. */
+  #held = 0;
   #roomWaiters: (() => void)[] = [];
   #idleWaiters: (() => void)[] = [];
 
@@ -39,9 +56,9 @@ export class Dispatcher {
     this.#options = options;
   }
 
-  /** Tasks waiting or running. */
+  /** Tasks waiting or running, and messages handed over and not yet delivered. */
   get pending(): number {
-    return this.#queued + this.#running;
+    return this.#queued + this.#running + this.#held;
   }
 
   /** Lanes currently running a task. */
@@ -49,7 +66,7 @@ export class Dispatcher {
     return this.#running;
   }
 
-  push(key: string, task: () => Promise<void>): void {
+  push(key: string, task: Task): void {
     let lane = this.#lanes.get(key);
     if (!lane) {
       lane = { tasks: [], running: false };
@@ -61,12 +78,12 @@ export class Dispatcher {
     this.#pump();
   }
 
-  /** True while fewer than `maxQueued` tasks wait (`whenReady()` would resolve at once). */
+  /** True while fewer than `maxQueued` tasks wait or are held (`whenReady()` would resolve at once). */
   get hasRoom(): boolean {
-    return this.#queued < this.#options.maxQueued;
+    return this.#queued + this.#held < this.#options.maxQueued;
   }
 
-  /** Resolves when there is room for more tasks (fewer than `maxQueued` waiting). */
+  /** Resolves when there is room for more tasks (fewer than `maxQueued` waiting or held). */
   whenReady(): Promise<void> {
     if (this.hasRoom) return Promise.resolve();
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
@@ -88,25 +105,43 @@ export class Dispatcher {
       this.#running++;
       void this.#run(key, lane, task);
     }
-    if (this.#queued < this.#options.maxQueued && this.#roomWaiters.length > 0) {
+    if (this.hasRoom && this.#roomWaiters.length > 0) {
       const waiters = this.#roomWaiters;
       this.#roomWaiters = [];
       for (const resolve of waiters) resolve();
     }
   }
 
-  async #run(key: string, lane: Lane, task: () => Promise<void>): Promise<void> {
+  async #run(key: string, lane: Lane, task: Task): Promise<void> {
+    let handover: Handover | void = undefined;
     try {
-      await task();
+      handover = await task();
     } catch (error) {
       this.#options.onError?.(error, key);
     }
+    if (handover !== undefined) this.#hold(key, handover);
     lane.running = false;
     this.#running--;
     if (lane.tasks.length > 0) this.#ready.push(key);
     else this.#lanes.delete(key);
     this.#pump();
-    if (this.pending === 0) {
+    this.#wakeIfIdle();
+  }
+
+  /** Counts a handed-over message as held until it is delivered. */
+  #hold(key: string, handover: Handover): void {
+    this.#held++;
+    void handover.delivered
+      .catch((error: unknown) => this.#options.onError?.(error, key))
+      .finally(() => {
+        this.#held--;
+        this.#pump();
+        this.#wakeIfIdle();
+      });
+  }
+
+  #wakeIfIdle(): void {
+    if (this.pending === 0 && this.#idleWaiters.length > 0) {
       const waiters = this.#idleWaiters;
       this.#idleWaiters = [];
       for (const resolve of waiters) resolve();

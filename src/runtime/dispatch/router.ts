@@ -11,6 +11,8 @@ import {
   type InvocationOf,
 } from "../commands/command.js";
 import type { ArgsShape } from "../commands/types.js";
+import { resolveOverlap, type Overlap } from "../../agents/overlap.js";
+import { OverlapLanes, OverlapRoom } from "./overlap-lanes.js";
 
 export type Handler<C extends MessageContext = MessageContext> = (ctx: C) => unknown;
 
@@ -59,6 +61,22 @@ export interface ListenerOptions {
    * `help`). Default true; false lets `help` answer first.
    */
   shadowsHelp?: boolean;
+  /**
+   * What happens to messages that reach this handler in a conversation while it still runs there:
+   * `queue` (default: each in turn), `latest`, `burst`, `interrupt`, `concurrent`, or an object
+   * with the mode and its limits (see docs/agents.md). Default: the plugin's `overlap`.
+   */
+  overlap?: Overlap;
+}
+
+/** What #add takes beyond ListenerOptions (commands: the guard and the bare handler, kept apart). */
+interface EntryOptions extends ListenerOptions {
+  /** Names the handler in errors about its options. */
+  what: string;
+  /** Runs before the handler; false when it must not run (a command's guard). */
+  guard?: (ctx: MessageContext) => Promise<boolean>;
+  /** The handler without the guard, for the overlap path (which runs the guard at admission). */
+  bare?: Handler;
 }
 
 /** Told after each handler ran (debug logging): which plugin's handler, of which kind, how long. */
@@ -76,6 +94,10 @@ interface Entry {
   filter: (ctx: MessageContext) => boolean;
   handler: Handler;
   errorReply: string | boolean | undefined;
+  /** Set when the handler has an overlap strategy other than `queue`. */
+  overlap?: OverlapLanes;
+  guard?: (ctx: MessageContext) => Promise<boolean>;
+  bare?: Handler;
 }
 
 /** Where a handler came from, for error reports. */
@@ -130,9 +152,22 @@ export class Router {
   };
   readonly #commands = new Map<string, RegisteredCommand>();
   readonly #guard: CommandGuard | undefined;
+  readonly #overlapDefaults = new Map<string, Overlap>();
+  /** What the handlers with an overlap strategy share. */
+  readonly overlap: OverlapRoom;
 
-  constructor(options: { guard?: CommandGuard } = {}) {
+  constructor(options: { guard?: CommandGuard; overlap?: OverlapRoom } = {}) {
     this.#guard = options.guard;
+    this.overlap = options.overlap ?? new OverlapRoom();
+  }
+
+  /** The overlap strategy of `plugin`'s handlers that do not choose their own (`definePlugin({ overlap })`). */
+  pluginOverlap(plugin: string, overlap: Overlap | undefined): void {
+    if (overlap === undefined) this.#overlapDefaults.delete(plugin);
+    else {
+      resolveOverlap(overlap, `plugin "${plugin}"`);
+      this.#overlapDefaults.set(plugin, overlap);
+    }
   }
 
   /** Runs `handler` for messages `filter` accepts; the one primitive every verb is built on. */
@@ -142,7 +177,7 @@ export class Router {
     handler: Handler<C>,
     options: ListenerOptions = {},
   ): void {
-    this.#add("listener", plugin, filter, handler, options);
+    this.#add("listener", plugin, filter, handler, { what: "filter listener", ...options });
   }
 
   #add<C extends MessageContext>(
@@ -150,8 +185,13 @@ export class Router {
     plugin: string,
     filter: Filter<C>,
     handler: Handler<C>,
-    options: ListenerOptions,
+    options: EntryOptions,
   ): void {
+    const overlap = options.overlap ?? this.#overlapDefaults.get(plugin);
+    const strategy =
+      overlap === undefined
+        ? undefined
+        : resolveOverlap(overlap, `plugin "${plugin}": ${options.what}`);
     const tier =
       kind === "listener" && options.shadowsHelp === false
         ? "late"
@@ -164,6 +204,12 @@ export class Router {
       filter,
       handler: handler as Handler,
       errorReply: options.errorReply,
+      ...(strategy !== undefined &&
+        strategy.mode !== "queue" && {
+          overlap: new OverlapLanes(strategy, this.overlap),
+          guard: options.guard,
+          bare: options.bare,
+        }),
     });
   }
 
@@ -212,7 +258,15 @@ export class Router {
           return;
         await handler(ctx);
       },
-      {},
+      {
+        what: `command "${name}"`,
+        ...(spec.overlap !== undefined && { overlap: spec.overlap }),
+        ...(guard && {
+          guard: (ctx: MessageContext) =>
+            guard(ctx as CommandContext<ArgsShape, ArgsShape>, registered),
+        }),
+        bare: handler as Handler,
+      },
     );
   }
 
@@ -222,7 +276,10 @@ export class Router {
    * or not; commands still come first.
    */
   followed(plugin: string, handler: Handler, options: ListenerOptions = {}): void {
-    this.#add("followed", plugin, (ctx) => ctx.followedBy.includes(plugin), handler, options);
+    this.#add("followed", plugin, (ctx) => ctx.followedBy.includes(plugin), handler, {
+      what: "followed handler",
+      ...options,
+    });
   }
 
   hear(
@@ -231,7 +288,8 @@ export class Router {
     handler: Handler<MessageContext & { match: RegExpExecArray }>,
     options: ListenerOptions = {},
   ): void {
-    this.filter(
+    this.#add(
+      "listener",
       plugin,
       (ctx): ctx is MessageContext & { match: RegExpExecArray } => {
         pattern.lastIndex = 0;
@@ -241,7 +299,7 @@ export class Router {
         return true;
       },
       handler,
-      options,
+      { what: `hear ${String(pattern)}`, ...options },
     );
   }
 
@@ -263,6 +321,8 @@ export class Router {
   /** The router as a middleware: the first matching entry handles the message, else `next()`. */
   middleware(report: HandlerErrorReporter, handled?: HandledReporter): Middleware<MessageContext> {
     const { command, followed, listener, builtin, late } = this.#tiers;
+    for (const tier of [command, followed, listener, builtin, late])
+      for (const entry of tier) entry.overlap?.runWith(overlapCall(entry, report, handled));
     return async (ctx, next) => {
       const entry =
         firstMatch(command, ctx) ??
@@ -272,6 +332,7 @@ export class Router {
         firstMatch(late, ctx);
       if (!entry) return next();
       ctx.plugin = entry.plugin;
+      if (entry.overlap !== undefined) return admitOverlapping(entry, entry.overlap, ctx, report);
       const started = handled ? performance.now() : 0;
       try {
         await entry.handler(ctx);
@@ -285,4 +346,51 @@ export class Router {
       handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
     };
   }
+}
+
+function originOf(entry: Entry): HandlerOrigin {
+  return {
+    plugin: entry.plugin,
+    kind: entry.kind,
+    ...(entry.errorReply !== undefined && { errorReply: entry.errorReply }),
+  };
+}
+
+/**
+ * The overlap path (handlers with a strategy other than `queue`): the guard runs now, in the
+ * conversation's turn, then the message is held by the handler's lane for this conversation. The
+ * router returns once it is held, so the conversation moves on; the call runs later.
+ */
+async function admitOverlapping(
+  entry: Entry,
+  lanes: OverlapLanes,
+  ctx: MessageContext,
+  report: HandlerErrorReporter,
+): Promise<void> {
+  try {
+    if (entry.guard !== undefined && !(await entry.guard(ctx))) return;
+  } catch (error) {
+    await report(error, ctx, originOf(entry));
+    return;
+  }
+  await lanes.admit(ctx);
+}
+
+/** One call of a handler with an overlap strategy: errors reported as on the direct path. */
+function overlapCall(
+  entry: Entry,
+  report: HandlerErrorReporter,
+  handled: HandledReporter | undefined,
+): (ctx: MessageContext) => Promise<void> {
+  const handler = entry.bare ?? entry.handler;
+  return async (ctx) => {
+    const started = handled ? performance.now() : 0;
+    try {
+      await handler(ctx);
+    } catch (error) {
+      // An interrupted call that gives up by throwing (its signal's reason) is no failure.
+      if (!ctx.signal.aborted) await report(error, ctx, originOf(entry));
+    }
+    handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
+  };
 }
