@@ -11,7 +11,7 @@ import { bin, cleanEnv, sandboxServerLines, watch } from "../helpers/process.js"
 import { waitUntil } from "./helpers.js";
 
 /**
- * `!story` streams twelve words, one every 150 ms. The first word names the process, so the run
+ * `!story` streams twelve words, one every 200 ms. The first word names the process, so the run
  * after the kill starts with other words than the one killed. A plain object: the temp dir
  * cannot import topicbot.
  */
@@ -23,7 +23,7 @@ export default {
       async function* words() {
         yield "Run" + process.pid + ":";
         for (const word of WORDS) {
-          await new Promise((resolve) => setTimeout(resolve, 150));
+          await new Promise((resolve) => setTimeout(resolve, 200));
           yield " " + word;
         }
         yield " THE END";
