@@ -8,7 +8,16 @@ import { fileURLToPath } from "node:url";
 import { parseResult, type BenchResult, type Check, type Row } from "./lib.js";
 import { topFunctions } from "./profile.js";
 
-const ALL = ["dispatch", "args", "reply", "memory", "startup", "sandbox", "cluster"] as const;
+const ALL = [
+  "dispatch",
+  "args",
+  "reply",
+  "memory",
+  "startup",
+  "sandbox",
+  "cluster",
+  "stream",
+] as const;
 const report = fileURLToPath(new URL("../docs/performance.md", import.meta.url));
 
 const profileDir = fileURLToPath(new URL("../.bench-profiles/", import.meta.url));

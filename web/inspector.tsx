@@ -61,6 +61,31 @@ function EventLog({ events }: { events: LoggedEvent[] }) {
 function StorageView({ inside }: { inside: Inside }) {
   return (
     <section aria-label="Plugin storage and open questions">
+      <h3>Followed conversations (ctx.follow)</h3>
+      {inside.follows.length === 0 ? (
+        <p class="empty">none</p>
+      ) : (
+        <table aria-label="Followed conversations">
+          <thead>
+            <tr>
+              <th scope="col">Where</th>
+              <th scope="col">Plugin</th>
+              <th scope="col">Ends after</th>
+              <th scope="col">Last message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {inside.follows.map((f) => (
+              <tr key={`${f.where} ${f.plugin}`}>
+                <td>{f.where}</td>
+                <td>{f.plugin}</td>
+                <td>{f.idleMinutes} min idle</td>
+                <td>{when(f.lastActive)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <h3>Open questions (ctx.ask)</h3>
       {inside.questions.length === 0 ? (
         <p class="empty">none waiting</p>

@@ -68,4 +68,5 @@ export interface Inside {
   questions: { key: string; value: unknown }[];
   scheduled?: { id: number; where: string; content: string; deliverAt: number }[];
   cron: { name: string; expression: string; nextRun?: number; runs: number; running: boolean }[];
+  follows: { where: string; plugin: string; idleMinutes: number; lastActive: number }[];
 }

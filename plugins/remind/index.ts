@@ -55,7 +55,12 @@ export default definePlugin({
       }
       const { streams } = await ctx.api.channels.list({});
       const channel = streams.find((s) => s.name.toLowerCase() === target.channel.toLowerCase());
-      if (!channel) throw new Refusal(md`I don't know a channel #**${target.channel}**.`);
+      // The bot posts for the sender: only where they could post themselves. One answer for both
+      // cases, so a guest cannot learn which private channels exist.
+      if (!channel || !(await ctx.canPostTo(channel.stream_id)))
+        throw new Refusal(
+          md`I can't remind #**${target.channel}**: there is no channel by that name that you can post to.`,
+        );
       await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
         to: channel.stream_id,
         topic: target.topic,

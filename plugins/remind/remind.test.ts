@@ -88,9 +88,39 @@ describe("remind", () => {
       ["!remind me sometime soon", /I could not read a time after `me`/],
       ["!remind me in 2 hours", /What should I remind about/],
       ["!remind @**Nobody** in 1h x", "I don't know a user @\u200b**Nobody**."],
-      ["!remind #**nowhere>x** in 1h x", "I don't know a channel #**nowhere**."],
+      [
+        "!remind #**nowhere>x** in 1h x",
+        "I can't remind #**nowhere**: there is no channel by that name that you can post to.",
+      ],
     ]);
     expect(t.scheduled()).toEqual([]);
+  });
+
+  it("posts only where the sender could post: not a private channel they are not in, not an unsubscribed one for a guest", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    const staff = t.realm.addChannel("staff", "", true);
+    t.realm.subscribe(staff, t.sandbox.bot.userId);
+    t.realm.subscribe(staff, t.user("adam").userId);
+    const lobby = t.realm.addChannel("lobby");
+    t.realm.subscribe(lobby, t.sandbox.bot.userId);
+    t.realm.subscribe(lobby, t.user("mia").userId);
+    const refusal = (name: string) =>
+      `I can't remind #**${name}**: there is no channel by that name that you can post to.`;
+    await t.dialog([["!remind #**staff>pay** in 1 minute @**all** free pizza", refusal("staff")]], {
+      as: "gus",
+    });
+    await t.dialog([["!remind #**staff>pay** in 1 minute raise", refusal("staff")]], { as: "mia" });
+    // A public channel: members who are not in it may post; a guest may not.
+    await t.dialog([["!remind #**lobby>x** in 1 minute hi", refusal("lobby")]], { as: "gus" });
+    expect(t.scheduled()).toEqual([]);
+    await t.send("!remind #**lobby>x** in 1 minute hi", { as: "max" });
+    await t.expectReply(/^I'll remind #\*\*lobby>x\*\* /);
+    await t.send("!remind #**staff>pay** in 1 minute raise", { as: "adam" });
+    await t.expectReply(/^I'll remind #\*\*staff>pay\*\* /);
+    expect(t.scheduled().map((s) => s.content)).toEqual([
+      "Reminder from **Max Moderator**: hi",
+      "Reminder from **Adam Admin**: raise",
+    ]);
   });
 
   it("answers absurd times with usage, naming the bound, and schedules nothing", async () => {

@@ -121,3 +121,36 @@ export class Follows {
     else await this.#store.set(conversation, entry, { ttlMs: longest });
   }
 }
+
+/** Names for the channels and users in conversation keys (from the server, for people). */
+export interface FollowNames {
+  channel(streamId: number): string | undefined;
+  user(userId: number): string | undefined;
+}
+
+/**
+ * A follow in words, for `bot check` and the dev console: where, which plugin, and for how long.
+ *
+ * @example
+ * describeFollow(follow, names, Date.now()); // "#general > design: assistant (ends after 30 min without a message; last message 2 min ago)"
+ */
+export function describeFollow(follow: Follow, names: FollowNames, now: number): string {
+  return `${followPlace(follow.conversation, names)}: ${follow.plugin} (ends after ${minutes(follow.idleMs)} without a message; last message ${minutes(Math.max(0, now - follow.lastActive))} ago)`;
+}
+
+/** `#general > design` or `DM with Mia Member, Topic Bot` for a conversation key. */
+export function followPlace(conversation: string, names: FollowNames): string {
+  const channel = /^channel:(\d+):(.*)$/s.exec(conversation);
+  if (channel) {
+    const id = Number(channel[1]);
+    return `#${names.channel(id) ?? `channel ${id}`} > ${channel[2]}`;
+  }
+  const direct = /^direct:(.*)$/s.exec(conversation);
+  if (direct) {
+    const ids = direct[1]!.split(",").map(Number);
+    return `DM with ${ids.map((id) => names.user(id) ?? `user ${id}`).join(", ")}`;
+  }
+  return conversation;
+}
+
+const minutes = (ms: number): string => `${Math.round(ms / 60_000)} min`;

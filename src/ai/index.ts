@@ -6,7 +6,10 @@ import type { StreamResult } from "../agents/stream.js";
 import { escapeText } from "../markdown/escape.js";
 import { chatTools, type AgentActions, type ChatToolName } from "./tools.js";
 
+import { modelFor } from "./mock.js";
+
 export { chatTools } from "./tools.js";
+export { mockModel, MOCK_MODEL_ENV, type MockModelOptions } from "./mock.js";
 export type { AgentActions, ChatToolName, ChatToolsOptions } from "./tools.js";
 
 /**
@@ -43,6 +46,7 @@ export function toModelMessages(turns: readonly Turn[]): ModelMessage[] {
 }
 
 export interface AnswerOptions {
+  /** The model; `bot dev --mock-model` replaces it with `mockModel()`. */
   model: LanguageModel;
   system?: string;
   /** The conversation so far given to the model. Default: the last 20 messages, 8,000 characters. */
@@ -72,7 +76,7 @@ export async function answer(ctx: MessageContext, options: AnswerOptions): Promi
       ? undefined
       : chatTools(agentActions(ctx), Array.isArray(options.tools) ? { only: options.tools } : {});
   const result = streamText({
-    model: options.model,
+    model: modelFor(options.model),
     system: options.system,
     messages,
     tools,

@@ -82,6 +82,11 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "also serve the dev console page on 127.0.0.1 (a free port unless given); open the printed URL",
       parsePort,
     )
+    .option(
+      "--mock-model",
+      "answer(ctx, …) from topicbot/ai uses the AI SDK mock language model (no provider, no key)",
+      false,
+    )
     .action(async (opts: DevCommandOptions) => {
       exitCode = await runDev(opts);
     });

@@ -29,7 +29,18 @@ describe("bot dev --web --me on a configured server", () => {
     const mia = server.user("mia");
     await writeFile(
       join(dir, "bot.config.yaml"),
-      `server:\n  site: ${server.url}\n  email: ${bot.email}\n  apiKey: ${bot.apiKey}\nplugins:\n  - ping\n`,
+      `server:\n  site: ${server.url}\n  email: ${bot.email}\n  apiKey: ${bot.apiKey}\nplugins:\n  - ping\n  - ./listener.mjs\n`,
+    );
+    // `!listen` follows the topic (a plain-ESM plugin: the temp dir cannot import topicbot).
+    await writeFile(
+      join(dir, "listener.mjs"),
+      `export default { name: "listener", setup(bot) {
+        bot.command("listen", { description: "Follow this topic" }, async (ctx) => {
+          await ctx.follow({ idleMinutes: 30 });
+          await ctx.reply("listening");
+        });
+        bot.followed(() => undefined);
+      } };\n`,
     );
     await writeFile(
       join(dir, "mia.zuliprc"),
@@ -84,7 +95,25 @@ describe("bot dev --web --me on a configured server", () => {
 
     const events = (await api("GET", "/api/events")).json.events as { event: { type: string } }[];
     expect(events.map((e) => e.event.type)).toContain("message");
-    expect((await api("GET", "/api/inside")).json).toMatchObject({ storage: [{ name: "ping" }] });
+    expect((await api("GET", "/api/inside")).json).toMatchObject({
+      storage: [{ name: "ping" }, { name: "listener" }],
+      follows: [],
+    });
+    // A follow shows in the console's storage panel, with the channel's name.
+    expect((await api("POST", "/api/send", { place, text: "!listen" })).status).toBe(200);
+    let follows: unknown[] = [];
+    for (let i = 0; i < 100 && follows.length === 0; i++) {
+      follows = (await api("GET", "/api/inside")).json.follows as unknown[];
+      if (follows.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(follows).toEqual([
+      {
+        where: "#general > dev",
+        plugin: "listener",
+        idleMinutes: 30,
+        lastActive: expect.any(Number),
+      },
+    ]);
 
     const fault = await api("POST", "/api/fault", { kind: "drop-polls" });
     expect(fault).toEqual({

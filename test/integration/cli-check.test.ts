@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { main } from "../../src/cli/main.js";
+import { createFileStore } from "topicbot";
+import { Follows } from "../../src/agents/follows.js";
 
 const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
 const greeter = fileURLToPath(new URL("../fixtures/config/plugins/greeter", import.meta.url));
@@ -70,6 +72,32 @@ describe("bot check", () => {
     expect(stdout).toContain("greeter: ?greet");
     expect(stdout).toMatch(/All good\.$/);
     expect(stdout).not.toContain(key);
+  });
+
+  it("lists the conversations plugins follow, read from the bot's storage", async () => {
+    const key = sandbox.bot.apiKey;
+    const file = await configFile(
+      "follows.yaml",
+      `${serverSection(key)}storage: { type: file, path: follows/bot.json }\nplugins: [ping]\n`,
+    );
+    expect((await check(file)).stdout).toContain("Follows     none");
+    const store = await createFileStore({ path: join(dir, "follows", "bot.json") });
+    const follows = new Follows(store.namespace("topicbot:follows"));
+    const general = sandbox.realm.channelByName("general")!.streamId;
+    const mia = sandbox.user("mia").userId;
+    await follows.follow(`channel:${general}:design`, "assistant", { idleMinutes: 30 });
+    await follows.follow(`direct:${mia},${sandbox.bot.userId}`, "assistant", { idleMinutes: 5 });
+    await store.close();
+
+    const { code, stdout, stderr } = await check(file);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      "Follows     #general > design: assistant (ends after 30 min without a message; last message 0 min ago)",
+    );
+    expect(stdout).toContain(
+      "            DM with Mia Member, Topic Bot: assistant (ends after 5 min without a message; last message 0 min ago)",
+    );
   });
 
   it("reports refused credentials with exit code 1, without printing the key", async () => {

@@ -10,6 +10,9 @@ import type { EventSource } from "../../events/queue.js";
 import { redactSecrets, silentLogger } from "../../log/logger.js";
 import { createBot } from "../../runtime/bot.js";
 import { maskSecret, type Output } from "../output.js";
+import { describeFollow, Follows, type FollowNames } from "../../agents/follows.js";
+import { createStore } from "../../storage/create.js";
+import { dirname, resolve } from "node:path";
 import { resolveTarget } from "../target.js";
 
 export interface CheckOptions {
@@ -28,6 +31,39 @@ function storageLine(config: BotConfig): string {
   return config.storage.type === "file"
     ? `file ${config.storage.path} (relative to the config file)`
     : "memory (forgotten when the bot stops)";
+}
+
+/**
+ * The conversations plugins follow (`ctx.follow`), read from the configured storage: one line
+ * each, or one line saying there are none.
+ */
+async function followLines(
+  config: BotConfig,
+  configPath: string,
+  client: ApiClient,
+): Promise<string[]> {
+  if (config.storage.type === "memory") return ["none kept (memory storage)"];
+  let store;
+  try {
+    store = await createStore(config.storage, { baseDir: dirname(resolve(configPath)) });
+  } catch (error) {
+    return [`could not read them: ${error instanceof Error ? error.message : String(error)}`];
+  }
+  try {
+    const follows = await new Follows(store.namespace("topicbot:follows")).list();
+    if (follows.length === 0) return ["none"];
+    const [{ streams }, { members }] = await Promise.all([
+      client.channels.list({}),
+      client.users.list({}),
+    ]);
+    const names: FollowNames = {
+      channel: (id) => streams.find((s) => s.stream_id === id)?.name,
+      user: (id) => members.find((m) => m.user_id === id)?.full_name,
+    };
+    return follows.map((f) => describeFollow(f, names, Date.now()));
+  } finally {
+    await store.close();
+  }
 }
 
 /** Registers a throwaway queue to learn the server's version and feature level, then deletes it. */
@@ -132,6 +168,8 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
       : `direct messages, @-mentions, and messages starting with "${config.prefix}"`,
   );
   row("Storage", storageLine(config));
+  const follows = await followLines(config, options.config, client);
+  for (const [i, line] of follows.entries()) row(i === 0 ? "Follows" : "", line);
   const capabilities = capabilitiesAt(registration.zulip_feature_level);
   const missing = capabilities.filter((c) => !c.available);
   row(

@@ -2,6 +2,7 @@
 import type { Bot } from "../../runtime/bot.js";
 import type { KeyValueStore } from "../../storage/store.js";
 import type { Sandbox } from "../../sandbox/server.js";
+import { followPlace, Follows, type FollowNames } from "../../agents/follows.js";
 
 /** One namespace of the store, its keys and values. */
 export interface NamespaceView {
@@ -17,6 +18,17 @@ export interface InsideView {
   /** The bot's scheduled messages (sandbox only: `undefined` on a real server). */
   scheduled?: { id: number; where: string; content: string; deliverAt: number }[];
   cron: { name: string; expression: string; nextRun?: number; runs: number; running: boolean }[];
+  /** Conversations plugins follow (`ctx.follow`), as the bot's storage holds them. */
+  follows: FollowView[];
+}
+
+export interface FollowView {
+  /** `#general > design` or `DM with …`. */
+  where: string;
+  plugin: string;
+  idleMinutes: number;
+  /** Epoch ms of the last message there. */
+  lastActive: number;
 }
 
 async function entries(store: KeyValueStore): Promise<{ key: string; value: unknown }[]> {
@@ -33,7 +45,11 @@ export async function readInside(
   plugins: readonly string[],
   bot: Bot | undefined,
   sandbox: Sandbox | undefined,
+  /** Channel and user names, asked for only when something is followed. */
+  names: () => Promise<FollowNames>,
 ): Promise<InsideView> {
+  const followed = await new Follows(storage.namespace("topicbot:follows")).list();
+  const named = followed.length > 0 ? await names() : undefined;
   const storageViews: NamespaceView[] = [];
   const sessions = storage.namespace("topicbot:sessions");
   for (const name of plugins) {
@@ -66,6 +82,12 @@ export async function readInside(
       nextRun: j.nextRun()?.getTime(),
       runs: j.runs,
       running: j.running,
+    })),
+    follows: followed.map((f) => ({
+      where: followPlace(f.conversation, named!),
+      plugin: f.plugin,
+      idleMinutes: Math.round(f.idleMs / 60_000),
+      lastActive: f.lastActive,
     })),
   };
 }

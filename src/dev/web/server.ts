@@ -242,6 +242,17 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       options.plugins().map((p) => p.plugin.name),
       options.bot(),
       world.sandbox,
+      async () => {
+        const client = world.client();
+        const [{ streams }, { members }] = await Promise.all([
+          client.channels.list({}),
+          client.users.list({}),
+        ]);
+        return {
+          channel: (id) => streams.find((s) => s.stream_id === id)?.name,
+          user: (id) => members.find((m) => m.user_id === id)?.full_name,
+        };
+      },
     );
 
   const needSandbox = (what: string) => {

@@ -36,7 +36,7 @@ import type { CommandInvocation } from "../commands/command.js";
 import { conversationKey, conversationOf, type Conversation } from "../dispatch/conversation.js";
 import type { Addressing, BotAccount } from "../dispatch/gate.js";
 import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
-import { canUserSee } from "./visibility.js";
+import { canUserPostTo, canUserSee } from "./visibility.js";
 import {
   streamAnswer,
   type StreamOptions,
@@ -72,6 +72,8 @@ export type SendGuard = (
   send: () => Promise<SentIds>,
   /** What the (first) message posts: the journal's intent, to recognise it on read-back. */
   params: () => SendParams,
+  /** `willEdit`: the message is edited after it is posted (a stream), so its content is no mark. */
+  how?: { willEdit?: boolean },
 ) => Promise<SentIds>;
 
 /** What every context shares: the bot's services. */
@@ -364,6 +366,18 @@ export class MessageContextObject {
   }
 
   /**
+   * Whether the sender could post to channel `channelId` themselves (subscribed, or a member and
+   * the channel public; within its posting policy). Check before posting for a user into a
+   * channel they named.
+   *
+   * @example
+   * if (!(await ctx.canPostTo(channel.stream_id))) return ctx.reply("You can't post there.");
+   */
+  canPostTo(channelId: number): Promise<boolean> {
+    return canUserPostTo(this.#services.api, this.message.sender_id, channelId);
+  }
+
+  /**
    * Streams an answer: posts the first text as it arrives, then edits the message as more comes
    * (paced by the server's rate limits), continuing in a new message past the length limit; a
    * failing source leaves the text so far and a marker. The bot shows "typing" meanwhile. Handled
@@ -379,7 +393,9 @@ export class MessageContextObject {
     return streamAnswer(
       source,
       {
-        post: (content) => this.reply(content),
+        // Edited as the text arrives: recognised after a crash by its place, not its content.
+        post: (content) =>
+          this.#deliver("reply", undefined, content, undefined, { willEdit: true }),
         edit: (id, content) => editMessage(env, id, { content }),
         typing: async (active) => {
           await env.api.typing.set({ op: active ? "start" : "stop", ...where });
@@ -446,6 +462,7 @@ export class MessageContextObject {
     target: SendTarget | undefined,
     content: string,
     widget: Widget | undefined,
+    how?: { willEdit?: boolean },
   ): Promise<SentMessage> {
     const env = this.#services;
     const params =
@@ -462,7 +479,15 @@ export class MessageContextObject {
         : () => JSON.stringify({ to: target.to, topic: target.topic ?? null });
     const n = this.#sends++;
     const sent = env.guard
-      ? await env.guard(this, n, kind, where, post, () => ({ ...params, content }) as SendParams)
+      ? await env.guard(
+          this,
+          n,
+          kind,
+          where,
+          post,
+          () => ({ ...params, content }) as SendParams,
+          how,
+        )
       : await post();
     if (kind === "reply" && !this.#replied) {
       this.#replied = true;

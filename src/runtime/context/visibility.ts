@@ -54,3 +54,38 @@ export async function canUserSee(
   // A public channel is open to every member; a private one the bot is not in, we cannot vouch for.
   return channel !== undefined && !channel.invite_only;
 }
+
+/** `stream_post_policy` values that limit who may post (1 is everyone). */
+const POST_POLICY_MAX_ROLE: Record<number, number> = { 2: 200, 4: 300 };
+
+/**
+ * Whether `userId` could post to channel `channelId` themselves, judged with what the bot can
+ * read: an active user subscribed to it, or a member (not a guest) when the channel is public;
+ * and within the channel's posting policy (administrators only, moderators only). A channel the
+ * bot cannot see is a no. Check before posting for a user into a channel they named.
+ *
+ * @example
+ * if (!(await canUserPostTo(ctx.api, ctx.sender.userId, channel.stream_id))) return ctx.reply("You can't post there.");
+ */
+export async function canUserPostTo(
+  api: ApiClient,
+  userId: number,
+  channelId: number,
+): Promise<boolean> {
+  const [{ members }, { subscriptions }, { streams }] = await Promise.all([
+    api.users.list({ user_ids: [userId] }),
+    api.subscriptions.list({ include_subscribers: true }),
+    api.channels.list({}),
+  ]);
+  const user = members.find((m) => m.user_id === userId);
+  if (!user?.is_active) return false;
+  const channel = streams.find((s) => s.stream_id === channelId);
+  const own = subscriptions.find((s) => s.stream_id === channelId);
+  if (!channel && !own) return false;
+  const policy = (channel as { stream_post_policy?: number } | undefined)?.stream_post_policy;
+  const maxRole = policy === undefined ? undefined : POST_POLICY_MAX_ROLE[policy];
+  if (maxRole !== undefined && user.role > maxRole) return false;
+  if (own?.subscribers?.includes(userId)) return true;
+  if (user.role === GUEST) return false;
+  return !(channel ?? own)!.invite_only;
+}

@@ -12,9 +12,12 @@ import type { Message, SendParams } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import { RecentIds } from "./recent.js";
 
-/** Whether `m` is the message `params` would have posted. */
-function matches(m: Message, params: SendParams): boolean {
-  if (m.content.trim() !== params.content.trim()) return false;
+/**
+ * Whether `m` is the message `params` would have posted: same conversation, and same content
+ * unless `anyContent` (a message edited since it was posted).
+ */
+function matches(m: Message, params: SendParams, anyContent = false): boolean {
+  if (!anyContent && m.content.trim() !== params.content.trim()) return false;
   const to = params.to;
   if (params.type === "channel" || params.type === "stream") {
     const topic = (params.topic ?? "").trim().toLowerCase();
@@ -84,9 +87,15 @@ export interface Outbox {
   /**
    * The ID of a message `params` posted above `floor` (not one already accounted for), read back
    * from the bot's newest messages in that conversation; tried again until the server answers
-   * (up to the deadline, then it throws). Undefined when it is not there.
+   * (up to the deadline, then it throws). Undefined when it is not there. With `anyContent` (a
+   * message edited since, e.g. a stream) the oldest such message in the conversation is taken,
+   * whatever it says.
    */
-  landed(params: SendParams, floor: number): Promise<number | undefined>;
+  landed(
+    params: SendParams,
+    floor: number,
+    options?: { anyContent?: boolean },
+  ): Promise<number | undefined>;
   /** Marks IDs as accounted for, so a read-back never takes them for another message. */
   confirm(ids: readonly number[]): void;
 }
@@ -103,7 +112,11 @@ export function createOutbox(options: OutboxOptions): Outbox {
   const now = options.now ?? Date.now;
   const confirmed = new RecentIds(10_000);
 
-  async function lookOnce(params: SendParams, floor: number): Promise<number | undefined> {
+  async function lookOnce(
+    params: SendParams,
+    floor: number,
+    anyContent = false,
+  ): Promise<number | undefined> {
     const { messages } = await options.api.messages.list({
       anchor: "newest",
       num_before: READ_BACK,
@@ -111,7 +124,9 @@ export function createOutbox(options: OutboxOptions): Outbox {
       narrow: ownMessagesThere(params, options.me()),
       apply_markdown: false,
     });
-    return messages.find((m) => m.id > floor && !confirmed.has(m.id) && matches(m, params))?.id;
+    return messages.find(
+      (m) => m.id > floor && !confirmed.has(m.id) && matches(m, params, anyContent),
+    )?.id;
   }
 
   /** Runs `attempt` until it succeeds, retrying transient failures up to the deadline. */
@@ -132,8 +147,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
     }
   }
 
-  const landed = (params: SendParams, floor: number): Promise<number | undefined> =>
-    persist("checking whether a send arrived", () => lookOnce(params, floor));
+  const landed: Outbox["landed"] = (params, floor, options) =>
+    persist("checking whether a send arrived", () =>
+      lookOnce(params, floor, options?.anyContent === true),
+    );
 
   async function send(params: SendParams): Promise<{ id: number }> {
     const floor = options.floor();

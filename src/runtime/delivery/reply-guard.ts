@@ -75,10 +75,11 @@ export class ReplyGuard {
    * The contexts' send guard: every reply and send of a handler goes through it, numbered per
    * incoming message by the context.
    */
-  readonly guard: SendGuard = (ctx, n, kind, where, send, params) =>
+  readonly guard: SendGuard = (ctx, n, kind, where, send, params, how) =>
     this.#once(ctx, n, send, {
       where: where(),
       isReply: kind === "reply",
+      willEdit: how?.willEdit === true,
       params: () => {
         const p = params();
         return { ...p, content: this.#firstPart(p.content) };
@@ -89,7 +90,7 @@ export class ReplyGuard {
     ctx: MessageContext,
     n: number,
     post: () => Promise<SentIds>,
-    how: { where: string; isReply: boolean; params: () => SendParams },
+    how: { where: string; isReply: boolean; willEdit: boolean; params: () => SendParams },
   ): Promise<SentIds> {
     const incomingId = ctx.message.id;
     const record = this.#book.get(incomingId, n);
@@ -97,7 +98,9 @@ export class ReplyGuard {
       return { id: record.ids[0]!, ids: record.ids, repeated: true };
     await this.#checkLoop(ctx, n, how.where, how.isReply);
     if (record?.intent) {
-      const found = await this.#o.outbox.landed(record.intent.params, record.intent.floor);
+      const found = await this.#o.outbox.landed(record.intent.params, record.intent.floor, {
+        anyContent: record.intent.willEdit === true,
+      });
       if (found !== undefined) {
         this.#o.log.info(
           { messageId: incomingId, reply: n, sentId: found },
@@ -120,6 +123,7 @@ export class ReplyGuard {
       params,
       floor: this.#o.floor(),
       at: this.#o.now(),
+      ...(how.willEdit ? { willEdit: true } : {}),
     };
     this.#book.intend(intent);
     await this.#journal(() => this.#o.store.intend(intent));

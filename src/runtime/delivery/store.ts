@@ -23,6 +23,12 @@ export interface ReplyIntent {
   floor: number;
   /** Epoch milliseconds when the intent was written. */
   at: number;
+  /**
+   * The message is edited after it is posted (a streamed answer): its content on the server is
+   * no mark of it, so read-back takes the bot's oldest unaccounted message in that conversation
+   * above `floor` instead.
+   */
+  willEdit?: boolean;
 }
 
 /** One remembered reply: its intent, and once it went out, the IDs of what was posted. */
