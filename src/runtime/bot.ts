@@ -329,21 +329,23 @@ export function createBot(options: BotOptions): Bot {
             `handled message ${ctx.message.id}`,
           )
       : undefined;
-  const ignoreSelf: Middleware<MessageContext> = async (ctx, next) => {
-    if (ctx.sender.userId !== ctx.me.userId) await next();
-  };
+  // The built-in stages are synchronous where they can be (compose then makes no promise for
+  // them): they run for every message.
+  const ignoreSelf: Middleware<MessageContext> = (ctx, next) =>
+    ctx.message.sender_id !== ctx.me.userId ? next() : undefined;
   /** Marks who follows the message's conversation (`ctx.follow`) and keeps those follows alive. */
-  const followed: Middleware<MessageContext> = async (ctx, next) => {
-    if (follows.maybeAny) {
-      const key = conversationKey(ctx.conversation);
-      ctx.followedBy = await follows.followers(key);
-      if (ctx.followedBy.length > 0) await follows.touch(key);
-    }
+  const followed: Middleware<MessageContext> = (ctx, next) =>
+    follows.maybeAny ? markFollowers(ctx, next) : next();
+  const markFollowers = async (ctx: MessageContext, next: () => Promise<void>) => {
+    const key = conversationKey(ctx.conversation);
+    ctx.followedBy = await follows.followers(key);
+    if (ctx.followedBy.length > 0) await follows.touch(key);
     await next();
   };
-  const gate: Middleware<MessageContext> = async (ctx, next) => {
-    if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0) await next();
-    else notify(options.observer?.ignored, ctx.message.id, { reason: "not-addressed" });
+  const gate: Middleware<MessageContext> = (ctx, next) => {
+    if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0) return next();
+    notify(options.observer?.ignored, ctx.message.id, { reason: "not-addressed" });
+    return undefined;
   };
 
   let services: ContextServices | undefined;
