@@ -85,7 +85,10 @@ function medians(rounds: Figures[]): Figures {
 async function builtTopicbot(): Promise<typeof Topicbot & typeof TopicbotClient> {
   const [main, client] = ["topicbot", "topicbot/client"];
   try {
-    return { ...((await import(main)) as typeof Topicbot), ...((await import(client)) as typeof TopicbotClient) };
+    return {
+      ...((await import(main)) as typeof Topicbot),
+      ...((await import(client)) as typeof TopicbotClient),
+    };
   } catch (error) {
     throw new Error("bench/dispatch.ts measures the build: run `npm run build` first", {
       cause: error,

@@ -124,9 +124,7 @@ export class Counter<L extends string = never> extends Metric<L> {
    * const messages = received.incrementer({ type: "message" });
    * messages();
    */
-  incrementer(
-    ...args: [L] extends [never] ? [] : [labels: LabelValues<L>]
-  ): () => void {
+  incrementer(...args: [L] extends [never] ? [] : [labels: LabelValues<L>]): () => void {
     const series = this.slot(args[0] as LabelValues<L> | undefined, () => 0);
     return () => {
       series.value++;

@@ -343,7 +343,8 @@ export function createBot(options: BotOptions): Bot {
     await next();
   };
   const gate: Middleware<MessageContext> = (ctx, next) => {
-    if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0) return next();
+    if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0)
+      return next();
     notify(options.observer?.ignored, ctx.message.id, { reason: "not-addressed" });
     return undefined;
   };

@@ -287,12 +287,14 @@ describe("the plain-line fast path of resolveInvocation", () => {
       { maxLength: 12 },
     )
     .map((parts) => parts.join(" "));
-  const specs = [
-    { args: { a: arg.number(), b: arg.number() }, options: { note: arg.string().optional() } },
-    { args: { word: arg.string(), more: arg.rest().optional() }, options: { flag: arg.flag() } },
-    { args: { a: arg.string().optional() }, options: { f: arg.flag(), note: arg.string() } },
-    { args: { pick: arg.choice("a", "b"), n: arg.integer().optional() } },
-  ].map((spec) => compileSpec("plain", spec as { args: ArgsShape; options?: ArgsShape }));
+  const specs = (
+    [
+      { args: { a: arg.number(), b: arg.number() }, options: { note: arg.string().optional() } },
+      { args: { word: arg.string(), more: arg.rest().optional() }, options: { flag: arg.flag() } },
+      { args: { a: arg.string().optional() }, options: { f: arg.flag(), note: arg.string() } },
+      { args: { pick: arg.choice("a", "b"), n: arg.integer().optional() } },
+    ] as { args: ArgsShape; options?: ArgsShape }[]
+  ).map((spec) => compileSpec("plain", spec));
   const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };
   const outcome = (spec: (typeof specs)[number], text: string) => {
     try {

@@ -4,7 +4,12 @@ import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "../dispatch/compose.js";
 import type { Directory } from "../context/directory.js";
 import { isTimeZone } from "../context/time.js";
-import type { CommandContext, CommandGuard, RegisteredCommand, Router } from "../dispatch/router.js";
+import type {
+  CommandContext,
+  CommandGuard,
+  RegisteredCommand,
+  Router,
+} from "../dispatch/router.js";
 import { splitCommandWord } from "../dispatch/router.js";
 import {
   resolveInvocation,
@@ -118,7 +123,8 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
    */
   const guard: CommandGuard = (ctx, command) => {
     const { spec, compiled, info } = command;
-    if (spec.roles?.length || compiled.subcommands || !compiled.sync) return guardAsync(ctx, command);
+    if (spec.roles?.length || compiled.subcommands || !compiled.sync)
+      return guardAsync(ctx, command);
     const within = withinLimit(ctx);
     if (within !== true) return within;
     if (spec.args === undefined && spec.options === undefined) return true;

@@ -252,7 +252,9 @@ export class Router {
       },
       (ctx: CommandContext<A, O>) => {
         // The guard answers synchronously when it has nothing to wait for (most commands).
-        const allowed = guard ? guard(ctx as CommandContext<ArgsShape, ArgsShape>, registered) : true;
+        const allowed = guard
+          ? guard(ctx as CommandContext<ArgsShape, ArgsShape>, registered)
+          : true;
         if (allowed === true) return handler(ctx);
         if (allowed === false) return undefined;
         return allowed.then((ok) => (ok ? handler(ctx) : undefined));
