@@ -42,6 +42,8 @@ async function inBatches<T>(
 /** One measured run: time, GC time and bytes allocated (from the GC's own accounting). */
 interface Figures {
   usPerEvent: number;
+  /** Process CPU time (user + system): what the event cost, whatever else ran on the machine. */
+  cpuUsPerEvent: number;
   gcMsPer40k: number;
   bytesPerEvent: number;
 }
@@ -52,7 +54,9 @@ async function measure(count: number, run: () => Promise<void>): Promise<Figures
   const heapBefore = process.memoryUsage().heapUsed;
   profiler.start();
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await run();
+  const cpu = process.cpuUsage(cpuBefore);
   const ms = performance.now() - started;
   const heapAfter = process.memoryUsage().heapUsed;
   const { statistics } = profiler.stop();
@@ -64,6 +68,7 @@ async function measure(count: number, run: () => Promise<void>): Promise<Figures
   }
   return {
     usPerEvent: (ms * 1000) / count,
+    cpuUsPerEvent: (cpu.user + cpu.system) / count,
     gcMsPer40k: (gcMicros / 1000) * (40_000 / count),
     bytesPerEvent: Math.max(0, heapAfter - heapBefore + freed) / count,
   };
@@ -73,6 +78,7 @@ async function measure(count: number, run: () => Promise<void>): Promise<Figures
 function medians(rounds: Figures[]): Figures {
   return {
     usPerEvent: median(rounds.map((r) => r.usPerEvent)),
+    cpuUsPerEvent: median(rounds.map((r) => r.cpuUsPerEvent)),
     gcMsPer40k: median(rounds.map((r) => r.gcMsPer40k)),
     bytesPerEvent: median(rounds.map((r) => r.bytesPerEvent)),
   };
@@ -292,10 +298,12 @@ void main(async () => {
   return {
     name: "dispatch",
     title: "Dispatch: events through the whole pipeline, beside grammY and a lean floor",
-    method: `${EVENTS.toLocaleString("en")} \`!add <a> <b> --note <word>\` message events from ${USERS} users in ${TOPICS} topics, pushed in batches of ${BATCH}, ${ROUNDS} rounds (medians), each runner warmed up with ${WARMUP.toLocaleString("en")} events first. topicbot: the built package (as users run it), \`createBot({ events })\` with a push source and the client on an in-memory MockAgent; validation, exactly-once claim, lanes, ignore-self, gate, one plugin middleware, router over three commands, typed argument parsing. grammY: \`bot.handleUpdate\` with \`botInfo\` given, three commands and one middleware, the same parse by hand (it has no typed arguments), no network. Floor: \`bench/floor.ts\` (compiled by esbuild as plain JavaScript, like the build), a ~120-line pipeline with the same features (typeof shape check, ring-buffer claim, lanes, compose, typed args). GC time and allocation come from V8's GC profiler. Goal (issue 17): topicbot ≤ grammY and ≤ ${FLOOR_FACTOR}× the floor.`,
+    method: `${EVENTS.toLocaleString("en")} \`!add <a> <b> --note <word>\` message events from ${USERS} users in ${TOPICS} topics, pushed in batches of ${BATCH}, ${ROUNDS} rounds (medians), each runner warmed up with ${WARMUP.toLocaleString("en")} events first. topicbot: the built package (as users run it), \`createBot({ events })\` with a push source and the client on an in-memory MockAgent; validation, exactly-once claim, lanes, ignore-self, gate, one plugin middleware, router over three commands, typed argument parsing. grammY: \`bot.handleUpdate\` with \`botInfo\` given, three commands and one middleware, the same parse by hand (it has no typed arguments), no network. Floor: \`bench/floor.ts\` (compiled by esbuild as plain JavaScript, like the build), a ~120-line pipeline with the same features (typeof shape check, ring-buffer claim, lanes, compose, typed args). Time per event is wall time; CPU time per event is the process's user + system time over the same run (steadier on a shared machine). GC time and allocation come from V8's GC profiler. Goal (issue 17): topicbot ≤ grammY and ≤ ${FLOOR_FACTOR}× the floor.`,
     rows: [
       row("time per event", (f) => f.usPerEvent, "µs", gy, "grammY handleUpdate"),
       row("time per event", (f) => f.usPerEvent, "µs", fl, "the lean floor"),
+      row("CPU time per event", (f) => f.cpuUsPerEvent, "µs", gy, "grammY handleUpdate"),
+      row("CPU time per event", (f) => f.cpuUsPerEvent, "µs", fl, "the lean floor"),
       row(
         `GC time per ${(40_000).toLocaleString("en")} events`,
         (f) => f.gcMsPer40k,
