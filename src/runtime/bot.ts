@@ -351,9 +351,14 @@ export function createBot(options: BotOptions): Bot {
 
   let services: ContextServices | undefined;
 
-  async function handleMessage(message: Message, flags: string[]): Promise<void> {
-    let suspend!: () => void;
-    const suspended = new Promise<void>((resolve) => (suspend = resolve));
+  /**
+   * Runs one message; resolves when its conversation may move on: when the pipeline ends, or
+   * earlier when a handler waits for an answer (ctx.ask). Promise plumbing without an async
+   * frame or a Promise.race, as it runs for every message.
+   */
+  function handleMessage(message: Message, flags: string[]): Promise<void> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const ctx = new MessageContextObject({
       message,
       flags,
@@ -365,24 +370,32 @@ export function createBot(options: BotOptions): Bot {
         respondTo,
       }),
       services: services!,
-      suspend,
+      suspend: release,
     });
     // The answer to an open question goes to the handler that asked, not to the router; in
     // outgoing-webhook mode a mention's queue copy is not offered, or one answer would count twice.
-    if (
-      dialogs.mayHave() &&
-      message.sender_id !== me!.userId &&
-      !outside.leftToWebhook(ctx) &&
-      (await takeAnswer(ctx, dialogs))
-    )
-      return;
-    const run = pipeline!(ctx).catch((error: unknown) =>
-      log.error({ err: error, messageId: message.id }, "message pipeline failed"),
+    if (dialogs.mayHave() && message.sender_id !== me!.userId && !outside.leftToWebhook(ctx))
+      return takeAnswer(ctx, dialogs).then((taken) =>
+        taken ? undefined : runPipeline(ctx, release, released),
+      );
+    return runPipeline(ctx, release, released);
+  }
+
+  /** Runs the pipeline for `ctx`; `release` is called when it ends (or ctx.ask called it first). */
+  function runPipeline(
+    ctx: MessageContextObject,
+    release: () => void,
+    released: Promise<void>,
+  ): Promise<void> {
+    const run = pipeline!(ctx).then(undefined, (error: unknown) =>
+      log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed"),
     );
     inflight.add(run);
-    void run.finally(() => inflight.delete(run));
-    // A handler waiting for an answer (ctx.ask) releases the message so the answer can arrive.
-    await Promise.race([run, suspended]);
+    void run.then(() => {
+      inflight.delete(run);
+      release();
+    });
+    return released;
   }
 
   const intake = new Intake({
