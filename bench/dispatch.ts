@@ -89,7 +89,9 @@ function medians(rounds: Figures[]): Figures {
  * through tsx, whose `keepNames` wraps every closure made in a `defineProperty` call.
  */
 async function builtTopicbot(): Promise<typeof Topicbot & typeof TopicbotClient> {
-  const [main, client] = ["topicbot", "topicbot/client"];
+  // File URLs, not the package name: tsx maps `topicbot` to the sources (tsconfig paths).
+  const main = new URL("../dist/src/index.js", import.meta.url).href;
+  const client = new URL("../dist/src/client/index.js", import.meta.url).href;
   try {
     return {
       ...((await import(main)) as typeof Topicbot),
