@@ -157,7 +157,7 @@ export function messageEvent(
  * A real client whose requests go to an undici MockAgent: GET /users/me answers with the bot,
  * POST /messages counts into `sent` and answers with a fresh ID. Nothing leaves the process.
  */
-export function inMemoryClient(): {
+export function inMemoryClient(make: typeof createClient = createClient): {
   client: ApiClient;
   sent: () => number;
   close(): Promise<void>;
@@ -189,7 +189,7 @@ export function inMemoryClient(): {
     .intercept({ path: "/api/v1/messages", method: "POST" })
     .reply(200, () => ({ result: "success", msg: "", id: 1_000_000 + ++sent }))
     .persist();
-  const client = createClient({
+  const client = make({
     site: "http://bench.invalid",
     email: "bot@bench.invalid",
     apiKey: "bench-key",
@@ -203,15 +203,22 @@ export function inMemoryClient(): {
  * Rate limits are off, and so is the loop guard: the synthetic senders are unknown to the
  * in-memory server, so the guard would count every reply as unsolicited and pause the plugin.
  */
-export async function startInMemoryBot(plugin: Plugin): Promise<{
+export async function startInMemoryBot(
+  plugin: Plugin,
+  /** Which build of topicbot: the TypeScript sources by default, or e.g. the built package's. */
+  build: { createBot: typeof createBot; createClient: typeof createClient } = {
+    createBot,
+    createClient,
+  },
+): Promise<{
   bot: Bot;
   events: PushSource;
   sent: () => number;
   close(): Promise<void>;
 }> {
-  const { client, sent, close } = inMemoryClient();
+  const { client, sent, close } = inMemoryClient(build.createClient);
   const events = new PushSource();
-  const bot = createBot({
+  const bot = build.createBot({
     client,
     events,
     plugins: [plugin],

@@ -100,9 +100,9 @@ export function createBotMetrics(
 
   return {
     registry,
-    eventReceived: (type) => received.inc({ type }),
-    eventHandled: (type) => handled.inc({ type }),
-    eventFailed: (type) => failed.inc({ type }),
+    eventReceived: byEventType(received),
+    eventHandled: byEventType(handled),
+    eventFailed: byEventType(failed),
     replySent: (seconds) => latency.observe(Math.max(0, seconds)),
     apiCall: (endpoint, status) => apiCalls.inc({ endpoint, status }),
     rateLimitWait(endpoint, seconds) {
@@ -112,6 +112,22 @@ export function createBotMetrics(
     webhookRequest: (route, status) => webhooks.inc({ route, status }),
     cronRun: (job, outcome) => cron.inc({ job, outcome }),
     storageWriteFailed: (store) => storageFailures.inc({ store }),
+  };
+}
+
+/**
+ * Counts into `counter` by event type, keeping each type's series at hand: this runs two or
+ * three times for every event, and event types are few.
+ */
+function byEventType(counter: Counter<"type">): (type: string) => void {
+  const series = new Map<string, () => void>();
+  return (type) => {
+    let inc = series.get(type);
+    if (inc === undefined) {
+      inc = counter.incrementer({ type });
+      series.set(type, inc);
+    }
+    inc();
   };
 }
 

@@ -116,6 +116,21 @@ export class Counter<L extends string = never> extends Metric<L> {
     this.slot(labels, () => 0).value += amount;
   }
 
+  /**
+   * The series of these label values as a function that adds 1 to it. For counters bumped on
+   * every event: the labels are looked up once here, not on each call.
+   *
+   * @example
+   * const messages = received.incrementer({ type: "message" });
+   * messages();
+   */
+  incrementer(...args: [L] extends [never] ? [] : [labels: LabelValues<L>]): () => void {
+    const series = this.slot(args[0] as LabelValues<L> | undefined, () => 0);
+    return () => {
+      series.value++;
+    };
+  }
+
   protected samples(labels: [string, string][], value: unknown): string[] {
     return [`${this.name}${formatLabels(labels)} ${formatValue(value as number)}`];
   }

@@ -345,32 +345,39 @@ export function createBot(options: BotOptions): Bot {
             `handled message ${ctx.message.id}`,
           )
       : undefined;
-  const ignoreSelf: Middleware<MessageContext> = async (ctx, next) => {
-    if (ctx.sender.userId !== ctx.me.userId) await next();
-  };
+  // The built-in stages are synchronous where they can be (compose then makes no promise for
+  // them): they run for every message.
+  const ignoreSelf: Middleware<MessageContext> = (ctx, next) =>
+    ctx.message.sender_id !== ctx.me.userId ? next() : undefined;
   /** Marks who follows the message's conversation (`ctx.follow`) and keeps those follows alive. */
-  const followed: Middleware<MessageContext> = async (ctx, next) => {
-    if (follows.maybeAny) {
-      const key = conversationKey(ctx.conversation);
-      ctx.followedBy = await follows.followers(key);
-      if (ctx.followedBy.length > 0) await follows.touch(key);
-    }
+  const followed: Middleware<MessageContext> = (ctx, next) =>
+    follows.maybeAny ? markFollowers(ctx, next) : next();
+  const markFollowers = async (ctx: MessageContext, next: () => Promise<void>) => {
+    const key = conversationKey(ctx.conversation);
+    ctx.followedBy = await follows.followers(key);
+    if (ctx.followedBy.length > 0) await follows.touch(key);
     await next();
   };
-  const gate: Middleware<MessageContext> = async (ctx, next) => {
-    if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0) await next();
-    else notify(options.observer?.ignored, ctx.message.id, { reason: "not-addressed" });
+  const gate: Middleware<MessageContext> = (ctx, next) => {
+    if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0)
+      return next();
+    notify(options.observer?.ignored, ctx.message.id, { reason: "not-addressed" });
+    return undefined;
   };
 
   let services: ContextServices | undefined;
 
   /**
-   * Runs one message through the pipeline; resolves when its conversation may move on, with the
-   * hand-over when a handler's overlap strategy holds the message for a later call.
+   * Runs one message; resolves when its conversation may move on: when the pipeline ends (with
+   * the hand-over when a handler's overlap strategy holds the message for a later call), or
+   * earlier when a handler waits for an answer (ctx.ask). Promise plumbing without an async
+   * frame or a Promise.race, as it runs for every message.
    */
-  async function handleMessage(message: Message, flags: string[]): Promise<HandedOn | undefined> {
-    let suspend!: () => void;
-    const suspended = new Promise<void>((resolve) => (suspend = resolve));
+  function handleMessage(message: Message, flags: string[]): Promise<HandedOn | undefined> {
+    let release!: () => void;
+    const released = new Promise<HandedOn | undefined>(
+      (resolve) => (release = () => resolve(handedOn(ctx))),
+    );
     const ctx = new MessageContextObject({
       message,
       flags,
@@ -382,25 +389,32 @@ export function createBot(options: BotOptions): Bot {
         respondTo,
       }),
       services: services!,
-      suspend,
+      suspend: release,
     });
     // The answer to an open question goes to the handler that asked, not to the router; in
     // outgoing-webhook mode a mention's queue copy is not offered, or one answer would count twice.
-    if (
-      dialogs.mayHave() &&
-      message.sender_id !== me!.userId &&
-      !outside.leftToWebhook(ctx) &&
-      (await takeAnswer(ctx, dialogs))
-    )
-      return undefined;
-    const run = pipeline!(ctx).catch((error: unknown) =>
-      log.error({ err: error, messageId: message.id }, "message pipeline failed"),
+    if (dialogs.mayHave() && message.sender_id !== me!.userId && !outside.leftToWebhook(ctx))
+      return takeAnswer(ctx, dialogs).then((taken) =>
+        taken ? undefined : runPipeline(ctx, release, released),
+      );
+    return runPipeline(ctx, release, released);
+  }
+
+  /** Runs the pipeline for `ctx`; `release` is called when it ends (or ctx.ask called it first). */
+  function runPipeline(
+    ctx: MessageContextObject,
+    release: () => void,
+    released: Promise<HandedOn | undefined>,
+  ): Promise<HandedOn | undefined> {
+    const run = pipeline!(ctx).then(undefined, (error: unknown) =>
+      log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed"),
     );
     inflight.add(run);
-    void run.finally(() => inflight.delete(run));
-    // A handler waiting for an answer (ctx.ask) releases the message so the answer can arrive.
-    await Promise.race([run, suspended]);
-    return handedOn(ctx);
+    void run.then(() => {
+      inflight.delete(run);
+      release();
+    });
+    return released;
   }
 
   /**

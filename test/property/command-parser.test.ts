@@ -274,3 +274,44 @@ describe("typed arguments on any text", () => {
     );
   });
 });
+
+describe("the plain-line fast path of resolveInvocation", () => {
+  /** Lines of mostly plain words, some of which the fast path must hand to `bind`. */
+  const plainish = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom(" ", "  ", "\t", "--", "--f", "--flag", "--note", "--note=x", "-x", "--5"),
+        fc.constantFrom("a", "b", "12", "-3", "1e3", "x y", "don't", '"q"', "@x", "#y", "é"),
+        fc.stringMatching(/^[a-z0-9]{1,5}$/),
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => parts.join(" "));
+  const specs = (
+    [
+      { args: { a: arg.number(), b: arg.number() }, options: { note: arg.string().optional() } },
+      { args: { word: arg.string(), more: arg.rest().optional() }, options: { flag: arg.flag() } },
+      { args: { a: arg.string().optional() }, options: { f: arg.flag(), note: arg.string() } },
+      { args: { pick: arg.choice("a", "b"), n: arg.integer().optional() } },
+    ] as { args: ArgsShape; options?: ArgsShape }[]
+  ).map((spec) => compileSpec("plain", spec));
+  const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };
+  const outcome = (spec: (typeof specs)[number], text: string) => {
+    try {
+      return { value: resolveInvocation(spec, text, env) };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+
+  it("resolves exactly as the full binder does, values and usage errors alike", () => {
+    expect(specs.every((s) => s.plain)).toBe(true);
+    fc.assert(
+      fc.property(fc.constantFrom(...specs.keys()), plainish, (i, text) => {
+        const spec = specs[i]!;
+        expect(outcome(spec, text)).toEqual(outcome({ ...spec, plain: false }, text));
+      }),
+      { numRuns: 4000 },
+    );
+  });
+});

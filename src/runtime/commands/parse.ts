@@ -36,7 +36,7 @@ const UNICODE_SPACE = /\s/;
  * Whether the character code is whitespace as `/\s/` defines it. A fast path for ASCII (what
  * nearly every command line is made of) because this runs for every character typed.
  */
-function isSpace(code: number): boolean {
+export function isSpace(code: number): boolean {
   if (code < 128) return code === 32 || (code >= 9 && code <= 13);
   return UNICODE_SPACE.test(String.fromCharCode(code));
 }

@@ -4,13 +4,23 @@ import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "../dispatch/compose.js";
 import type { Directory } from "../context/directory.js";
 import { isTimeZone } from "../context/time.js";
-import type { CommandGuard, Router } from "../dispatch/router.js";
+import type {
+  CommandContext,
+  CommandGuard,
+  RegisteredCommand,
+  Router,
+} from "../dispatch/router.js";
 import { splitCommandWord } from "../dispatch/router.js";
-import { resolveInvocation, type CommandSpec, type CompiledSpec } from "./command.js";
+import {
+  resolveInvocation,
+  type CommandSpec,
+  type CompiledSpec,
+  type Resolved,
+} from "./command.js";
 import { RateLimiter, roleRefusal, type RateLimit } from "./guards.js";
 import { helpFor, helpIndex, unknownCommandReply, unknownSubcommandReply } from "./help.js";
 import { UsageError } from "./parse.js";
-import { arg, type ArgEnv } from "./types.js";
+import { arg, type ArgEnv, type ArgsShape } from "./types.js";
 import type { IgnoredReason } from "../observer.js";
 
 export interface CommandRuntimeOptions {
@@ -46,29 +56,49 @@ function argumentNotes(compiled: CompiledSpec): string[] {
   return described.map(([name, a]) => `- ${code(name)} (${a.kind}): ${a.description}`);
 }
 
+/** What argument types of one command may use: a class, so each command costs one small object. */
+class SenderArgEnv implements ArgEnv {
+  constructor(
+    readonly directory: Directory,
+    readonly senderId: number,
+    readonly now: number,
+    readonly fallbackZone: string,
+  ) {}
+
+  /** The sender's profile time zone, else the configured one. */
+  async timeZone(): Promise<string> {
+    const sender = await this.directory.user(this.senderId).catch(() => undefined);
+    return sender?.timezone && isTimeZone(sender.timezone) ? sender.timezone : this.fallbackZone;
+  }
+}
+
 export function createCommandRuntime(options: CommandRuntimeOptions) {
   const { prefix, directory } = options;
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.now) : undefined;
 
-  /** False (after answering the sender once) when the sender is over the command limit. */
-  const withinLimit = async (ctx: MessageContext): Promise<boolean> => {
-    const decision = limiter?.check(ctx.sender.userId) ?? { allowed: true };
-    if (decision.allowed) return true;
-    options.ignored?.(ctx, { reason: "rate-limited", retryInMs: decision.retryInMs });
+  /**
+   * True when the sender is within the command limit; else (after answering the sender once) a
+   * promise of false. Synchronous when allowed, which is nearly always.
+   */
+  const withinLimit = (ctx: MessageContext): true | Promise<false> => {
+    const decision = limiter?.check(ctx.message.sender_id);
+    if (decision === undefined || decision.allowed) return true;
+    return refuseOverLimit(ctx, decision.notify, decision.retryInMs);
+  };
+
+  const refuseOverLimit = async (
+    ctx: MessageContext,
+    notify: boolean,
+    retryInMs: number,
+  ): Promise<false> => {
+    options.ignored?.(ctx, { reason: "rate-limited", retryInMs });
     ctx.log.info({ userId: ctx.sender.userId }, "command rate limit: dropping a command");
-    if (decision.notify) await ctx.reply(RateLimiter.message(decision.retryInMs));
+    if (notify) await ctx.reply(RateLimiter.message(retryInMs));
     return false;
   };
 
-  const argEnv = (ctx: MessageContext): ArgEnv => ({
-    directory,
-    senderId: ctx.sender.userId,
-    now: options.now(),
-    async timeZone() {
-      const sender = await directory.user(ctx.sender.userId).catch(() => undefined);
-      return sender?.timezone && isTimeZone(sender.timezone) ? sender.timezone : options.timeZone;
-    },
-  });
+  const argEnv = (ctx: MessageContext): ArgEnv =>
+    new SenderArgEnv(directory, ctx.message.sender_id, options.now(), options.timeZone);
 
   /** False (after telling the sender) when the sender's role is not among `roles`. */
   const roleAllows = async (
@@ -86,7 +116,50 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
     return false;
   };
 
-  const guard: CommandGuard = async (ctx, command) => {
+  /**
+   * The guard's fast path: a command without roles or subcommands whose argument types all read
+   * text synchronously (numbers, words, choices) is checked without a promise or an async frame,
+   * since this runs for every command; anything else goes through `guardAsync`.
+   */
+  const guard: CommandGuard = (ctx, command) => {
+    const { spec, compiled, info } = command;
+    if (spec.roles?.length || compiled.subcommands || !compiled.sync)
+      return guardAsync(ctx, command);
+    const within = withinLimit(ctx);
+    if (within !== true) return within;
+    if (spec.args === undefined && spec.options === undefined) return true;
+    try {
+      setArguments(ctx, resolveInvocation(compiled, ctx.command.text, argEnv(ctx)) as Resolved);
+      return true;
+    } catch (error) {
+      return usageRefusal(ctx, error, info.usage, info.name, info.name);
+    }
+  };
+
+  const setArguments = (ctx: CommandContext<ArgsShape, ArgsShape>, resolved: Resolved): void => {
+    ctx.command.args = resolved.args;
+    ctx.command.options = resolved.options;
+  };
+
+  /** Tells the sender how to call the command (a UsageError); rethrows anything else. */
+  const usageRefusal = async (
+    ctx: MessageContext,
+    error: unknown,
+    usage: string,
+    helpTopic: string,
+    name: string,
+  ): Promise<false> => {
+    if (!(error instanceof UsageError)) throw error;
+    const reply = usageReply(prefix, usage, helpTopic, error.message);
+    options.ignored?.(ctx, { reason: "usage", command: name, reply });
+    await ctx.reply(reply);
+    return false;
+  };
+
+  const guardAsync = async (
+    ctx: CommandContext<ArgsShape, ArgsShape>,
+    command: RegisteredCommand,
+  ): Promise<boolean> => {
     if (!(await withinLimit(ctx))) return false;
     if (!(await roleAllows(ctx, command.spec.roles, command.info.name))) return false;
     let spec: Pick<CommandSpec, "args" | "options"> = command.spec;
@@ -112,19 +185,9 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
     // Without `args` or `options` the command takes free text (ctx.command.text).
     if (spec.args === undefined && spec.options === undefined) return true;
     try {
-      const { args, options: opts } = await resolveInvocation(
-        compiled,
-        ctx.command.text,
-        argEnv(ctx),
-      );
-      ctx.command.args = args;
-      ctx.command.options = opts;
+      setArguments(ctx, await resolveInvocation(compiled, ctx.command.text, argEnv(ctx)));
     } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      const reply = usageReply(prefix, usage, helpTopic, error.message);
-      options.ignored?.(ctx, { reason: "usage", command: command.info.name, reply });
-      await ctx.reply(reply);
-      return false;
+      return usageRefusal(ctx, error, usage, helpTopic, command.info.name);
     }
     return true;
   };

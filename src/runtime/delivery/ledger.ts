@@ -1,4 +1,5 @@
 // Delivery bookkeeping: which messages were handled (a persisted watermark plus recent IDs), so none is handled twice.
+import { MinHeap } from "./min-heap.js";
 import { RecentIds } from "./recent.js";
 import type { DeliveryState, DeliveryStore } from "./store.js";
 
@@ -33,9 +34,10 @@ export class DeliveryLedger {
   readonly #onError: (error: unknown) => void;
   readonly #onSaved: () => void;
   readonly #running = new Set<number>();
-  /** The smallest running ID (Infinity when none runs), kept so `finish` needs no scan as a rule. */
-  #oldestRunning = Infinity;
-  readonly #handledAbove = new Set<number>();
+  /** The running IDs, smallest first; finished ones leave it when they reach the top. */
+  readonly #runningOrder = new MinHeap();
+  /** Finished IDs above the oldest running one, smallest first; the watermark passes them in order. */
+  readonly #handledAbove = new MinHeap();
   #lastHandledId: number | undefined;
   #highestSeen = 0;
   /** The save waiting for the end of this turn, if any. */
@@ -55,7 +57,7 @@ export class DeliveryLedger {
     this.#highestSeen = Math.max(this.#highestSeen, state.lastHandledId);
     for (const id of state.handledAbove) {
       this.#recent.add(id);
-      this.#handledAbove.add(id);
+      this.#handledAbove.push(id);
       if (id > this.#highestSeen) this.#highestSeen = id;
     }
     return this.#lastHandledId;
@@ -94,35 +96,37 @@ export class DeliveryLedger {
     if (this.#lastHandledId !== undefined && id <= this.#lastHandledId) return false;
     if (!this.#recent.add(id)) return false;
     this.#running.add(id);
-    if (id < this.#oldestRunning) this.#oldestRunning = id;
+    this.#runningOrder.push(id);
     if (id > this.#highestSeen) this.#highestSeen = id;
     return true;
   }
 
-  /** Marks a claimed message handled, moves the watermark and persists it. */
+  /**
+   * Marks a claimed message handled, moves the watermark and persists it. Both ID sets are heaps,
+   * so this is O(log n) in the messages running: it runs for every message.
+   */
   finish(id: number): Promise<void> {
     if (!this.#running.delete(id)) return this.#pending ?? Promise.resolve();
-    this.#handledAbove.add(id);
-    // Only the oldest running message holds the watermark back: nothing moves until it finishes.
-    if (id === this.#oldestRunning) {
-      this.#oldestRunning = Infinity;
-      for (const r of this.#running) if (r < this.#oldestRunning) this.#oldestRunning = r;
-      let mark = this.#lastHandledId;
-      for (const done of this.#handledAbove) {
-        if (done < this.#oldestRunning) {
-          if (mark === undefined || done > mark) mark = done;
-          this.#handledAbove.delete(done);
-        }
-      }
-      this.#lastHandledId = mark;
+    const handled = this.#handledAbove;
+    handled.push(id);
+    // Everything finished below the oldest running message is handled: the watermark moves past it.
+    const oldest = this.#oldestRunning();
+    let mark = this.#lastHandledId;
+    while (handled.size > 0 && handled.peek()! < oldest) {
+      const done = handled.pop()!;
+      if (mark === undefined || done > mark) mark = done;
     }
+    this.#lastHandledId = mark;
     // Bounded: past the limit the oldest are forgotten (their replies are still remembered).
-    if (this.#handledAbove.size > MAX_HANDLED_ABOVE) {
-      let smallest = Infinity;
-      for (const done of this.#handledAbove) if (done < smallest) smallest = done;
-      this.#handledAbove.delete(smallest);
-    }
+    if (handled.size > MAX_HANDLED_ABOVE) handled.pop();
     return this.#persist();
+  }
+
+  /** The smallest running ID (Infinity when none runs); drops finished IDs from the heap's top. */
+  #oldestRunning(): number {
+    const order = this.#runningOrder;
+    while (order.size > 0 && !this.#running.has(order.peek()!)) order.pop();
+    return order.peek() ?? Infinity;
   }
 
   /** Resolves when the save of every change so far has ended. */
@@ -155,14 +159,8 @@ export class DeliveryLedger {
   #state(): DeliveryState | undefined {
     if (this.#lastHandledId === undefined && this.#handledAbove.size === 0) return undefined;
     let lastHandledId = this.#lastHandledId;
-    if (lastHandledId === undefined) {
-      let smallest = this.#oldestRunning;
-      for (const done of this.#handledAbove) if (done < smallest) smallest = done;
-      lastHandledId = smallest - 1;
-    }
-    return {
-      lastHandledId,
-      handledAbove: [...this.#handledAbove].sort((a, b) => a - b),
-    };
+    if (lastHandledId === undefined)
+      lastHandledId = Math.min(this.#oldestRunning(), this.#handledAbove.peek() ?? Infinity) - 1;
+    return { lastHandledId, handledAbove: this.#handledAbove.sorted() };
   }
 }

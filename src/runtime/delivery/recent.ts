@@ -20,13 +20,20 @@ export class RecentIds {
     return this.#set.has(id);
   }
 
-  /** Adds `id`; returns false when it was already there. */
+  /**
+   * Adds `id`; returns false when it was already there. The size before and after tells whether
+   * it was new, which saves a separate lookup: this runs for every message claimed.
+   */
   add(id: number): boolean {
-    if (this.#set.has(id)) return false;
-    if (this.#set.size === this.#ring.length) this.#set.delete(this.#ring[this.#head]!);
-    this.#ring[this.#head] = id;
-    this.#head = this.#head + 1 === this.#ring.length ? 0 : this.#head + 1;
-    this.#set.add(id);
+    const set = this.#set;
+    const before = set.size;
+    set.add(id);
+    if (set.size === before) return false;
+    const ring = this.#ring;
+    // Full: the slot being written holds the oldest ID, which is forgotten.
+    if (before === ring.length) set.delete(ring[this.#head]!);
+    ring[this.#head] = id;
+    this.#head = this.#head + 1 === ring.length ? 0 : this.#head + 1;
     return true;
   }
 

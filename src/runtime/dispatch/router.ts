@@ -13,6 +13,7 @@ import {
 import type { ArgsShape } from "../commands/types.js";
 import { resolveOverlap, type Overlap } from "../../agents/overlap.js";
 import { OverlapLanes, OverlapRoom } from "./overlap-lanes.js";
+import { isSpace } from "../commands/parse.js";
 
 export type Handler<C extends MessageContext = MessageContext> = (ctx: C) => unknown;
 
@@ -46,7 +47,7 @@ export interface RegisteredCommand {
 export type CommandGuard = (
   ctx: CommandContext<ArgsShape, ArgsShape>,
   command: RegisteredCommand,
-) => Promise<boolean>;
+) => boolean | Promise<boolean>;
 
 /** Options of a listener (`hear`, `filter`). */
 export interface ListenerOptions {
@@ -74,7 +75,7 @@ interface EntryOptions extends ListenerOptions {
   /** Names the handler in errors about its options. */
   what: string;
   /** Runs before the handler; false when it must not run (a command's guard). */
-  guard?: (ctx: MessageContext) => Promise<boolean>;
+  guard?: (ctx: MessageContext) => boolean | Promise<boolean>;
   /** The handler without the guard, for the overlap path (which runs the guard at admission). */
   bare?: Handler;
 }
@@ -94,9 +95,11 @@ interface Entry {
   filter: (ctx: MessageContext) => boolean;
   handler: Handler;
   errorReply: string | boolean | undefined;
+  /** A command's canonical name: the middleware finds commands by name, without asking `filter`. */
+  command: string | undefined;
   /** Set when the handler has an overlap strategy other than `queue`. */
   overlap?: OverlapLanes;
-  guard?: (ctx: MessageContext) => Promise<boolean>;
+  guard?: (ctx: MessageContext) => boolean | Promise<boolean>;
   bare?: Handler;
 }
 
@@ -114,11 +117,27 @@ export type HandlerErrorReporter = (
   origin: HandlerOrigin,
 ) => void | Promise<void>;
 
-/** The first word of the addressed text and what follows it. */
+/**
+ * The first word of the addressed text and what follows it, both trimmed (as
+ * `/^(\S+)(?:\s+([\s\S]*))?$/` on the trimmed text would split it). Scans characters instead:
+ * it runs for every addressed message.
+ */
 export function splitCommandWord(text: string): { word: string; rest: string } | undefined {
-  const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  return match ? { word: match[1]!, rest: (match[2] ?? "").trim() } : undefined;
+  let start = 0;
+  let end = text.length;
+  while (start < end && isSpace(text.charCodeAt(start))) start++;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  if (start === end) return undefined;
+  let wordEnd = start;
+  while (wordEnd < end && !isSpace(text.charCodeAt(wordEnd))) wordEnd++;
+  let restStart = wordEnd;
+  while (restStart < end && isSpace(text.charCodeAt(restStart))) restStart++;
+  return { word: text.slice(start, wordEnd), rest: text.slice(restStart, end) };
 }
+
+/** Whether a value is a promise or another thenable. */
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | undefined)?.then === "function";
 
 /**
  * The routing order, first match wins: plugins' commands (in registration order), then the
@@ -133,6 +152,23 @@ export const BUILTIN = "builtin";
 function firstMatch(entries: readonly Entry[], ctx: MessageContext): Entry | undefined {
   for (const entry of entries) if (entry.filter(ctx)) return entry;
   return undefined;
+}
+
+/**
+ * The command (of one tier) named by the first word of the addressed text, with `ctx.command`
+ * set: one map lookup however many commands there are, where asking each command's filter
+ * would split the text once per command.
+ */
+function commandMatch(
+  byName: ReadonlyMap<string, Entry>,
+  ctx: MessageContext,
+  split: { word: string; rest: string } | undefined,
+): Entry | undefined {
+  if (split === undefined || byName.size === 0) return undefined;
+  const entry = byName.get(split.word.toLowerCase());
+  if (entry === undefined) return undefined;
+  ctx.command = { name: entry.command!, args: {}, options: {}, text: split.rest, raw: ctx.text };
+  return entry;
 }
 
 export class Router {
@@ -151,6 +187,8 @@ export class Router {
     late: [],
   };
   readonly #commands = new Map<string, RegisteredCommand>();
+  /** The command and builtin tiers by lower-cased name and alias (names are unique across both). */
+  readonly #byName = { command: new Map<string, Entry>(), builtin: new Map<string, Entry>() };
   readonly #guard: CommandGuard | undefined;
   readonly #overlapDefaults = new Map<string, Overlap>();
   /** What the handlers with an overlap strategy share. */
@@ -186,6 +224,7 @@ export class Router {
     filter: Filter<C>,
     handler: Handler<C>,
     options: EntryOptions,
+    command?: { name: string; names: readonly string[] },
   ): void {
     const overlap = options.overlap ?? this.#overlapDefaults.get(plugin);
     const strategy =
@@ -198,19 +237,23 @@ export class Router {
         : kind === "followed"
           ? "followed"
           : kind;
-    this.#tiers[tier].push({
+    const entry: Entry = {
       plugin,
       kind,
       filter,
       handler: handler as Handler,
       errorReply: options.errorReply,
+      command: command?.name,
       ...(strategy !== undefined &&
         strategy.mode !== "queue" && {
           overlap: new OverlapLanes(strategy, this.overlap),
           guard: options.guard,
           bare: options.bare,
         }),
-    });
+    };
+    this.#tiers[tier].push(entry);
+    if (command && (tier === "command" || tier === "builtin"))
+      for (const n of command.names) this.#byName[tier].set(n, entry);
   }
 
   /** A command: the first word of the addressed text is its name or an alias. */
@@ -253,10 +296,14 @@ export class Router {
         ctx.command = { name, args: {}, options: {}, text: split.rest, raw: ctx.text };
         return true;
       },
-      async (ctx: CommandContext<A, O>) => {
-        if (guard && !(await guard(ctx as CommandContext<ArgsShape, ArgsShape>, registered)))
-          return;
-        await handler(ctx);
+      (ctx: CommandContext<A, O>) => {
+        // The guard answers synchronously when it has nothing to wait for (most commands).
+        const allowed = guard
+          ? guard(ctx as CommandContext<ArgsShape, ArgsShape>, registered)
+          : true;
+        if (allowed === true) return handler(ctx);
+        if (allowed === false) return undefined;
+        return allowed.then((ok) => (ok ? handler(ctx) : undefined));
       },
       {
         what: `command "${name}"`,
@@ -267,6 +314,7 @@ export class Router {
         }),
         bare: handler as Handler,
       },
+      { name, names },
     );
   }
 
@@ -320,30 +368,28 @@ export class Router {
 
   /** The router as a middleware: the first matching entry handles the message, else `next()`. */
   middleware(report: HandlerErrorReporter, handled?: HandledReporter): Middleware<MessageContext> {
+    // Handlers with an overlap strategy run their calls through their lanes.
     const { command, followed, listener, builtin, late } = this.#tiers;
     for (const tier of [command, followed, listener, builtin, late])
       for (const entry of tier) entry.overlap?.runWith(overlapCall(entry, report, handled));
-    return async (ctx, next) => {
+    // The command and builtin tiers are all commands: they are found by name (`#byName`).
+    const byName = this.#byName;
+    const run = (entry: Entry, ctx: MessageContext) => runEntry(entry, ctx, report, handled);
+    return (ctx, next) => {
+      const split =
+        ctx.addressedVia !== null && (byName.command.size > 0 || byName.builtin.size > 0)
+          ? splitCommandWord(ctx.text)
+          : undefined;
       const entry =
-        firstMatch(command, ctx) ??
+        commandMatch(byName.command, ctx, split) ??
         firstMatch(followed, ctx) ??
         firstMatch(listener, ctx) ??
-        firstMatch(builtin, ctx) ??
+        commandMatch(byName.builtin, ctx, split) ??
         firstMatch(late, ctx);
       if (!entry) return next();
       ctx.plugin = entry.plugin;
       if (entry.overlap !== undefined) return admitOverlapping(entry, entry.overlap, ctx, report);
-      const started = handled ? performance.now() : 0;
-      try {
-        await entry.handler(ctx);
-      } catch (error) {
-        await report(error, ctx, {
-          plugin: entry.plugin,
-          kind: entry.kind,
-          ...(entry.errorReply !== undefined && { errorReply: entry.errorReply }),
-        });
-      }
-      handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
+      return run(entry, ctx);
     };
   }
 }
@@ -393,4 +439,54 @@ function overlapCall(
     }
     handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
   };
+}
+
+/**
+ * Runs one handler, reporting what it throws. A handler that returns no promise (a synchronous
+ * one, as many commands are) is run without making one: this runs for every handled message.
+ */
+function runEntry(
+  entry: Entry,
+  ctx: MessageContext,
+  report: HandlerErrorReporter,
+  handled: HandledReporter | undefined,
+): void | Promise<void> {
+  const started = handled ? performance.now() : 0;
+  let result: unknown;
+  try {
+    result = entry.handler(ctx);
+  } catch (error) {
+    return failed(error, entry, ctx, report, handled, started);
+  }
+  if (isThenable(result)) return settle(result, entry, ctx, report, handled, started);
+  handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
+}
+
+/** The rest of `runEntry` for a handler that returned a promise. */
+async function settle(
+  result: PromiseLike<unknown>,
+  entry: Entry,
+  ctx: MessageContext,
+  report: HandlerErrorReporter,
+  handled: HandledReporter | undefined,
+  started: number,
+): Promise<void> {
+  try {
+    await result;
+  } catch (error) {
+    return failed(error, entry, ctx, report, handled, started);
+  }
+  handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
+}
+
+async function failed(
+  error: unknown,
+  entry: Entry,
+  ctx: MessageContext,
+  report: HandlerErrorReporter,
+  handled: HandledReporter | undefined,
+  started: number,
+): Promise<void> {
+  await report(error, ctx, originOf(entry));
+  handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
 }
