@@ -12,7 +12,6 @@ import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
 import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { Output } from "../output.js";
-import { ClusterNode } from "../../cluster/node.js";
 import { ConfigError } from "../../config/errors.js";
 import type { StorageSettings } from "../../config/schema.js";
 import { subscribeToChannels } from "../subscribe.js";
@@ -106,8 +105,9 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   );
   const client = createClient({ ...server, onCall: observeCalls(metrics) });
   const register = config.allPublicChannels ? { all_public_streams: true } : undefined;
+  // The cluster code (and ioredis) is imported only in cluster mode.
   const node = clusterUrl
-    ? new ClusterNode({
+    ? new (await import("../../cluster/node.js")).ClusterNode({
         url: clusterUrl,
         api: client,
         register,
