@@ -36,7 +36,7 @@ describe("one poll with thousands of events", () => {
     const all = new Promise<void>((resolve) => (done = resolve));
     await queue.start(async (events) => {
       sizes.push(events.length);
-      for (const e of events) ids.push((e as { message: { id: number } }).message.id);
+      for (const e of events) ids.push((e as unknown as { message: { id: number } }).message.id);
       if (sizes.length === 1) firstSlice = events.map((e) => new WeakRef(e));
       if (ids.length === BURST) {
         // The first slice was handed over long ago: nothing but these WeakRefs may hold it now.
