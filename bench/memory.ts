@@ -1,6 +1,14 @@
-// Benchmark: RSS and heap after start and after 100,000 handled events that each send a reply; growth must be flat.
+// Benchmark: memory flat over 100,000 handled events, and a real `bot start` under a 10,000-command burst.
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { request } from "undici";
 import { arg, definePlugin } from "../src/index.js";
-import { main, memory, messageEvent, progress, startInMemoryBot, until } from "./lib.js";
+import { sendToChannel } from "../src/sandbox/send.js";
+import { startSandbox } from "../src/sandbox/server.js";
+import { main, memory, messageEvent, progress, sleep, startInMemoryBot, until } from "./lib.js";
 
 const EVENTS = 100_000;
 const CHECKPOINTS = 4;
@@ -10,6 +18,95 @@ const TOPICS = 1_000;
 const REPLY_EVERY = 10;
 /** Heap growth between the first checkpoint and the last that still counts as flat, in MiB. */
 const FLAT_MIB = 8;
+/** Commands in the burst, all in one topic. */
+const BURST = 10_000;
+/** How long the bot sits idle after "ready" before its idle RSS is read. */
+const IDLE_MS = 3_000;
+const bin = fileURLToPath(new URL("../bin/bot.js", import.meta.url));
+
+/** Resident set size of a process from /proc (Linux), in MiB. */
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+/**
+ * A real `bot start` process (the `ping` plugin, no command rate limit, its metrics on a free
+ * port) against a sandbox in this process. After it has sat idle, BURST `!ping` commands are
+ * stored into one topic at once, without yielding, so that its next poll hands it all of them in
+ * one batch (the case of issue 14, where one poll held 9,507 events). Its RSS is sampled from
+ * /proc every 10 ms until its metrics say every message was handled.
+ */
+async function burst(): Promise<{ idle: number; peak: number; handled: number; ms: number }> {
+  const sandbox = await startSandbox({ heartbeatSeconds: 30 });
+  const dir = await mkdtemp(join(tmpdir(), "topicbot-bench-burst-"));
+  const config = join(dir, "bot.config.yaml");
+  await writeFile(
+    config,
+    [
+      "server:",
+      `  site: ${sandbox.url}`,
+      `  email: ${sandbox.bot.email}`,
+      `  apiKey: ${sandbox.bot.apiKey}`,
+      "logging: { level: info, format: json }",
+      "rateLimit: false",
+      "http: { port: 0 }",
+      "plugins: [ping]",
+      "",
+    ].join("\n"),
+  );
+  const child = spawn(process.execPath, [bin, "start", "-c", config], {
+    env: { ...process.env, LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    await until(() => out.includes('"msg":"ready"'), 30_000, "bot start to be ready");
+    const metricsUrl = `${/"url":"(http:[^"]+)"/.exec(out.split("\n").find((l) => l.includes('"msg":"ready"'))!)![1]!.replace(/\/$/, "")}/metrics`;
+    const handledNow = async (): Promise<number> => {
+      const text = await (await request(metricsUrl)).body.text();
+      return Number(/topicbot_events_handled_total\{type="message"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    await sleep(IDLE_MS);
+    const idle = await rssMiB(child.pid!);
+    let peak = idle;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await rssMiB(child.pid!));
+        await sleep(10);
+      }
+    })();
+    const { realm } = sandbox;
+    const sender = realm.userByEmail(sandbox.user("mia").email)!;
+    const channel = realm.channelByName("general")!;
+    const started = performance.now();
+    for (let i = 0; i < BURST; i++)
+      sendToChannel(realm, {
+        sender,
+        channel,
+        topic: "burst",
+        content: `!ping`,
+        client: "website",
+      });
+    let handled = 0;
+    const deadline = Date.now() + 300_000;
+    while ((handled = await handledNow()) < BURST && Date.now() < deadline) await sleep(100);
+    const ms = performance.now() - started;
+    sampling = false;
+    await sampler;
+    return { idle, peak, handled, ms };
+  } finally {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 void main(async () => {
   const sink: string[] = [];
@@ -62,14 +159,31 @@ void main(async () => {
   }
   await close();
 
+  progress(
+    `memory: a real \`bot start\` under a burst of ${BURST.toLocaleString("en")} commands in one topic`,
+  );
+  const b = await burst();
+  progress(
+    `memory: burst: idle rss ${b.idle.toFixed(1)} MiB, peak ${b.peak.toFixed(1)} MiB, ${b.handled} handled in ${(b.ms / 1000).toFixed(1)} s`,
+  );
+  const burstRatio = b.peak / b.idle;
+
   const first = samples[0]!;
   const last = samples.at(-1)!;
   const growth = last.heap - first.heap;
   return {
     name: "memory",
     title: "Memory: after start and after 100,000 handled events",
-    method: `${EVENTS.toLocaleString("en")} \`!echo <n> <text>\` events from ${USERS} users in ${TOPICS.toLocaleString("en")} topics through the whole pipeline, each answered with \`ctx.reply\` through the typed client to an in-memory undici MockAgent. Memory is read after three forced collections (\`--expose-gc\`). Baseline: the same process right after \`bot.start()\`. Flat means the heap grows less than ${FLAT_MIB} MiB between ${first.events.toLocaleString("en")} and ${last.events.toLocaleString("en")} events. Heap after each quarter: ${samples.map((s) => `${s.heap.toFixed(1)}`).join(", ")} MiB.`,
+    method: `Burst: a real \`bot start\` process (the \`ping\` plugin, memory storage, no command rate limit) against a sandbox in the benchmark's process; after ${IDLE_MS / 1000} s idle, ${BURST.toLocaleString("en")} \`!ping\` commands are stored into one topic at once, so one poll hands the bot all of them (issue 14's case); its RSS is read from /proc every 10 ms until its \`/metrics\` count every message handled; baseline: its idle RSS just before. Flat: ${EVENTS.toLocaleString("en")} \`!echo <n> <text>\` events from ${USERS} users in ${TOPICS.toLocaleString("en")} topics through the whole pipeline, each answered with \`ctx.reply\` through the typed client to an in-memory undici MockAgent. Memory is read after three forced collections (\`--expose-gc\`). Baseline: the same process right after \`bot.start()\`. Flat means the heap grows less than ${FLAT_MIB} MiB between ${first.events.toLocaleString("en")} and ${last.events.toLocaleString("en")} events. Heap after each quarter: ${samples.map((s) => `${s.heap.toFixed(1)}`).join(", ")} MiB.`,
     rows: [
+      {
+        metric: `bot start: peak RSS during a ${BURST / 1000}k-command burst in one topic`,
+        value: b.peak,
+        baseline: b.idle,
+        unit: "MiB",
+        better: "lower",
+        baselineIs: "the same process idle",
+      },
       {
         metric: "RSS",
         value: last.rss,
@@ -95,6 +209,15 @@ void main(async () => {
       },
     ],
     checks: [
+      {
+        what: `the burst: all ${BURST.toLocaleString("en")} commands handled (${b.handled})`,
+        ok: b.handled >= BURST,
+      },
+      {
+        what: `burst memory (issue 17 goal 5, issue 14 item 5): peak RSS ${burstRatio.toFixed(2)}× idle (goal ≤ 1.5×)`,
+        ok: burstRatio <= 1.5,
+        goal: true,
+      },
       {
         what: `every one of ${EVENTS} events was handled, ${EVENTS / REPLY_EVERY} with a reply`,
         ok: handled === EVENTS && sent() === EVENTS / REPLY_EVERY,

@@ -1,14 +1,21 @@
-// Benchmark: `bot start` (the real bin) from process start to "ready", against a sandbox, vs a bare `node` start.
-import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+// Benchmark: `bot start` (the real bin) from spawn to its first answer, and its idle RSS, vs a bare undici bot.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startSandbox } from "../src/sandbox/server.js";
-import { main, median, progress } from "./lib.js";
+import { transform } from "esbuild";
+import { Pool } from "undici";
+import { startSandbox, type Sandbox } from "../src/sandbox/server.js";
+import { main, median, progress, sleep } from "./lib.js";
 
 const RUNS = 5;
-const bin = fileURLToPath(new URL("../bin/bot.js", import.meta.url));
+/** How long a bot sits idle after its first answer before its RSS is read. */
+const IDLE_MS = 2_000;
+const root = new URL("../", import.meta.url);
+const bin = fileURLToPath(new URL("bin/bot.js", root));
+/** The bare bot compiled to plain JavaScript inside the checkout, so `undici` resolves and no tsx loads. */
+const bareJs = fileURLToPath(new URL("dist/bench/bare-echo.js", root));
 
 /** The environment without ZULIP_* variables, so nothing but the sandbox is ever reached. */
 const env = (): NodeJS.ProcessEnv => ({
@@ -16,42 +23,99 @@ const env = (): NodeJS.ProcessEnv => ({
   LOG_LEVEL: "info",
 });
 
-/** Milliseconds from spawning `args` until a stdout line matches `ready`; then stops the process. */
-async function timeToReady(args: string[], cwd: string, ready: RegExp): Promise<number> {
+/** Resident set size of a process from /proc (Linux), in MiB. */
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+/** Compiles `bench/bare-echo.ts` (types stripped, nothing bundled) to `dist/bench/bare-echo.js`. */
+async function compileBareBot(): Promise<void> {
+  const source = await readFile(fileURLToPath(new URL("bench/bare-echo.ts", root)), "utf8");
+  const { code } = await transform(source, { loader: "ts", format: "esm", target: "node20" });
+  await mkdir(fileURLToPath(new URL("dist/bench/", root)), { recursive: true });
+  await writeFile(bareJs, code);
+}
+
+interface Start {
+  /** Spawn to the first reply stored by the sandbox, in ms. */
+  firstAnswer: number;
+  /** Spawn to the "ready" line, in ms. */
+  ready: number;
+  /** RSS after sitting idle for IDLE_MS after the first answer, in MiB. */
+  idleRss: number;
+}
+
+/**
+ * Spawns a bot, waits for its `ready` line, posts `command` into a fresh topic as a human, and times
+ * spawn → the bot's reply in that topic (seen by the sandbox); then reads its idle RSS and stops it.
+ */
+async function timeFirstAnswer(
+  sandbox: Sandbox,
+  post: (topic: string, content: string) => Promise<void>,
+  args: string[],
+  ready: RegExp,
+  command: string,
+  topic: string,
+): Promise<Start> {
+  let answeredAt: number | undefined;
+  const stop = sandbox.realm.onMessage((m) => {
+    if (m.senderId === sandbox.bot.userId && m.topic === topic) answeredAt ??= performance.now();
+  });
   const started = performance.now();
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: env(),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
-  const ms = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`not ready within 30 s:\n${out}\n${err}`)),
-      30_000,
-    );
-    child.stdout!.on("data", (c: Buffer) => {
-      out += c.toString();
-      if (ready.test(out)) {
-        clearTimeout(timer);
-        resolve(performance.now() - started);
+  const child = spawn(process.execPath, args, { env: env(), stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    let out = "";
+    let err = "";
+    child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    const deadline = started + 30_000;
+    const waitFor = async (done: () => boolean, what: string): Promise<void> => {
+      while (!done()) {
+        if (child.exitCode !== null)
+          throw new Error(`exited with ${child.exitCode} ${what}:\n${out}\n${err}`);
+        if (performance.now() > deadline)
+          throw new Error(`no ${what} within 30 s:\n${out}\n${err}`);
+        await sleep(1);
       }
-    });
-    child.once("exit", (code) => {
-      if (!ready.test(out)) reject(new Error(`exited with ${code} before ready:\n${out}\n${err}`));
-    });
-  });
-  if (child.exitCode === null) {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
+    };
+    await waitFor(() => ready.test(out), "ready line");
+    const readyAt = performance.now();
+    await post(topic, command);
+    await waitFor(() => answeredAt !== undefined, "answer");
+    await sleep(IDLE_MS);
+    const idleRss = await rssMiB(child.pid!);
+    return { firstAnswer: answeredAt! - started, ready: readyAt - started, idleRss };
+  } finally {
+    stop();
+    await stopChild(child);
   }
-  return ms;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
 }
 
 void main(async () => {
+  await compileBareBot();
   const sandbox = await startSandbox({ heartbeatSeconds: 30 });
+  const mia = sandbox.user("mia");
+  const human = new Pool(sandbox.url, { connections: 1 });
+  const authorization = `Basic ${Buffer.from(`${mia.email}:${mia.apiKey}`).toString("base64")}`;
+  /** Posts as Mia into #general with a bare undici request. */
+  const post = async (topic: string, content: string): Promise<void> => {
+    const res = await human.request({
+      path: "/api/v1/messages",
+      method: "POST",
+      headers: { authorization, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ type: "channel", to: "general", topic, content }).toString(),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`POST /messages: ${res.statusCode} ${text}`);
+  };
   const dir = await mkdtemp(join(tmpdir(), "topicbot-bench-"));
   const config = join(dir, "bot.config.yaml");
   await writeFile(
@@ -66,41 +130,96 @@ void main(async () => {
       "",
     ].join("\n"),
   );
-  const bot: number[] = [];
-  const bare: number[] = [];
+  const botArgs = [bin, "start", "-c", config];
+  const bareArgs = [bareJs, sandbox.url, sandbox.bot.email, sandbox.bot.apiKey];
+  const bot: Start[] = [];
+  const bare: Start[] = [];
+  const node: number[] = [];
   try {
-    progress(`startup: ${RUNS} runs of \`bot start\` against the sandbox, and of a bare node`);
-    await timeToReady([bin, "start", "-c", config], dir, /"msg":"ready"/);
+    progress(
+      `startup: ${RUNS} rounds of \`bot start\`, a bare undici bot and a bare node, spawn to first answer`,
+    );
+    // One of each first, to warm the file cache.
+    await timeFirstAnswer(sandbox, post, botArgs, /"msg":"ready"/, "!ping", "warm bot");
+    await timeFirstAnswer(sandbox, post, bareArgs, /ready/, "!echo 0", "warm bare");
     for (let i = 0; i < RUNS; i++) {
-      bot.push(await timeToReady([bin, "start", "-c", config], dir, /"msg":"ready"/));
-      bare.push(await timeToReady(["-e", "console.log('ready')"], dir, /ready/));
+      bot.push(await timeFirstAnswer(sandbox, post, botArgs, /"msg":"ready"/, "!ping", `bot ${i}`));
+      bare.push(await timeFirstAnswer(sandbox, post, bareArgs, /ready/, `!echo ${i}`, `bare ${i}`));
+      node.push(await timeNodeStart(dir));
+      progress(
+        `startup: round ${i + 1}: bot ${bot.at(-1)!.firstAnswer.toFixed(0)} ms, ${bot.at(-1)!.idleRss.toFixed(0)} MiB; bare ${bare.at(-1)!.firstAnswer.toFixed(0)} ms, ${bare.at(-1)!.idleRss.toFixed(0)} MiB`,
+      );
     }
   } finally {
+    await human.close();
     await rm(dir, { recursive: true, force: true });
     await sandbox.close();
   }
+  const med = (starts: Start[], key: keyof Start): number => median(starts.map((s) => s[key]));
+  const answerRatio = med(bot, "firstAnswer") / med(bare, "firstAnswer");
+  const rssRatio = med(bot, "idleRss") / med(bare, "idleRss");
   return {
     name: "startup",
-    title: "Startup: process start to ready",
-    method: `\`node bin/bot.js start -c <config>\` (the built CLI, the \`ping\` plugin, JSON logs) against a sandbox on loopback, timed from spawn to its \`"msg":"ready"\` log line (credentials checked, plugins set up, queue registered), median of ${RUNS} runs after one to warm the file cache. Baseline: spawning \`node -e "console.log('ready')"\` to its first line, the same number of times.`,
+    title: "Startup: spawn to first answer, and idle memory",
+    method: `\`node bin/bot.js start -c <config>\` (the built CLI, the \`ping\` plugin, JSON logs, memory storage) against a sandbox on loopback: timed from spawn to its \`"msg":"ready"\` line, then a human posts \`!ping\` into a fresh topic and the clock stops when the sandbox stores the bot's answer; RSS is read from /proc ${IDLE_MS / 1000} s after that answer. Baseline: a bare bot (\`bench/bare-echo.ts\` compiled to plain JavaScript: undici, GET /users/me, POST /register, a poll loop answering \`!echo <n>\`; zulip-js is not installed, and this is its stand-in), timed the same way with \`!echo <n>\`. Bot and bare bot alternate, ${RUNS} rounds after one warm-up each; medians. Also shown: spawning \`node -e\` to its first line.`,
     rows: [
       {
-        metric: "start to ready (median)",
-        value: median(bot),
-        baseline: median(bare),
+        metric: "spawn to first answer (median)",
+        value: med(bot, "firstAnswer"),
+        baseline: med(bare, "firstAnswer"),
+        unit: "ms",
+        better: "lower",
+        baselineIs: "bare undici bot",
+      },
+      {
+        metric: "spawn to first answer (slowest)",
+        value: Math.max(...bot.map((s) => s.firstAnswer)),
+        baseline: Math.max(...bare.map((s) => s.firstAnswer)),
+        unit: "ms",
+        better: "lower",
+        baselineIs: "bare undici bot",
+      },
+      {
+        metric: "spawn to ready line (median)",
+        value: med(bot, "ready"),
+        baseline: median(node),
         unit: "ms",
         better: "lower",
         baselineIs: "bare node",
       },
       {
-        metric: "start to ready (slowest)",
-        value: Math.max(...bot),
-        baseline: Math.max(...bare),
-        unit: "ms",
+        metric: "idle RSS after the first answer (median)",
+        value: med(bot, "idleRss"),
+        baseline: med(bare, "idleRss"),
+        unit: "MiB",
         better: "lower",
-        baselineIs: "bare node",
+        baselineIs: "bare undici bot",
       },
     ],
-    checks: [],
+    checks: [
+      {
+        what: `start-up (issue 17 goal 3): spawn to first answer ${answerRatio.toFixed(2)}× the bare bot's (goal ≤ 1.5×)`,
+        ok: answerRatio <= 1.5,
+        goal: true,
+      },
+      {
+        what: `idle RSS (issue 17 goal 3): ${rssRatio.toFixed(2)}× the bare bot's (goal ≤ 1.2×)`,
+        ok: rssRatio <= 1.2,
+        goal: true,
+      },
+    ],
   };
 });
+
+/** Milliseconds from spawning `node -e` until it prints its first line. */
+async function timeNodeStart(cwd: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ["-e", "console.log('ready')"], {
+    cwd,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once("data", () => resolve(performance.now() - started));
+    child.once("error", reject);
+  });
+}

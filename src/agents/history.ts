@@ -1,5 +1,6 @@
 // Conversation history for models: a topic's or DM's recent messages as user/assistant turns of plain text.
-import { convert } from "html-to-text";
+import { createRequire } from "node:module";
+import type * as HtmlToText from "html-to-text";
 import type { Narrow } from "../api/common.js";
 import type { Message } from "../api/messages.js";
 import type { ApiClient } from "../client/client.js";
@@ -27,16 +28,30 @@ export interface HistoryOptions {
   before?: number;
 }
 
+let htmlToText: typeof HtmlToText | undefined;
+
+/**
+ * html-to-text and its HTML parser, loaded the first time history is read: a bot that never
+ * reads history never loads them (start-up time, idle memory). Required synchronously (the
+ * package ships CommonJS too) so that `plainText` stays sync.
+ */
+function loadHtmlToText(): typeof HtmlToText {
+  htmlToText ??= createRequire(import.meta.url)("html-to-text") as typeof HtmlToText;
+  return htmlToText;
+}
+
 /** Plain text of rendered message HTML: code kept, links as text, no wrapping. */
 export function plainText(html: string): string {
-  return convert(html, {
-    wordwrap: false,
-    selectors: [
-      { selector: "a", options: { ignoreHref: true } },
-      { selector: "img", format: "skip" },
-      { selector: "pre", options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
-    ],
-  }).trim();
+  return loadHtmlToText()
+    .convert(html, {
+      wordwrap: false,
+      selectors: [
+        { selector: "a", options: { ignoreHref: true } },
+        { selector: "img", format: "skip" },
+        { selector: "pre", options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+      ],
+    })
+    .trim();
 }
 
 /**

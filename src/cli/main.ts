@@ -3,14 +3,14 @@ import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { ApiError } from "../client/errors.js";
 import { processOutput, type Output } from "./output.js";
-import { runStart } from "./commands/start.js";
-import { runSandbox } from "./commands/sandbox.js";
-import { runClusterStatus, type ClusterStatusOptions } from "./commands/cluster.js";
-import { runCheck } from "./commands/check.js";
-import { ownPackage, runInit } from "./commands/init.js";
-import { runSchema } from "./commands/schema.js";
-import { runDev, type DevCommandOptions } from "./commands/dev.js";
+import { ownPackage } from "./own-package.js";
+import type { ClusterStatusOptions } from "./commands/cluster.js";
+import type { DevCommandOptions } from "./commands/dev.js";
 import { registerSend } from "./commands/send.js";
+
+// Each subcommand's module is imported when that subcommand runs, not before: `bot start` never
+// loads the sandbox, the dev session, `bot init`'s templates or the config's JSON Schema
+// (start-up time and idle memory, issue 17).
 
 const parsePort = (value: string): number => {
   const port = Number(value);
@@ -46,6 +46,7 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "run as one node of a cluster on this Redis, e.g. redis://127.0.0.1:6379/0 (docs/cluster.md)",
     )
     .action(async (opts: { config: string; cluster?: string }) => {
+      const { runStart } = await import("./commands/start.js");
       exitCode = await runStart(opts, out);
     });
 
@@ -58,6 +59,7 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     .option("--cluster <redis-url>", "the cluster's Redis (default: cluster.redis of the config)")
     .option("--json", "print one JSON object", false)
     .action(async (opts: ClusterStatusOptions) => {
+      const { runClusterStatus } = await import("./commands/cluster.js");
       exitCode = await runClusterStatus(opts, out);
     });
 
@@ -88,6 +90,7 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       false,
     )
     .action(async (opts: DevCommandOptions) => {
+      const { runDev } = await import("./commands/dev.js");
       exitCode = await runDev(opts);
     });
 
@@ -98,6 +101,7 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--json", "print one JSON line with the URL and the seeded accounts", false)
     .action(async (opts: { port: number; host: string; json: boolean }) => {
+      const { runSandbox } = await import("./commands/sandbox.js");
       await runSandbox(opts, out);
     });
 
@@ -108,6 +112,7 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     )
     .option("-c, --config <file>", "configuration file", "bot.config.yaml")
     .action(async (opts: { config: string }) => {
+      const { runCheck } = await import("./commands/check.js");
       exitCode = await runCheck(opts, out);
     });
 
@@ -121,13 +126,15 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "the topicbot dependency to write (default: this version's range, or file:<checkout> when run from a clone)",
     )
     .action(async (dir: string, opts: { force: boolean; topicbot?: string }) => {
+      const { runInit } = await import("./commands/init.js");
       exitCode = await runInit({ dir, force: opts.force, topicbot: opts.topicbot }, out);
     });
 
   program
     .command("schema")
     .description("print the JSON Schema of bot.config.yaml (for editors and tools)")
-    .action(() => {
+    .action(async () => {
+      const { runSchema } = await import("./commands/schema.js");
       exitCode = runSchema(out);
     });
 

@@ -2,7 +2,7 @@
 import type { BotConfig, ServerConfig } from "../config/schema.js";
 import { configSecrets } from "../config/secrets.js";
 import { serverSecrets } from "../log/logger.js";
-import { startSandbox, type Sandbox, type SandboxOptions } from "../sandbox/server.js";
+import type { Sandbox, SandboxOptions } from "../sandbox/server.js";
 
 export interface Target {
   server: ServerConfig;
@@ -25,6 +25,8 @@ export async function resolveTarget(
   let sandbox: Sandbox | undefined;
   let server = config.server;
   if (!server) {
+    // Imported only here: a bot with a server never loads the sandbox (start-up time, memory).
+    const { startSandbox } = await import("../sandbox/server.js");
     sandbox = await startSandbox(sandboxOptions);
     server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
   }

@@ -81,6 +81,8 @@ export interface EventSource {
 
 export const DEFAULT_REREGISTER_AFTER_MS = 5 * 60_000;
 const WATCHDOG_GRACE_MS = 15_000;
+/** The most events one call of the sink gets (see `#handOver`). */
+export const HANDOVER_SLICE = 64;
 
 /**
  * The long-poll loop over one server-side queue, replaced whenever it is lost.
@@ -188,16 +190,10 @@ export class EventQueue implements EventSource {
           });
           needsCatchUp = false;
         }
-        const events = await this.#poll();
+        const fresh = this.#fresh(await this.#poll());
         failures = 0;
         failingSince = undefined;
-        const delivered: AnyEvent[] = [];
-        for (const event of events) {
-          if (event.id <= this.#lastEventId) continue;
-          this.#lastEventId = event.id;
-          if (event.type !== "heartbeat") delivered.push(event);
-        }
-        if (delivered.length > 0) await sink(delivered, signal);
+        await this.#handOver(fresh, sink, signal);
       } catch (error) {
         if (signal.aborted) break;
         const recovery = recoveryFor(error);
@@ -234,6 +230,36 @@ export class EventQueue implements EventSource {
         );
         await sleep(ms, signal).catch(() => undefined);
       }
+    }
+  }
+
+  /**
+   * The events of a poll not seen before, without heartbeats, newest first (so that
+   * `#handOver` can pop them in order); acknowledges them by moving `lastEventId`. The poll's own
+   * array is not kept: once this returns, only the returned list holds the events.
+   */
+  #fresh(events: AnyEvent[]): AnyEvent[] {
+    const fresh: AnyEvent[] = [];
+    for (const event of events) {
+      if (event.id <= this.#lastEventId) continue;
+      this.#lastEventId = event.id;
+      if (event.type !== "heartbeat") fresh.push(event);
+    }
+    return fresh.reverse();
+  }
+
+  /**
+   * Hands a poll's events (newest first) to the sink in slices of at most `HANDOVER_SLICE`,
+   * in order, removing each slice from `pending` before handing it over. Exists because one poll
+   * can return thousands of events (9,507 in issue 14's burst): handed over whole, every one of
+   * them stays reachable until the last is dispatched; sliced, what the bot holds is the untaken
+   * rest of the batch plus what the dispatcher holds (at most `maxQueued` + `concurrency`).
+   */
+  async #handOver(pending: AnyEvent[], sink: EventSink, signal: AbortSignal): Promise<void> {
+    while (pending.length > 0 && !signal.aborted) {
+      const slice: AnyEvent[] = [];
+      while (slice.length < HANDOVER_SLICE && pending.length > 0) slice.push(pending.pop()!);
+      await sink(slice, signal);
     }
   }
 

@@ -1,6 +1,7 @@
 // Logging: pino JSON (pretty on a terminal), with secrets redacted wherever they appear.
+import { createRequire } from "node:module";
 import { pino, type Logger, type LoggerOptions } from "pino";
-import PinoPretty from "pino-pretty";
+import type PinoPretty from "pino-pretty";
 
 export type { Logger };
 
@@ -62,11 +63,19 @@ export function createLogger(options: LogOptions = {}): Logger {
   const isTTY = (destination as { isTTY?: boolean }).isTTY === true;
   const pretty = options.format === "pretty" || (options.format === undefined && isTTY);
   const sink: { write(line: string): unknown } = pretty
-    ? PinoPretty({ colorize: isTTY, ignore: "pid,hostname", destination, sync: true })
+    ? loadPinoPretty()({ colorize: isTTY, ignore: "pid,hostname", destination, sync: true })
     : destination;
   const secrets = (options.secrets ?? []).filter((s): s is string => !!s && s.length >= 4);
   if (secrets.length === 0) return pino(base, sink as pino.DestinationStream);
   return pino(base, { write: (line: string) => sink.write(redactSecrets(line, secrets)) });
+}
+
+/**
+ * pino-pretty, loaded on first use: a bot logging JSON (production) never loads it and its ~30
+ * modules. It is CommonJS, so `require` loads it synchronously and `createLogger` stays sync.
+ */
+function loadPinoPretty(): typeof PinoPretty {
+  return createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty;
 }
 
 /** A logger that drops everything (library default when none is given). */

@@ -1,7 +1,6 @@
 // createStore: the store a config names (memory, file or redis); the one place a new backend is added.
 import { isAbsolute, resolve } from "node:path";
 import { openFileBackend, type FileOps } from "./file.js";
-import { openRedisBackend } from "./redis.js";
 import { memoryBackend, storeOver, type KeyValueStore, type StoreBackend } from "./store.js";
 
 /**
@@ -59,7 +58,11 @@ export async function openBackend(
         now: options.now,
       });
     case "redis":
-      return openRedisBackend({ url: config.url, prefix: config.prefix });
+      // Imported here, so that a bot without Redis never loads ioredis.
+      return (await import("./redis.js")).openRedisBackend({
+        url: config.url,
+        prefix: config.prefix,
+      });
   }
 }
 

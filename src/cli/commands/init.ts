@@ -1,9 +1,9 @@
 // `bot init [dir]`: scaffold a bot project (config, a plugin, its test, README), never overwriting a file.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { projectFiles } from "../templates.js";
+import { ownPackage } from "../own-package.js";
 import type { Output } from "../output.js";
 
 export interface InitOptions {
@@ -11,21 +11,6 @@ export interface InitOptions {
   force: boolean;
   /** The `topicbot` dependency spec to write; default: see `topicbotSpec`. */
   topicbot?: string;
-}
-
-/** topicbot's own package folder and version (its package.json, found upward from this module). */
-export function ownPackage(): { root: string; version: string } {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const path = join(dir, "package.json");
-    if (existsSync(path)) {
-      const pkg = JSON.parse(readFileSync(path, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "topicbot" && pkg.version) return { root: dir, version: pkg.version };
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("bot init: cannot find topicbot's package.json");
-    dir = parent;
-  }
 }
 
 /**

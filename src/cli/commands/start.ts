@@ -1,7 +1,6 @@
 // `bot start`: load bot.config.yaml, connect (or start the embedded sandbox), subscribe, run until stopped.
 import { dirname, resolve } from "node:path";
-import { createClient } from "../../client/client.js";
-import type { ServerConfig } from "../../config/schema.js";
+import { createClient, type ApiClient } from "../../client/client.js";
 import { NetworkError } from "../../client/errors.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
@@ -12,7 +11,6 @@ import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
 import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { Output } from "../output.js";
-import { ClusterNode } from "../../cluster/node.js";
 import { ConfigError } from "../../config/errors.js";
 import type { StorageSettings } from "../../config/schema.js";
 import { subscribeToChannels } from "../subscribe.js";
@@ -33,31 +31,27 @@ const RETRY_SECONDS = [2, 4, 8, 16, 32, 60];
  * when stopped by SIGINT or SIGTERM while waiting.
  */
 async function waitForServer(
-  server: ServerConfig,
+  client: ApiClient,
   source: string | undefined,
   out: Output,
 ): Promise<boolean> {
-  const site = server.site;
-  const probe = createClient({ ...server, retry: { maxAttempts: 1 } });
-  try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await probe.users.me();
-        if (attempt > 0) out.stderr(`Reached ${site}.`);
-        return true;
-      } catch (error) {
-        if (!(error instanceof NetworkError)) return true;
-        const seconds = RETRY_SECONDS[Math.min(attempt, RETRY_SECONDS.length - 1)]!;
-        if (attempt === 0)
-          out.stderr(
-            `Cannot reach server.site ${site} (from ${source ?? "the config"}): ${error.message}\n` +
-              "Check that the URL is right (scheme, host and port), that the server is up, and that this machine can reach it (proxy, firewall, VPN).",
-          );
-        if (!(await countdown(seconds, attempt + 1, out))) return false;
-      }
+  const site = client.site;
+  // The bot's own client, one try per attempt: no second connection pool just to probe.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.users.me(undefined, { retry: false });
+      if (attempt > 0) out.stderr(`Reached ${site}.`);
+      return true;
+    } catch (error) {
+      if (!(error instanceof NetworkError)) return true;
+      const seconds = RETRY_SECONDS[Math.min(attempt, RETRY_SECONDS.length - 1)]!;
+      if (attempt === 0)
+        out.stderr(
+          `Cannot reach server.site ${site} (from ${source ?? "the config"}): ${error.message}\n` +
+            "Check that the URL is right (scheme, host and port), that the server is up, and that this machine can reach it (proxy, firewall, VPN).",
+        );
+      if (!(await countdown(seconds, attempt + 1, out))) return false;
     }
-  } finally {
-    await probe.close();
   }
 }
 
@@ -106,8 +100,9 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   );
   const client = createClient({ ...server, onCall: observeCalls(metrics) });
   const register = config.allPublicChannels ? { all_public_streams: true } : undefined;
+  // The cluster code (and ioredis) is imported only in cluster mode.
   const node = clusterUrl
-    ? new ClusterNode({
+    ? new (await import("../../cluster/node.js")).ClusterNode({
         url: clusterUrl,
         api: client,
         register,
@@ -149,7 +144,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     outgoingWebhook: config.outgoingWebhook,
   });
   try {
-    if (!sandbox && !(await waitForServer(server, config.serverSource, out))) {
+    if (!sandbox && !(await waitForServer(client, config.serverSource, out))) {
       await cleanUp();
       return 1;
     }

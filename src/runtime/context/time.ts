@@ -1,5 +1,6 @@
 // Human durations and times: `2h30m`, `in 10 minutes`, `next monday 9am`, read in a time zone (chrono-node for the words).
-import * as chrono from "chrono-node";
+import { createRequire } from "node:module";
+import type * as chronoEn from "chrono-node/en";
 import { instantOf, wallTime } from "../../time/zoned.js";
 import { timeZoneOption } from "../../time/zone-option.js";
 
@@ -142,7 +143,20 @@ export function zoneOf(ref: TimeReference): string {
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}t.*(?:z|[+-]\d{2}:?\d{2})$/;
 /** chrono tags for words that name a time of day (`tonight`, `this evening`), not only a day. */
 const TIME_OF_DAY_TAG = /^casualReference\/(?!today|tomorrow|yesterday|now)/;
-const parser = chrono.casual.clone();
+let casualParser: chronoEn.Chrono | undefined;
+
+/**
+ * chrono-node's English casual parser, loaded on the first time that needs words: a bot that
+ * never parses one never loads it (its English locale alone is over 100 modules and about a
+ * tenth of a second; the whole package with every locale is several times that). It is
+ * required synchronously (chrono-node ships CommonJS too) so that `parseTime` stays sync.
+ */
+function chronoParser(): chronoEn.Chrono {
+  casualParser ??= (
+    createRequire(import.meta.url)("chrono-node/en") as typeof chronoEn
+  ).casual.clone();
+  return casualParser;
+}
 
 /** The UTC offset of `zone` at `ms`, in minutes, for chrono's reference. */
 function offsetMinutes(ms: number, zone: string): number {
@@ -174,7 +188,7 @@ export function parseTime(text: string, reference: TimeReference): Date | undefi
   if (ms !== undefined) return instant(now + ms);
   if (ISO_INSTANT.test(lower)) return instant(Date.parse(input));
 
-  const results = parser.parse(
+  const results = chronoParser().parse(
     input,
     { instant: new Date(now), timezone: offsetMinutes(now, zone) },
     { forwardDate: true },

@@ -1,0 +1,130 @@
+// `bot start` with a server configured loads only what it runs: no sandbox, dev session, pretty logger, time words, ...
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "topicbot/client";
+import { startSandbox, type Sandbox } from "topicbot/sandbox";
+import { bin as ownBin, cleanEnv, sandboxServerLines, watch } from "../helpers/process.js";
+
+/**
+ * Preloaded into the bot: records every module file loaded (ESM through a loader hook, CommonJS
+ * through `Module.prototype._compile`) and writes the list when the process exits.
+ */
+/** The bin under test; `LAZY_BIN=<other checkout>/bin/bot.js` runs this test against another build. */
+const bin = process.env.LAZY_BIN ?? ownBin;
+const RECORDER = `
+import { register } from "node:module";
+import Module from "node:module";
+import { writeFileSync } from "node:fs";
+import { MessageChannel } from "node:worker_threads";
+const loaded = new Set();
+const { port1, port2 } = new MessageChannel();
+port1.on("message", (url) => loaded.add(url));
+port1.unref();
+register(
+  "data:text/javascript," +
+    encodeURIComponent(
+      "let port; export async function initialize(p) { port = p; }" +
+        "export async function load(url, context, next) { port.postMessage(url); return next(url, context); }",
+    ),
+  import.meta.url,
+  { data: port2, transferList: [port2] },
+);
+const compile = Module.prototype._compile;
+Module.prototype._compile = function (content, filename) {
+  loaded.add(filename);
+  return compile.call(this, content, filename);
+};
+process.on("exit", () => writeFileSync(process.env.LOADED_MODULES_FILE, [...loaded].join("\\n")));
+`;
+
+/** What `bot start` must not load when a server is configured and logs are JSON. */
+const NOT_NEEDED: [string, RegExp][] = [
+  ["the embedded sandbox", /dist\/src\/sandbox\//],
+  ["the dev session", /dist\/src\/dev\//],
+  [
+    "other subcommands",
+    /dist\/src\/cli\/(templates|commands\/(init|check|dev|sandbox|schema|cluster))\.js/,
+  ],
+  ["the config's JSON Schema", /dist\/src\/config\/reference\.js/],
+  ["cluster mode", /dist\/src\/cluster\//],
+  ["pino-pretty (JSON logs)", /node_modules\/pino-pretty\//],
+  ["chrono-node (no time parsed yet)", /node_modules\/chrono-node\//],
+  ["html-to-text (no history read)", /node_modules\/html-to-text\//],
+  ["ioredis (no Redis configured)", /node_modules\/ioredis\//],
+  ["marked (the sandbox's Markdown)", /node_modules\/marked\//],
+];
+
+describe("bot start loads lazily", () => {
+  let sandbox: Sandbox;
+  let dir: string;
+  let child: ChildProcess | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    dir = await mkdtemp(join(tmpdir(), "topicbot-lazy-"));
+  });
+  afterAll(async () => {
+    if (child && child.exitCode === null) child.kill("SIGKILL");
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("answers !ping on a configured server without loading what it does not run", async () => {
+    const config = join(dir, "bot.config.yaml");
+    const recorder = join(dir, "recorder.mjs");
+    const list = join(dir, "loaded.txt");
+    await writeFile(recorder, RECORDER);
+    await writeFile(
+      config,
+      [
+        ...sandboxServerLines(sandbox),
+        "logging: { level: info, format: json }",
+        "plugins: [ping]",
+        "",
+      ].join("\n"),
+    );
+    child = spawn(process.execPath, ["--import", recorder, bin, "start", "-c", config], {
+      env: { ...cleanEnv(), LOG_LEVEL: "info", LOADED_MODULES_FILE: list },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stdout = watch(child.stdout!);
+    watch(child.stderr!);
+    await stdout.waitFor(/"msg":"ready"/, 30_000);
+
+    const answered = new Promise<string>((resolve) => {
+      const stop = sandbox.realm.onMessage((m) => {
+        if (m.senderId === sandbox.bot.userId && m.topic === "lazy") {
+          stop();
+          resolve(m.content);
+        }
+      });
+    });
+    const mia = sandbox.user("mia");
+    const human = createClient({ site: sandbox.url, email: mia.email, apiKey: mia.apiKey });
+    await human.messages.send({ type: "channel", to: "general", topic: "lazy", content: "!ping" });
+    await human.close();
+    await expect(
+      Promise.race([
+        answered,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error("no answer in 15 s")), 15_000),
+        ),
+      ]),
+    ).resolves.toBe("pong");
+
+    child.kill("SIGTERM");
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(0);
+    const loaded = (await readFile(list, "utf8")).split("\n");
+    // The recorder works: the runtime itself is on the list.
+    expect(loaded.some((f) => /dist\/src\/runtime\/bot\.js$/.test(f))).toBe(true);
+    const unexpected = NOT_NEEDED.flatMap(([what, pattern]) => {
+      const hits = loaded.filter((f) => pattern.test(f));
+      return hits.length > 0 ? [`${what}: ${hits.length} modules, e.g. ${hits[0]}`] : [];
+    });
+    expect(unexpected).toEqual([]);
+  }, 60_000);
+});
