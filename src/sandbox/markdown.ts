@@ -1,6 +1,7 @@
 // Message rendering: Markdown to HTML with marked, raw HTML escaped, the chat's mention and `:emoji:` syntax as spans.
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from "marked";
 import { SERVICE_EXTRA_EMOJI, unicodeCodeOfName } from "./emoji.js";
+import { renderPlainMarkdown } from "./plainMarkdown.js";
 
 export interface MentionTarget {
   userId: number;
@@ -49,6 +50,7 @@ const mention: TokenizerAndRendererExtension = {
   level: "inline",
   start: (src) => src.indexOf("@"),
   tokenizer(src) {
+    if (!src.startsWith("@")) return undefined;
     const match = MENTION.exec(src);
     if (!match) return undefined;
     const target = resolve(currentUsers, match[2]!, match[3]);
@@ -72,8 +74,9 @@ const emoji: TokenizerAndRendererExtension = {
   name: "emoji",
   level: "inline",
   // As the server's pattern, a `:` right after a word character starts no emoji (`a:b:`).
-  start: (src) => src.search(/(?<!\w):[\w+-]+:/),
+  start: (src) => (src.includes(":") ? src.search(/(?<!\w):[\w+-]+:/) : -1),
   tokenizer(src, tokens) {
+    if (!src.startsWith(":")) return undefined;
     const match = /^:([\w+-]+):(?!\w)/.exec(src);
     if (!match || /\w$/.test(tokens.at(-1)?.raw ?? "")) return undefined;
     const name = match[1]!;
@@ -98,12 +101,17 @@ const marked = new Marked({
   renderer: { html: ({ text }) => escapeHtml(text) },
 });
 
-/** Renders message Markdown to HTML the way clients expect it: block HTML, mentions as spans. */
-export function renderMarkdown(content: string, users: readonly MentionTarget[] = []): string {
+/** Renders message Markdown to HTML with marked: the full renderer, for any text. */
+export function renderWithMarked(content: string, users: readonly MentionTarget[] = []): string {
   currentUsers = users;
   try {
     return (marked.parse(content) as string).trim();
   } finally {
     currentUsers = [];
   }
+}
+
+/** Renders message Markdown to HTML the way clients expect it: block HTML, mentions as spans. */
+export function renderMarkdown(content: string, users: readonly MentionTarget[] = []): string {
+  return renderPlainMarkdown(content) ?? renderWithMarked(content, users);
 }

@@ -182,9 +182,7 @@ export class QueueRegistry {
           realm.canSee(user, message));
       if (!receives || !matchesQueueNarrow(queue.filter.narrow, message, realm, user.userId))
         continue;
-      const view = realm.messageView(message, user, queue.filter);
-      const flags = view.flags;
-      delete view.flags;
+      const { message: view, flags } = realm.messageEvent(message, user, queue.filter);
       const event: Record<string, unknown> & { type: string } = {
         type: "message",
         message: view,

@@ -161,8 +161,9 @@ export function sendToChannel(
     throw badRequest(`Not authorized to send to channel '${channel.name}'`);
   const content = normalizedContent(realm, init.content);
   const found = wildcards(realm, sender, channel, topic, content);
-  const participants = topicParticipants(realm, channel, topic);
-  const startsTopic = participants.size === 0;
+  const startsTopic = realm.index.participants(channel.streamId, topic).size === 0;
+  // Only a topic wildcard needs to know who took part before this message.
+  const participants = found.topic ? topicParticipants(realm, channel, topic) : undefined;
   const policy = newVisibilityPolicy(realm, sender, channel, topic, startsTopic);
   const message = realm.postMessage({
     sender,
@@ -174,12 +175,15 @@ export function sendToChannel(
     client: init.client ?? "Internal",
     readBySender: init.readBySender ?? defaultReadBySender(init.client ?? "Internal"),
     localEcho: init.localEcho,
-    extraFlags: (userId) => [
-      ...(found.channel ? ["stream_wildcard_mentioned"] : []),
-      ...(found.topic && (participants.has(userId) || userId === sender.userId)
-        ? ["topic_wildcard_mentioned"]
-        : []),
-    ],
+    extraFlags:
+      found.channel || found.topic
+        ? (userId) => [
+            ...(found.channel ? ["stream_wildcard_mentioned"] : []),
+            ...(participants?.has(userId) || (found.topic && userId === sender.userId)
+              ? ["topic_wildcard_mentioned"]
+              : []),
+          ]
+        : undefined,
     beforeDelivery: () => {
       if (policy === undefined) return;
       realm.setTopicPolicy(sender.userId, channel.streamId, topic, policy);

@@ -1,0 +1,85 @@
+// The fast path of message rendering: chat text with no Markdown beyond `*emphasis*` and `**strong**`, rendered without marked, byte for byte as marked renders it.
+
+/**
+ * Letters, marks, digits, spaces, line breaks and punctuation that start no Markdown construct on their own.
+ * Everything else (`#`, `>`, `|`, `_`, `` ` ``, `~`, `<`, `&`, `[`, `\`, `@`, `=`, tabs, ...)
+ * sends the text to marked. `*` is checked run by run below.
+ */
+const PLAIN_TEXT = /^[\p{L}\p{M}\p{N} \n.,;:?!'"()/*-]+$/u;
+/** What a line may not start with: a list marker, a rule or setext underline, an ordered list item, indentation. */
+const BLOCK_START = /^(?:[-+ ]|\d+[.)])/;
+/** Anything marked would link or turn into an emoji: `http://…`, `www.…`, `:name:`. */
+const INLINE_SPECIAL = /:\/\/|www\.|:[\w+-]*:/i;
+/** What marked counts as neither space nor punctuation, among the plain characters. */
+const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
+/** What may stand beside an opening or closing `*` run other than a word: a space, punctuation, the line's edge. */
+const BESIDE_RUN = /^[ .,;:?!'"()/-]?$/;
+
+/** The character (code point) starting at `at`, if any. */
+function charAt(text: string, at: number): string | undefined {
+  const code = text.codePointAt(at);
+  return code === undefined ? undefined : String.fromCodePoint(code);
+}
+
+/** The character (code point) ending just before `at`, if any. */
+function charBefore(text: string, at: number): string | undefined {
+  const pair = at >= 2 ? text.codePointAt(at - 2)! : 0;
+  return pair > 0xffff ? String.fromCodePoint(pair) : charAt(text, at - 1);
+}
+
+const escapeQuotes = (text: string): string =>
+  text.replace(/["']/g, (c) => (c === '"' ? "&quot;" : "&#39;"));
+
+/**
+ * One line's HTML, or undefined when its `*` runs are not plain pairs: each run one or two long,
+ * opening (after a space, punctuation or the line's start, before a letter, mark or digit) and
+ * closing (after one, before a space, punctuation or the line's end) in turn, each closer as long
+ * as its opener.
+ */
+function renderLine(line: string): string | undefined {
+  if (line.endsWith(" ") || BLOCK_START.test(line)) return undefined;
+  let html = "";
+  let from = 0;
+  let open = 0;
+  for (let at = line.indexOf("*"); at !== -1; at = line.indexOf("*", from)) {
+    let end = at;
+    while (line[end] === "*") end++;
+    const length = end - at;
+    if (length > 2) return undefined;
+    const before = charBefore(line, at);
+    const after = charAt(line, end);
+    const opens = BESIDE_RUN.test(before ?? "") && after !== undefined && WORD_CHAR.test(after);
+    const closes = before !== undefined && WORD_CHAR.test(before) && BESIDE_RUN.test(after ?? "");
+    const tag = length === 1 ? "em" : "strong";
+    html += escapeQuotes(line.slice(from, at));
+    if (open === 0 && opens) {
+      html += `<${tag}>`;
+      open = length;
+    } else if (open === length && closes) {
+      html += `</${tag}>`;
+      open = 0;
+    } else return undefined;
+    from = end;
+  }
+  if (open !== 0) return undefined;
+  return html + escapeQuotes(line.slice(from));
+}
+
+/**
+ * Renders `content` as marked (GFM, line breaks on) renders it when it is one paragraph of plain
+ * lines, or returns undefined for marked to do it. A fast path: marked lexes every message
+ * through dozens of block and inline rules, several times the cost of the rest of a send, while
+ * most chat and bot messages are a sentence or two of plain text. `test/property/
+ * sandbox-markdown.test.ts` checks it against marked on generated text.
+ */
+export function renderPlainMarkdown(content: string): string | undefined {
+  if (!PLAIN_TEXT.test(content) || INLINE_SPECIAL.test(content)) return undefined;
+  const lines = content.split("\n");
+  let html = "<p>";
+  for (let i = 0; i < lines.length; i++) {
+    const line = renderLine(lines[i]!);
+    if (line === undefined || line === "") return undefined;
+    html += i === 0 ? line : `<br>${line}`;
+  }
+  return `${html}</p>`;
+}
