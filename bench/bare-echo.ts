@@ -10,10 +10,14 @@ const headers = {
   "content-type": "application/x-www-form-urlencoded",
 };
 
-async function call(method: "GET" | "POST", path: string, params: Record<string, string>) {
+async function call(
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  params: Record<string, string>,
+) {
   const body = new URLSearchParams(params).toString();
   const res = await pool.request(
-    method === "GET"
+    method !== "POST"
       ? { method, path: `${path}?${body}`, headers }
       : { method, path, headers, body },
   );
@@ -25,6 +29,10 @@ const reg = (await call("POST", "/api/v1/register", { event_types: '["message"]'
   queue_id: string;
   last_event_id: number;
 };
+// Deleting the queue on SIGTERM, as the bot does, so the sandbox stops filling it.
+process.once("SIGTERM", () => {
+  void call("DELETE", "/api/v1/events", { queue_id: reg.queue_id }).finally(() => process.exit(0));
+});
 process.stdout.write("ready\n");
 let last = reg.last_event_id;
 for (;;) {

@@ -2,8 +2,9 @@
 import type { z } from "zod";
 import type { Dispatcher } from "undici";
 import { endpoints, type Endpoints } from "../api/index.js";
-import type { Endpoint } from "../api/endpoint.js";
+import { pathParamNames, type Endpoint } from "../api/endpoint.js";
 import { encodeRequest } from "./encode.js";
+import { fastPaths, type FastPath } from "./fast-paths.js";
 import { encodeMultipart, isReplayable, type FilePart } from "./multipart.js";
 import { ApiError, InvalidArgumentError, ResponseShapeError } from "./errors.js";
 import { sleep } from "./backoff.js";
@@ -104,6 +105,35 @@ function header(
   return Number.isFinite(n) ? n : undefined;
 }
 
+/** What a call needs to know about an endpoint beyond its declaration, worked out once. */
+interface EndpointFacts {
+  /** `METHOD /template/path`, for errors and observers. */
+  name: string;
+  /** Its declared parameter names: others pass through unvalidated. */
+  known: ReadonlySet<string>;
+  pathParams: readonly string[];
+  fast: FastPath | undefined;
+  /** POST /register: its response sets the long-poll timeout. */
+  isRegister: boolean;
+}
+
+const endpointFacts = new WeakMap<Endpoint, EndpointFacts>();
+
+function factsOf(ep: Endpoint): EndpointFacts {
+  let facts = endpointFacts.get(ep);
+  if (!facts) {
+    facts = {
+      name: `${ep.method} ${ep.path}`,
+      known: new Set(Object.keys(ep.params.shape)),
+      pathParams: pathParamNames(ep.path),
+      fast: fastPaths.get(ep),
+      isRegister: ep.method === "POST" && ep.path === endpoints.events.register.path,
+    };
+    endpointFacts.set(ep, facts);
+  }
+  return facts;
+}
+
 /**
  * Creates a typed REST client.
  *
@@ -130,22 +160,37 @@ export function createClient(options: ClientOptions): ApiClient {
           },
         });
 
+  /** Takes the `X-RateLimit-*` headers of a response into `rateLimit` and the pacer. */
+  function observeRateLimit(headers: Record<string, string | string[] | undefined>): void {
+    const remaining = header(headers, "x-ratelimit-remaining");
+    const reset = header(headers, "x-ratelimit-reset");
+    const limit = header(headers, "x-ratelimit-limit");
+    if (limit !== undefined) rateLimit.limit = limit;
+    if (remaining !== undefined) rateLimit.remaining = remaining;
+    if (reset !== undefined) rateLimit.reset = reset;
+    pacer?.observe({ remaining, reset });
+  }
+
   async function call<P extends z.ZodObject, R extends z.ZodType>(
     ep: Endpoint<P, R>,
     params: z.input<P> | undefined,
     callOptions: CallOptions = {},
   ): Promise<Success<R>> {
-    const name = `${ep.method} ${ep.path}`;
+    const facts = factsOf(ep);
+    const name = facts.name;
     const input = (params ?? {}) as Record<string, unknown>;
-    const checked = ep.params.safeParse(input);
-    if (!checked.success) {
-      const issue = checked.error.issues[0]!;
-      throw new InvalidArgumentError(name, issuePath(issue.path) || "(params)", issue.message);
+    let values: Record<string, unknown>;
+    if (facts.fast?.params(input)) values = input;
+    else {
+      const checked = ep.params.safeParse(input);
+      if (!checked.success) {
+        const issue = checked.error.issues[0]!;
+        throw new InvalidArgumentError(name, issuePath(issue.path) || "(params)", issue.message);
+      }
+      // Unknown parameters pass through unvalidated; the server lists them in ignored_parameters_unsupported.
+      values = { ...(checked.data as object) };
+      for (const key in input) if (!facts.known.has(key)) values[key] = input[key];
     }
-    // Unknown parameters pass through unvalidated; the server lists them in ignored_parameters_unsupported.
-    const known = Object.keys(ep.params.shape);
-    const extra = Object.fromEntries(Object.entries(input).filter(([k]) => !known.includes(k)));
-    const values: Record<string, unknown> = { ...(checked.data as object), ...extra };
     // A multipart endpoint sends `file` (with `filename`, `content_type`) as the file part.
     let filePart: FilePart | undefined;
     if (ep.multipart) {
@@ -159,7 +204,7 @@ export function createClient(options: ClientOptions): ApiClient {
       delete values.filename;
       delete values.content_type;
     }
-    const { path, fields } = encodeRequest(ep.path, values);
+    const { path, fields } = encodeRequest(ep.path, values, facts.pathParams);
     const repeatable = (ep.idempotent ?? false) || callOptions.retryUnsafe === true;
 
     for (let attempt = 0; ; attempt++) {
@@ -174,7 +219,10 @@ export function createClient(options: ClientOptions): ApiClient {
       let answered = false;
       try {
         // Long polls wait on the server, not on the rate limit.
-        if (pacer && !ep.longPoll) await pacer.beforeRequest(name, callOptions.signal);
+        if (pacer && !ep.longPoll) {
+          const wait = pacer.beforeRequest(name, callOptions.signal);
+          if (wait) await wait;
+        }
         const res = await transport.send({
           method: ep.method,
           path,
@@ -187,13 +235,7 @@ export function createClient(options: ClientOptions): ApiClient {
         });
         answered = true;
         observe(res.status);
-        rateLimit.limit = header(res.headers, "x-ratelimit-limit") ?? rateLimit.limit;
-        rateLimit.remaining = header(res.headers, "x-ratelimit-remaining") ?? rateLimit.remaining;
-        rateLimit.reset = header(res.headers, "x-ratelimit-reset") ?? rateLimit.reset;
-        pacer?.observe({
-          remaining: header(res.headers, "x-ratelimit-remaining"),
-          reset: header(res.headers, "x-ratelimit-reset"),
-        });
+        observeRateLimit(res.headers);
         if (res.status >= 400 || res.body.result !== "success") {
           const error = ApiError.fromBody(res.body, res.status, name);
           if (
@@ -206,13 +248,17 @@ export function createClient(options: ClientOptions): ApiClient {
           }
           throw error;
         }
-        const parsed = ep.response.safeParse(res.body);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0]!;
-          throw new ResponseShapeError(name, `${issuePath(issue.path)}: ${issue.message}`);
+        let data: Success<R>;
+        if (facts.fast?.response(res.body)) data = res.body as Success<R>;
+        else {
+          const parsed = ep.response.safeParse(res.body);
+          if (!parsed.success) {
+            const issue = parsed.error.issues[0]!;
+            throw new ResponseShapeError(name, `${issuePath(issue.path)}: ${issue.message}`);
+          }
+          data = parsed.data as Success<R>;
         }
-        const data = parsed.data as Success<R>;
-        if (ep.path === endpoints.events.register.path && ep.method === "POST") {
+        if (facts.isRegister) {
           const seconds = (data as { event_queue_longpoll_timeout_seconds?: number })
             .event_queue_longpoll_timeout_seconds;
           if (seconds) longPollTimeoutMs = seconds * 1000;

@@ -51,15 +51,22 @@ export class Pacer {
     return Math.min(this.#maxWaitMs, this.#resetAt - now);
   }
 
-  /** Spends one request of the budget, first waiting for the reset when none is left. */
-  async beforeRequest(endpoint: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * Spends one request of the budget, first waiting for the reset when none is left. Returns
+   * nothing when there is no wait (the common case), so a caller under budget does not pay for a
+   * promise and the ticks of awaiting it on every request.
+   */
+  beforeRequest(endpoint: string, signal?: AbortSignal): Promise<void> | undefined {
     const ms = this.delay();
-    if (ms > 0) {
-      await sleep(ms, signal);
-      this.#onWait?.(endpoint, ms);
-      this.#remaining = undefined;
-      this.#resetAt = undefined;
-    }
+    if (ms > 0) return this.#waitThenSpend(endpoint, ms, signal);
     if (this.#remaining !== undefined) this.#remaining--;
+    return undefined;
+  }
+
+  async #waitThenSpend(endpoint: string, ms: number, signal?: AbortSignal): Promise<void> {
+    await sleep(ms, signal);
+    this.#onWait?.(endpoint, ms);
+    this.#remaining = undefined;
+    this.#resetAt = undefined;
   }
 }

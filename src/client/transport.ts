@@ -1,6 +1,6 @@
 // The one place that speaks HTTP to the server: undici with keep-alive, Basic auth, timeouts, JSON bodies.
 import type { Readable } from "node:stream";
-import { Agent, request, type Dispatcher } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
 
@@ -41,65 +41,98 @@ export function apiRoot(site: string): string {
   return trimmed.endsWith("/api/v1") ? trimmed : `${trimmed}/api/v1`;
 }
 
+/**
+ * Timeouts this long or longer are left to undici's own `headersTimeout` and `bodyTimeout`, which
+ * run on its coarse timers (up to about a second late). A shorter one gets a timer and an
+ * AbortController of its own, which are precise but cost as much as the rest of a request to a
+ * nearby server: only the rare short timeout pays for them, not every reply and poll.
+ */
+const COARSE_TIMEOUT_FROM_MS = 2_000;
+
+/** undici's codes for a timeout it enforced (`headersTimeout`, `bodyTimeout`). */
+const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
 export class Transport {
   readonly root: string;
   readonly dispatcher: Dispatcher;
+  /** `scheme://host:port` of the root: requests name it instead of a URL undici would parse. */
+  readonly #origin: string;
+  /** The root's path, e.g. `/api/v1`, that every request path goes under. */
+  readonly #base: string;
   readonly #ownsDispatcher: boolean;
-  readonly #authorization: string | undefined;
-  readonly #userAgent: string;
+  /** The headers of every request, built once (the authorization one when credentials are set). */
+  readonly #headers: Record<string, string>;
+  readonly #anonymousHeaders: Record<string, string>;
 
   constructor(options: TransportOptions) {
     this.root = apiRoot(options.site);
+    const url = new URL(this.root);
+    this.#origin = url.origin;
+    this.#base = url.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
       new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 64 });
-    this.#authorization =
+    this.#anonymousHeaders = {
+      "user-agent": options.userAgent ?? "topicbot",
+      accept: "application/json",
+    };
+    this.#headers =
       options.email !== undefined && options.apiKey !== undefined
-        ? `Basic ${Buffer.from(`${options.email}:${options.apiKey}`).toString("base64")}`
-        : undefined;
-    this.#userAgent = options.userAgent ?? "topicbot";
+        ? {
+            ...this.#anonymousHeaders,
+            authorization: `Basic ${Buffer.from(`${options.email}:${options.apiKey}`).toString("base64")}`,
+          }
+        : this.#anonymousHeaders;
   }
 
   get hasCredentials(): boolean {
-    return this.#authorization !== undefined;
+    return this.#headers !== this.#anonymousHeaders;
   }
 
+  /**
+   * Sends one request and reads its JSON body. An answer that does not start within `timeoutMs`,
+   * or stalls that long, is a NetworkError (see COARSE_TIMEOUT_FROM_MS for how it is timed).
+   */
   async send(req: HttpRequest): Promise<HttpResponse> {
     const query = req.method === "GET" ? req.fields?.toString() : undefined;
-    const url = `${this.root}${req.path}${query ? `?${query}` : ""}`;
-    const headers: Record<string, string> = {
-      "user-agent": this.#userAgent,
-      accept: "application/json",
-    };
-    if (req.authenticate && this.#authorization) headers.authorization = this.#authorization;
+    const path = `${this.#base}${req.path}${query ? `?${query}` : ""}`;
+    const common = req.authenticate ? this.#headers : this.#anonymousHeaders;
+    let headers = common;
     let body: string | Readable | undefined;
     if (req.body) {
       body = req.body.stream;
-      headers["content-type"] = req.body.contentType;
+      headers = { ...common, "content-type": req.body.contentType };
     } else if (req.method !== "GET" && req.fields) {
       body = req.fields.toString();
-      headers["content-type"] = "application/x-www-form-urlencoded";
+      headers = { ...common, "content-type": "application/x-www-form-urlencoded" };
     }
 
-    const timeout = new AbortController();
-    const timer = setTimeout(
-      () =>
-        timeout.abort(
-          new NetworkError(`no answer within ${req.timeoutMs} ms`, { endpoint: req.endpoint }),
-        ),
-      req.timeoutMs,
-    );
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
+    let timer: NodeJS.Timeout | undefined;
+    let timeout: AbortController | undefined;
+    let signal = req.signal;
+    if (req.timeoutMs < COARSE_TIMEOUT_FROM_MS) {
+      const precise = new AbortController();
+      timer = setTimeout(
+        () =>
+          precise.abort(
+            new NetworkError(`no answer within ${req.timeoutMs} ms`, { endpoint: req.endpoint }),
+          ),
+        req.timeoutMs,
+      );
+      timeout = precise;
+      signal = req.signal ? AbortSignal.any([req.signal, precise.signal]) : precise.signal;
+    }
     try {
-      const res = await request(url, {
+      const res = await this.dispatcher.request({
+        origin: this.#origin,
+        path,
         method: req.method as Dispatcher.HttpMethod,
         headers,
         body,
         signal,
-        dispatcher: this.dispatcher,
-        headersTimeout: req.timeoutMs + 1_000,
-        bodyTimeout: req.timeoutMs + 1_000,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
       });
       const text = await res.body.text();
       let parsed: unknown;
@@ -125,7 +158,12 @@ export class Transport {
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason;
       if (error instanceof NetworkError) throw error;
-      if (timeout.signal.aborted) throw timeout.signal.reason;
+      if (timeout?.signal.aborted) throw timeout.signal.reason;
+      if (TIMEOUT_CODES.has((error as { code?: unknown } | null)?.code as string))
+        throw new NetworkError(`no answer within ${req.timeoutMs} ms`, {
+          endpoint: req.endpoint,
+          cause: error,
+        });
       const reason = error instanceof Error ? error.message : String(error);
       throw new NetworkError(`request failed: ${reason}`, { endpoint: req.endpoint, cause: error });
     } finally {

@@ -95,6 +95,13 @@ export class AppendJournal {
     this.#appended++;
   }
 
+  /** Appends several records in one write, in order; throws when the write fails. */
+  appendMany(records: readonly string[]): void {
+    if (records.length === 0) return;
+    this.#write(`${records.join("\n")}\n`);
+    this.#appended += records.length;
+  }
+
   /** Replaces the file with `records` atomically; later appends go to the new file. */
   rewrite(records: string[]): void {
     const temp = join(dirname(this.path), `${basename(this.path)}.compact.tmp`);

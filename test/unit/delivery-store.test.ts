@@ -69,6 +69,47 @@ describe("delivery stores", () => {
     expect((await after.load()).replies).toEqual([{ incomingId: 5, index: 0, intent: intent(5) }]);
   });
 
+  it("file journal: one write per reply under load (outcome and watermark ride with the next intent)", async () => {
+    const path = join(dir, "j.jsonl");
+    let writes = 0;
+    const fs: JournalFs = {
+      ...nodeFs,
+      writeSync: ((...args: unknown[]) => {
+        writes++;
+        return (nodeFs.writeSync as (...a: unknown[]) => number)(...args);
+      }) as typeof nodeFs.writeSync,
+    };
+    const store = await FileDeliveryStore.open({ path, fs });
+    for (let id = 1; id <= 100; id++) {
+      await store.intend(intent(id));
+      await store.sent(id, 0, [id + 1000]);
+      await store.saveWatermark({ lastHandledId: id, handledAbove: [] });
+    }
+    expect(writes).toBe(100);
+    await store.flush();
+    expect(writes).toBe(101);
+    const again = await FileDeliveryStore.open({ path });
+    const { watermark, replies } = await again.load();
+    expect(watermark).toEqual({ lastHandledId: 100, handledAbove: [] });
+    expect(replies.filter((r) => r.ids !== undefined)).toHaveLength(100);
+  });
+
+  it("file journal: outcomes and the watermark are written within 20 ms when no intent comes", async () => {
+    const path = join(dir, "j.jsonl");
+    const store = await FileDeliveryStore.open({ path });
+    await store.intend(intent(3));
+    await store.sent(3, 0, [77]);
+    await store.saveWatermark({ lastHandledId: 3, handledAbove: [] });
+    const deadline = Date.now() + 5_000;
+    while (!(await readFile(path, "utf8")).includes('"w"') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 5));
+    const again = await FileDeliveryStore.open({ path });
+    expect((await again.load()).watermark?.lastHandledId).toBe(3);
+    expect((await again.load()).replies).toEqual([
+      { incomingId: 3, index: 0, intent: intent(3), ids: [77] },
+    ]);
+  });
+
   it("file journal: compacts to what it remembers, so writes stay O(1) on average", async () => {
     const path = join(dir, "j.jsonl");
     const store = await FileDeliveryStore.open({ path, capacity: 3 });
@@ -77,6 +118,7 @@ describe("delivery stores", () => {
       await store.sent(id, 0, [id + 100_000]);
     }
     await store.saveWatermark({ lastHandledId: 6_000, handledAbove: [] });
+    await store.flush();
     const lines = (await readFile(path, "utf8")).trim().split("\n");
     expect(lines.length).toBeLessThan(10_000);
     const again = await FileDeliveryStore.open({ path, capacity: 3 });
@@ -91,6 +133,7 @@ describe("delivery stores", () => {
     const store = await FileDeliveryStore.open({ path });
     expect((await store.load()).watermark?.lastHandledId).toBe(7);
     await store.sent(9, 0, [1]);
+    await store.flush();
     const again = await FileDeliveryStore.open({ path });
     expect((await again.load()).replies).toEqual([{ incomingId: 9, index: 0, ids: [1] }]);
   });

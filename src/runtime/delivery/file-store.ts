@@ -31,12 +31,22 @@ export interface FileDeliveryStoreOptions {
 const COMPACT_AFTER = 10_000;
 
 /**
+ * Longest an outcome or watermark record waits to share a write with the next intent. Under load
+ * an intent comes sooner, so each reply costs one `write(2)`, not three; idle, the records go out
+ * this much later, which a crash can only cost a read-back (outcomes) or a message handled again
+ * whose replies the journal already holds (the watermark).
+ */
+const LAZY_MS = 20;
+
+/**
  * Keeps delivery state in an append-only journal, one JSON record a line: `{"w":state}` for the
- * watermark, `{"i":intent}` before a reply is sent, `{"s":[incomingId, index, ids]}` after. Every
- * record is written with a synchronous `write(2)` before the call resolves, so a SIGKILL right
- * after `intend` resolves cannot lose the intent; with `fsync` a power cut cannot either. When
- * the journal grows past what it holds by 10,000 records it is rewritten (atomically) with only
- * the newest watermark and the remembered replies: cost per record stays O(1) on average.
+ * watermark, `{"i":intent}` before a reply is sent, `{"s":[incomingId, index, ids]}` after. An
+ * intent is written with a synchronous `write(2)` before `intend` resolves, so a SIGKILL right
+ * after cannot lose it; with `fsync` a power cut cannot either. Outcomes and the watermark, which
+ * the store contract lets be lazier, wait (at most 20 ms) to go out in the same write as the next
+ * intent; `flush` and `close` write them at once. When the journal grows past what it holds by
+ * 10,000 records it is rewritten (atomically) with only the newest watermark and the remembered
+ * replies: cost per record stays O(1) on average.
  *
  * @example
  * const store = await openFileDeliveryStore({ path: "data/bot.json.delivery.jsonl" });
@@ -46,6 +56,11 @@ export class FileDeliveryStore implements DeliveryStore {
   readonly #journal: AppendJournal;
   readonly #book: ReplyBook;
   #watermark: DeliveryState | undefined;
+  /** Outcome and watermark records not written yet, oldest first. */
+  #lazy: string[] = [];
+  #lazyTimer: NodeJS.Timeout | undefined;
+  /** Why the last write failed, until one succeeds: later records report it too. */
+  #failing: unknown;
 
   private constructor(journal: AppendJournal, book: ReplyBook, watermark?: DeliveryState) {
     this.#journal = journal;
@@ -103,24 +118,37 @@ export class FileDeliveryStore implements DeliveryStore {
 
   async saveWatermark(state: DeliveryState): Promise<void> {
     this.#watermark = state;
-    this.#append(JSON.stringify({ w: state }));
+    this.#later(JSON.stringify({ w: state }));
   }
 
   async intend(intent: ReplyIntent): Promise<void> {
     this.#book.intend(intent);
-    this.#append(JSON.stringify({ i: intent }));
+    this.#lazy.push(JSON.stringify({ i: intent }));
+    try {
+      this.#writeLazy();
+    } catch (error) {
+      // The intent was not written: the caller hears so now, and it is not written later.
+      this.#lazy.pop();
+      throw error;
+    }
   }
 
   async sent(incomingId: number, index: number, ids: number[]): Promise<void> {
     this.#book.sent(incomingId, index, ids);
-    this.#append(`{"s":[${incomingId},${index},[${ids.join(",")}]]}`);
+    this.#later(`{"s":[${incomingId},${index},[${ids.join(",")}]]}`);
   }
 
-  /** Every record is on disk when its call resolves: nothing waits. */
-  async flush(): Promise<void> {}
+  /** Writes the outcome and watermark records still waiting. */
+  async flush(): Promise<void> {
+    this.#writeLazy();
+  }
 
   async close(): Promise<void> {
-    this.#journal.close();
+    try {
+      this.#writeLazy();
+    } finally {
+      this.#journal.close();
+    }
   }
 
   /** The journal file. */
@@ -128,8 +156,38 @@ export class FileDeliveryStore implements DeliveryStore {
     return this.#journal.path;
   }
 
-  #append(record: string): void {
-    this.#journal.append(record);
+  /**
+   * Queues a record that may wait for the next intent's write (or LAZY_MS). While writes fail it
+   * is kept for the next attempt and the failure is thrown, so the caller reports it.
+   */
+  #later(record: string): void {
+    this.#lazy.push(record);
+    if (this.#failing !== undefined) throw this.#failing;
+    this.#lazyTimer ??= setTimeout(() => {
+      this.#lazyTimer = undefined;
+      try {
+        this.#writeLazy();
+      } catch {
+        // Kept: the next intent, flush or close writes them again and reports a failure.
+      }
+    }, LAZY_MS);
+  }
+
+  /** Writes every waiting record in one append; on failure they stay waiting and it throws. */
+  #writeLazy(): void {
+    if (this.#lazy.length === 0) return;
+    try {
+      this.#journal.appendMany(this.#lazy);
+    } catch (error) {
+      this.#failing = error;
+      throw error;
+    }
+    this.#failing = undefined;
+    this.#lazy = [];
+    if (this.#lazyTimer) {
+      clearTimeout(this.#lazyTimer);
+      this.#lazyTimer = undefined;
+    }
     if (this.#journal.appended > COMPACT_AFTER) this.#compact();
   }
 
@@ -142,5 +200,7 @@ export class FileDeliveryStore implements DeliveryStore {
       if (r.ids) lines.push(`{"s":[${r.incomingId},${r.index},[${r.ids.join(",")}]]}`);
     }
     this.#journal.rewrite(lines);
+    // Everything waiting is in the rewrite (the book and the watermark are current).
+    this.#lazy = [];
   }
 }
