@@ -4,7 +4,7 @@ import { sleep } from "../client/backoff.js";
 import type { AnyEvent } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
 import type { ClusterKeys } from "./keys.js";
-import type { ScriptedRedis } from "./scripts.js";
+import { fencedRead, type ScriptedRedis } from "./scripts.js";
 
 export interface WorkerOptions {
   redis: ScriptedRedis;
@@ -36,8 +36,9 @@ const QUEUE_LIMIT = 64;
 /**
  * Runs the partitions it is given. On `take`, entries still pending from the previous owner are
  * claimed first (XAUTOCLAIM), so a moved partition resumes where the old owner acknowledged; then
- * new entries come from one blocking XREADGROUP over every held partition. An entry is acknowledged
- * (and deleted) after its handler, only while the lock is still ours.
+ * new entries come from a fenced read (a Lua step that reads only partitions whose lock is still
+ * ours, so an old owner gets no entry after the new one claimed the pending ones). An entry is
+ * acknowledged (and deleted) after its handler, only while the lock is still ours.
  */
 export class Worker {
   readonly #o: WorkerOptions;
@@ -151,8 +152,12 @@ export class Worker {
     }
   }
 
+  /**
+   * Reads new entries with the fenced read (nothing from a partition whose lock moved away), and
+   * between reads waits on a plain blocking XREAD for anything newer (it delivers nothing itself).
+   */
   async #readLoop(): Promise<void> {
-    const { reader, keys, node } = this.#o;
+    const { redis, reader, keys, node } = this.#o;
     while (!this.#stopped) {
       const open = [...this.#lanes]
         .filter(([, l]) => !l.leaving && l.queue.length < QUEUE_LIMIT)
@@ -164,32 +169,34 @@ export class Worker {
       this.#readSet = new Set(open);
       let done!: () => void;
       this.#reading = new Promise<void>((resolve) => (done = resolve));
+      let waitFrom: [stream: string, newest: string][] = [];
       try {
-        const streams = open.map((p) => keys.partition(p));
-        const answer = (await reader.xreadgroup(
-          "GROUP",
-          keys.group,
+        const answers = await fencedRead(
+          redis,
+          open.map((p) => [keys.partitionLock(p), keys.partition(p)]),
           node,
-          "COUNT",
+          keys.group,
           READ_COUNT,
-          "BLOCK",
-          this.#o.blockMs ?? 300,
-          "STREAMS",
-          ...streams,
-          ...streams.map(() => ">"),
-        )) as [string, Entry[]][] | null;
-        for (const [stream, entries] of answer ?? []) {
-          const partition = open[streams.indexOf(stream)]!;
-          const lane = this.#lanes.get(partition);
-          if (!lane || lane.leaving) continue; // stays pending; the next owner claims it
-          lane.queue.push(...entries);
-          this.#kick(partition, lane);
-        }
+        );
+        let got = 0;
+        answers.forEach((answer, i) => {
+          if (!answer) return; // the lock moved: the next tick stops this partition
+          const [stream, entries, newest] = answer;
+          const lane = this.#lanes.get(open[i]!);
+          if (entries && entries.length > 0 && lane && !lane.leaving) {
+            got += entries.length;
+            lane.queue.push(...entries);
+            this.#kick(open[i]!, lane);
+          }
+          waitFrom.push([stream, newest]);
+        });
+        if (got > 0) waitFrom = [];
       } catch (error) {
+        waitFrom = [];
         if (this.#stopped) break;
         if (String(error).includes("NOGROUP")) {
           for (const p of open)
-            await ensureGroup(this.#o.redis, keys.partition(p), keys.group).catch(() => undefined);
+            await ensureGroup(redis, keys.partition(p), keys.group).catch(() => undefined);
         } else {
           this.#o.log.warn({ err: error }, "cluster: reading partitions failed; retrying");
           await sleep(500);
@@ -198,6 +205,18 @@ export class Worker {
         this.#readSet = new Set();
         done();
       }
+      if (waitFrom.length > 0)
+        await reader
+          .xread(
+            "COUNT",
+            1,
+            "BLOCK",
+            this.#o.blockMs ?? 300,
+            "STREAMS",
+            ...waitFrom.map(([stream]) => stream),
+            ...waitFrom.map(([, newest]) => newest),
+          )
+          .catch(() => sleep(100));
     }
   }
 }

@@ -13,6 +13,7 @@ import { createStore } from "../../storage/create.js";
 import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { Output } from "../output.js";
 import { ClusterNode } from "../../cluster/node.js";
+import { clusterPacing } from "../../cluster/pacing.js";
 import { ConfigError } from "../../config/errors.js";
 import type { StorageSettings } from "../../config/schema.js";
 import { subscribeToChannels } from "../subscribe.js";
@@ -98,13 +99,13 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     onError: (error) => health.failed(error, "plugins"),
     onWritten: () => health.ok("plugins"),
   });
-  const delivery = await openDeliveryStore(storageConfig, storage, { baseDir }).catch(
-    async (error: unknown) => {
-      await storage.close().catch(() => undefined);
-      throw error;
-    },
-  );
-  const client = createClient({ ...server, onCall: observeCalls(metrics) });
+  // Cluster nodes pace their calls from one rate-limit budget per bot account, kept in Redis.
+  const pacing = clusterUrl ? clusterPacing(clusterUrl, server.email, log) : undefined;
+  const client = createClient({
+    ...server,
+    onCall: observeCalls(metrics),
+    pacing: pacing && { budget: pacing.budget },
+  });
   const register = config.allPublicChannels ? { all_public_streams: true } : undefined;
   const node = clusterUrl
     ? new ClusterNode({
@@ -117,8 +118,18 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
       })
     : undefined;
   node?.observe(metrics.registry);
+  // A cluster node's replies are journaled in Redis, fenced by its partition locks.
+  const delivery =
+    node?.delivery ??
+    (await openDeliveryStore(storageConfig, storage, { baseDir }).catch(
+      async (error: unknown) => {
+        await storage.close().catch(() => undefined);
+        throw error;
+      },
+    ));
   const cleanUp = async (): Promise<void> => {
     await node?.stop().catch((error: unknown) => log.error({ err: error }, "cluster stop"));
+    await pacing?.close();
     await delivery.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     await client.close();
@@ -127,7 +138,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
 
   const bot = createBot({
     client,
-    plugins: node ? [node.plugin(), ...plugins] : plugins,
+    plugins,
     events: node,
     attach: node?.attach,
     cluster: node?.duties(),
