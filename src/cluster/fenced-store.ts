@@ -47,7 +47,10 @@ export class FencedDeliveryStore implements DeliveryStore {
     const { redis, journal, node } = this.#o;
     const lock = this.#o.lockOf(intent.incomingId);
     if (lock === undefined)
-      throw new DeliveryFencedError(intent.incomingId, "this node did not take it from a partition");
+      throw new DeliveryFencedError(
+        intent.incomingId,
+        "this node did not take it from a partition",
+      );
     try {
       await redis.fencedIntend(
         journal.replyKey(intent.incomingId),

@@ -36,7 +36,7 @@ export interface ClusterNodeOptions {
   catchUpWindow?: CatchUpWindow | false;
   /** Prefix of every cluster key. Default `topicbot:cluster:`. */
   prefix?: string;
-  /** Lease and partition-lock time to live: how long a dead node's share waits. Default 2000 ms. */
+  /** Lease and partition-lock time to live: how long a dead node's share waits. Default 1500 ms. */
   leaseMs?: number;
   /** Heartbeat, renewal and rebalancing period. Default 250 ms. */
   tickMs?: number;
@@ -103,7 +103,7 @@ export class ClusterNode implements EventSource {
     this.partitionCount = options.partitions ?? DEFAULT_PARTITIONS;
     this.#log = (options.log ?? silentLogger()).child({ component: "cluster", node: this.name });
     this.#now = options.now ?? Date.now;
-    this.#leaseMs = options.leaseMs ?? 2_000;
+    this.#leaseMs = options.leaseMs ?? 1_500;
     const onError = (error: Error) => this.#redisDown(error);
     this.redis = withScripts(connectRedis(options.url, `topicbot-${this.name}`, onError));
     this.#reader = connectRedis(options.url, `topicbot-${this.name}-partitions`, onError);

@@ -118,7 +118,8 @@ const SCRIPTS = {
 } as const;
 
 /** The fenced read's answer for one partition (false: its lock is not the caller's any more). */
-export type FencedReadAnswer = [stream: string, entries: [string, string[]][] | null, newest: string] | null;
+export type FencedReadAnswer =
+  [stream: string, entries: [string, string[]][] | null, newest: string] | null;
 
 type Arg = string | number;
 

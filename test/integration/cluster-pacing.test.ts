@@ -32,7 +32,9 @@ describe("cluster pacing", () => {
         site: sandbox.url,
         email: sandbox.bot.email,
         apiKey: sandbox.bot.apiKey,
-        pacing: { budget: new RedisPacingBudget({ redis: connection, account: sandbox.bot.email }) },
+        pacing: {
+          budget: new RedisPacingBudget({ redis: connection, account: sandbox.bot.email }),
+        },
         onCall: (event: CallEvent) => {
           if (event.type === "response" && event.status === 429) refused.push(name);
         },

@@ -121,12 +121,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   // A cluster node's replies are journaled in Redis, fenced by its partition locks.
   const delivery =
     node?.delivery ??
-    (await openDeliveryStore(storageConfig, storage, { baseDir }).catch(
-      async (error: unknown) => {
-        await storage.close().catch(() => undefined);
-        throw error;
-      },
-    ));
+    (await openDeliveryStore(storageConfig, storage, { baseDir }).catch(async (error: unknown) => {
+      await storage.close().catch(() => undefined);
+      throw error;
+    }));
   const cleanUp = async (): Promise<void> => {
     await node?.stop().catch((error: unknown) => log.error({ err: error }, "cluster stop"));
     await pacing?.close();

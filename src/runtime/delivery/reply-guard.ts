@@ -7,7 +7,12 @@ import type { Directory } from "../context/directory.js";
 import { LoopGuardError, type LoopGuard } from "./loop-guard.js";
 import type { Outbox } from "./outbox.js";
 import { ReplyBook } from "./records.js";
-import { DeliveryFencedError, type DeliveryStore, type ReplyIntent, type ReplyRecord } from "./store.js";
+import {
+  DeliveryFencedError,
+  type DeliveryStore,
+  type ReplyIntent,
+  type ReplyRecord,
+} from "./store.js";
 
 /** Replies to one human message that the loop guard does not count (more look like a loop). */
 const ANSWERS_PER_MESSAGE = 3;
