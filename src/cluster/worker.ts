@@ -26,6 +26,10 @@ type Entry = [id: string, fields: string[]];
 interface Lane {
   queue: Entry[];
   leaving: boolean;
+  /** The entry being handled. */
+  current?: string;
+  /** Set by `give`: resolves once the lane is gone. */
+  left?: Promise<void>;
   running: Promise<void>;
   handled: number;
 }
@@ -48,8 +52,16 @@ export class Worker {
   #stopped = false;
   readonly #loop: Promise<void>;
 
+  /**
+   * A read may have delivered entries whose answer never arrived: set on a failed read and on each
+   * reconnection (ioredis resends a call cut off by a disconnect, so the first answer is lost
+   * without an error).
+   */
+  #readLost = false;
+
   constructor(options: WorkerOptions) {
     this.#o = options;
+    options.redis.on("ready", () => (this.#readLost = true));
     this.#loop = this.#readLoop();
   }
 
@@ -64,25 +76,16 @@ export class Worker {
 
   /** Starts consuming a partition whose lock this node just took. */
   async take(partition: number): Promise<void> {
+    const old = this.#lanes.get(partition);
+    if (old && !old.leaving) return;
+    // Taken back while still being given up (a lock lost and won again): let that finish first.
+    if (old) await old.left;
     if (this.#lanes.has(partition)) return;
-    const { redis, keys, node } = this.#o;
+    const { redis, keys } = this.#o;
     const stream = keys.partition(partition);
     await ensureGroup(redis, stream, keys.group);
     const lane: Lane = { queue: [], leaving: false, running: Promise.resolve(), handled: 0 };
-    let cursor = "0-0";
-    do {
-      const [next, entries] = (await redis.xautoclaim(
-        stream,
-        keys.group,
-        node,
-        0,
-        cursor,
-        "COUNT",
-        500,
-      )) as [string, (Entry | null)[]];
-      for (const entry of entries) if (entry) lane.queue.push(entry);
-      cursor = next;
-    } while (cursor !== "0-0");
+    lane.queue.push(...(await this.#claimPending(partition)));
     this.#lanes.set(partition, lane);
     if (lane.queue.length > 0)
       this.#o.log.info(
@@ -92,15 +95,61 @@ export class Worker {
     this.#kick(partition, lane);
   }
 
+  /** Every entry of the partition pending in the group (any consumer's), claimed for this node, in order. */
+  async #claimPending(partition: number): Promise<Entry[]> {
+    const { redis, keys, node } = this.#o;
+    const out: Entry[] = [];
+    let cursor = "0-0";
+    do {
+      const [next, entries] = (await redis.xautoclaim(
+        keys.partition(partition),
+        keys.group,
+        node,
+        0,
+        cursor,
+        "COUNT",
+        500,
+      )) as [string, (Entry | null)[]];
+      for (const entry of entries) if (entry) out.push(entry);
+      cursor = next;
+    } while (cursor !== "0-0");
+    return out;
+  }
+
+  /**
+   * After a read whose answer was lost (Redis restarted or the connection broke mid-call), entries
+   * it delivered are pending under this node but in no lane: they are claimed again and queued
+   * after what the lane holds (they were delivered after it, so the order holds).
+   */
+  async #recoverLostReads(partitions: number[]): Promise<void> {
+    for (const partition of partitions) {
+      const lane = this.#lanes.get(partition);
+      if (!lane || lane.leaving) continue;
+      const known = new Set(lane.queue.map(([id]) => id));
+      if (lane.current) known.add(lane.current);
+      const lost = (await this.#claimPending(partition)).filter(([id]) => !known.has(id));
+      if (lost.length === 0) continue;
+      this.#o.log.info(
+        { partition, entries: lost.length },
+        "cluster: taking up entries a lost read delivered",
+      );
+      lane.queue.push(...lost);
+      this.#kick(partition, lane);
+    }
+  }
+
   /** Stops consuming a partition: no more reads, the running entry finishes; the rest stay pending for the next owner. */
   async give(partition: number): Promise<void> {
     const lane = this.#lanes.get(partition);
     if (!lane) return;
-    lane.leaving = true;
-    lane.queue.length = 0;
-    if (this.#readSet.has(partition)) await this.#reading;
-    await lane.running;
-    this.#lanes.delete(partition);
+    lane.left ??= (async () => {
+      lane.leaving = true;
+      lane.queue.length = 0;
+      if (this.#readSet.has(partition)) await this.#reading;
+      await lane.running;
+      if (this.#lanes.get(partition) === lane) this.#lanes.delete(partition);
+    })();
+    await lane.left;
   }
 
   /** Stops reading and lets the running entries finish. */
@@ -114,6 +163,7 @@ export class Worker {
     lane.running = lane.running.then(async () => {
       while (!lane.leaving && lane.queue.length > 0) {
         const [id, fields] = lane.queue.shift()!;
+        lane.current = id;
         const payload = fields[fields.indexOf("e") + 1];
         if (payload !== undefined) {
           try {
@@ -126,7 +176,7 @@ export class Worker {
           }
         }
         await this.#ack(partition, id); // the lock is ours until give() returns
-
+        lane.current = undefined;
         lane.handled++;
       }
     });
@@ -171,6 +221,10 @@ export class Worker {
       this.#reading = new Promise<void>((resolve) => (done = resolve));
       let waitFrom: [stream: string, newest: string][] = [];
       try {
+        if (this.#readLost) {
+          this.#readLost = false;
+          await this.#recoverLostReads(open);
+        }
         const answers = await fencedRead(
           redis,
           open.map((p) => [keys.partitionLock(p), keys.partition(p)]),
@@ -193,6 +247,7 @@ export class Worker {
         if (got > 0) waitFrom = [];
       } catch (error) {
         waitFrom = [];
+        this.#readLost = true;
         if (this.#stopped) break;
         if (String(error).includes("NOGROUP")) {
           for (const p of open)
