@@ -338,6 +338,7 @@ export class ClusterNode implements EventSource {
     await Promise.all(
       [...wanted].map(async (p) => {
         if (this.#held.has(p)) return;
+        if (this.#worker!.giving(p)) return; // still handing it over: take it on a later tick
         if ((await this.redis.hold(this.keys.partitionLock(p), this.name, this.#leaseMs)) === 0)
           return;
         this.#held.add(p);

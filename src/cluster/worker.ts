@@ -70,6 +70,11 @@ export class Worker {
     return [...this.#lanes.keys()].sort((a, b) => a - b);
   }
 
+  /** True while a partition is being given up (its running entry finishing). */
+  giving(partition: number): boolean {
+    return this.#lanes.get(partition)?.leaving === true;
+  }
+
   handled(partition: number): number {
     return this.#lanes.get(partition)?.handled ?? 0;
   }

@@ -41,5 +41,5 @@ describe("cluster: rolling restart and a Redis restart", () => {
     await cluster.redis.restart();
 
     await stream.finish();
-  }, 240_000);
+  }, 360_000);
 });
