@@ -8,6 +8,22 @@ export interface PacingOptions {
   onWait?: (endpoint: string, ms: number) => void;
   /** The current time in epoch milliseconds; injectable for tests. Default `Date.now`. */
   now?: () => number;
+  /**
+   * A budget shared with other processes using the same bot account (cluster mode: one budget in
+   * Redis, src/cluster/pacing.ts). Default: a budget of this client's own.
+   */
+  budget?: PacingBudget;
+}
+
+/**
+ * Where the rate-limit budget lives: the remaining requests and reset time from the server's
+ * headers, spent one per request. Shared by several processes, it keeps them within one budget.
+ */
+export interface PacingBudget {
+  /** Spends one request: 0 when it may go now, else milliseconds to wait before asking again. */
+  spend(now: number): Promise<number>;
+  /** Takes the numbers of a response's headers (`reset` in UNIX seconds). */
+  observe(headers: { remaining?: number; reset?: number }): void;
 }
 
 /**
@@ -23,6 +39,7 @@ export class Pacer {
   readonly #maxWaitMs: number;
   readonly #now: () => number;
   readonly #onWait: ((endpoint: string, ms: number) => void) | undefined;
+  readonly #budget: PacingBudget | undefined;
   #remaining: number | undefined;
   /** Epoch milliseconds when the server's limit resets. */
   #resetAt: number | undefined;
@@ -31,10 +48,12 @@ export class Pacer {
     this.#maxWaitMs = options.maxWaitMs ?? 60_000;
     this.#now = options.now ?? Date.now;
     this.#onWait = options.onWait;
+    this.#budget = options.budget;
   }
 
   /** Takes the numbers of a response's headers (absent headers leave the budget as it is). */
   observe(headers: { remaining?: number; reset?: number }): void {
+    if (this.#budget) return this.#budget.observe(headers);
     if (headers.remaining !== undefined) this.#remaining = headers.remaining;
     if (headers.reset !== undefined) this.#resetAt = headers.reset * 1000;
   }
@@ -54,9 +73,11 @@ export class Pacer {
   /**
    * Spends one request of the budget, first waiting for the reset when none is left. Returns
    * nothing when there is no wait (the common case), so a caller under budget does not pay for a
-   * promise and the ticks of awaiting it on every request.
+   * promise and the ticks of awaiting it on every request. A shared (cluster) budget is asked
+   * every time.
    */
   beforeRequest(endpoint: string, signal?: AbortSignal): Promise<void> | undefined {
+    if (this.#budget) return this.#spendShared(endpoint, signal);
     const ms = this.delay();
     if (ms > 0) return this.#waitThenSpend(endpoint, ms, signal);
     if (this.#remaining !== undefined) this.#remaining--;
@@ -69,4 +90,21 @@ export class Pacer {
     this.#remaining = undefined;
     this.#resetAt = undefined;
   }
+
+  /** Spends from the shared budget, waiting (and asking again) while it is spent. */
+  async #spendShared(endpoint: string, signal?: AbortSignal): Promise<void> {
+    let waited = 0;
+    for (;;) {
+      const ms = await this.#budget!.spend(this.#now());
+      if (ms <= 0) break;
+      const wait = Math.min(ms, this.#maxWaitMs - waited, SHARED_RECHECK_MS);
+      if (wait <= 0) break;
+      await sleep(wait, signal);
+      waited += wait;
+    }
+    if (waited > 0) this.#onWait?.(endpoint, waited);
+  }
 }
+
+/** A shared budget can be refilled by another process's response: a waiter looks again this often. */
+const SHARED_RECHECK_MS = 100;

@@ -9,17 +9,16 @@ import type { Message } from "../api/messages.js";
 import type { EventSink, EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import type { CatchUpWindow } from "../runtime/delivery/catch-up.js";
-import { conversationKey } from "../runtime/dispatch/conversation.js";
 import type { MessageHandling } from "../runtime/bot.js";
-import type { Plugin } from "../runtime/plugin.js";
 import type { ClusterDuties } from "../runtime/services.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
 import { connectRedis } from "../storage/redis.js";
 import { RedisDeliveryStore } from "../storage/redis-delivery.js";
+import type { DeliveryStore } from "../runtime/delivery/store.js";
 import { clusterKeys, type ClusterKeys } from "./keys.js";
 import { LeaderTerm } from "./leader.js";
-import { assignedTo, partitionOf } from "./partition.js";
-import { clusterReplies } from "./replies.js";
+import { assignedTo } from "./partition.js";
+import { FencedDeliveryStore } from "./fenced-store.js";
 import { withScripts, type ScriptedRedis } from "./scripts.js";
 import { Worker } from "./worker.js";
 
@@ -37,7 +36,7 @@ export interface ClusterNodeOptions {
   catchUpWindow?: CatchUpWindow | false;
   /** Prefix of every cluster key. Default `topicbot:cluster:`. */
   prefix?: string;
-  /** Lease and partition-lock time to live: how long a dead node's share waits. Default 2000 ms. */
+  /** Lease and partition-lock time to live: how long a dead node's share waits. Default 1500 ms. */
   leaseMs?: number;
   /** Heartbeat, renewal and rebalancing period. Default 250 ms. */
   tickMs?: number;
@@ -59,14 +58,16 @@ export interface NodeStatus {
 }
 
 const DEFAULT_PARTITIONS = 16;
+/** Messages whose partition is remembered for fencing their late replies. */
+const HANDLED_MEMORY = 10_000;
 
 /**
- * One `bot start --cluster` process. Give it to `createBot` as `events` and its `attach` as
- * `attach`, and its `plugin()` first among the plugins.
+ * One `bot start --cluster` process. Give it to `createBot` as `events`, its `attach` as
+ * `attach`, and its `delivery` as `delivery` (the reply guard's fenced store).
  *
  * @example
  * const node = new ClusterNode({ url: "redis://127.0.0.1:6379/0", api });
- * const bot = createBot({ client: api, events: node, attach: node.attach, plugins: [node.plugin(), ...plugins] });
+ * const bot = createBot({ client: api, events: node, attach: node.attach, delivery: node.delivery, plugins });
  */
 export class ClusterNode implements EventSource {
   readonly name: string;
@@ -74,6 +75,8 @@ export class ClusterNode implements EventSource {
   readonly partitionCount: number;
   readonly redis: ScriptedRedis;
   readonly journal: RedisDeliveryStore;
+  /** The delivery store to give `createBot`: the shared reply journal, fenced by partition locks. */
+  readonly delivery: DeliveryStore;
   readonly #o: ClusterNodeOptions;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -100,7 +103,7 @@ export class ClusterNode implements EventSource {
     this.partitionCount = options.partitions ?? DEFAULT_PARTITIONS;
     this.#log = (options.log ?? silentLogger()).child({ component: "cluster", node: this.name });
     this.#now = options.now ?? Date.now;
-    this.#leaseMs = options.leaseMs ?? 2_000;
+    this.#leaseMs = options.leaseMs ?? 1_500;
     const onError = (error: Error) => this.#redisDown(error);
     this.redis = withScripts(connectRedis(options.url, `topicbot-${this.name}`, onError));
     this.#reader = connectRedis(options.url, `topicbot-${this.name}-partitions`, onError);
@@ -109,36 +112,27 @@ export class ClusterNode implements EventSource {
       redis: this.redis,
       prefix: `${this.keys.prefix}delivery:`,
     });
+    this.delivery = new FencedDeliveryStore({
+      redis: this.redis,
+      journal: this.journal,
+      node: this.name,
+      lockOf: (incomingId) => {
+        const partition = this.#handledFrom.get(incomingId);
+        return partition === undefined ? undefined : this.keys.partitionLock(partition);
+      },
+    });
   }
+
+  /**
+   * The partition each recently handled message came from (bounded): its replies are fenced by that
+   * partition's lock, also when they come later than the handling (a handler that asked and waited).
+   */
+  readonly #handledFrom = new Map<number, number>();
 
   /** The `attach` option of `createBot`: receives the bot's message handling. */
   readonly attach = (runtime: MessageHandling): void => {
     this.#runtime = runtime;
   };
-
-  /** The plugin that makes replies once across the cluster; put it first. */
-  plugin(): Plugin {
-    return clusterReplies({
-      journal: this.journal,
-      api: this.#o.api,
-      me: () => this.#me,
-      log: this.#log,
-      now: this.#now,
-      intend: async (ctx, field, intent) => {
-        const partition = partitionOf(conversationKey(ctx.conversation), this.partitionCount);
-        await this.redis.fencedIntend(
-          this.journal.replyKey(ctx.message.id),
-          this.journal.indexKey,
-          this.keys.partitionLock(partition),
-          field,
-          intent,
-          ctx.message.id,
-          this.name,
-        );
-        await this.journal.trim();
-      },
-    });
-  }
 
   get role(): "leader" | "worker" {
     return this.#term ? "leader" : "worker";
@@ -159,7 +153,7 @@ export class ClusterNode implements EventSource {
       keys: this.keys,
       node: this.name,
       log: this.#log,
-      handle: (event) => this.#handle(event),
+      handle: (event, partition) => this.#handle(event, partition),
     });
     this.#broadcastLoop = this.#readBroadcast(sink);
     await this.#tick();
@@ -268,8 +262,12 @@ export class ClusterNode implements EventSource {
     };
   }
 
-  async #handle(event: AnyEvent): Promise<void> {
+  async #handle(event: AnyEvent, partition: number): Promise<void> {
     const { message, flags } = event as unknown as { message: Message; flags?: string[] };
+    this.#handledFrom.delete(message.id);
+    this.#handledFrom.set(message.id, partition);
+    if (this.#handledFrom.size > HANDLED_MEMORY)
+      this.#handledFrom.delete(this.#handledFrom.keys().next().value!);
     this.#runtime!.emit(event);
     await this.#runtime!.handle(message, flags ?? []);
   }
@@ -340,6 +338,7 @@ export class ClusterNode implements EventSource {
     await Promise.all(
       [...wanted].map(async (p) => {
         if (this.#held.has(p)) return;
+        if (this.#worker!.giving(p)) return; // still handing it over: take it on a later tick
         if ((await this.redis.hold(this.keys.partitionLock(p), this.name, this.#leaseMs)) === 0)
           return;
         this.#held.add(p);

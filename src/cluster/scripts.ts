@@ -86,6 +86,25 @@ if v and v ~= ARGV[1] then return 0 end
 redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
+/**
+ * Reads new entries of the partitions the caller still holds (a worker that lost a lock reads
+ * nothing more from it, so no entry is delivered to it after the new owner claimed the pending
+ * ones). KEYS: lock, stream, lock, stream, ... ARGV: holder, group, count.
+ * Returns per pair: { stream, entries (or false), newest entry ID (or '0-0') }; a lost lock gives false.
+ */
+const READ = `
+local out = {}
+for i = 1, #KEYS, 2 do
+  if redis.call('get', KEYS[i]) == ARGV[1] then
+    local r = redis.call('xreadgroup', 'GROUP', ARGV[2], ARGV[1], 'COUNT', ARGV[3], 'STREAMS', KEYS[i + 1], '>')
+    local top = redis.call('xrevrange', KEYS[i + 1], '+', '-', 'COUNT', 1)
+    out[#out + 1] = { KEYS[i + 1], r and r[1][2] or false, top[1] and top[1][1] or '0-0' }
+  else
+    out[#out + 1] = false
+  end
+end
+return out`;
+
 const SCRIPTS = {
   leaseAcquire: { numberOfKeys: 2, lua: ACQUIRE },
   leaseRenew: { numberOfKeys: 1, lua: RENEW },
@@ -97,6 +116,10 @@ const SCRIPTS = {
   fencedAck: { numberOfKeys: 2, lua: ACK },
   hold: { numberOfKeys: 1, lua: HOLD },
 } as const;
+
+/** The fenced read's answer for one partition (false: its lock is not the caller's any more). */
+export type FencedReadAnswer =
+  [stream: string, entries: [string, string[]][] | null, newest: string] | null;
 
 type Arg = string | number;
 
@@ -124,6 +147,18 @@ export type ScriptedRedis = Redis & {
   ): Promise<number>;
   hold(lock: string, holder: string, ttlMs: number): Promise<number>;
 };
+
+/** Runs the fenced read (READ) over `pairs` of [lock, stream]. */
+export async function fencedRead(
+  redis: Redis,
+  pairs: [lock: string, stream: string][],
+  holder: string,
+  group: string,
+  count: number,
+): Promise<FencedReadAnswer[]> {
+  const keys = pairs.flat();
+  return (await redis.eval(READ, keys.length, ...keys, holder, group, count)) as FencedReadAnswer[];
+}
 
 /** Registers the scripts on a client. */
 export function withScripts(redis: Redis): ScriptedRedis {

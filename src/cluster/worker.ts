@@ -4,7 +4,7 @@ import { sleep } from "../client/backoff.js";
 import type { AnyEvent } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
 import type { ClusterKeys } from "./keys.js";
-import type { ScriptedRedis } from "./scripts.js";
+import { fencedRead, type ScriptedRedis } from "./scripts.js";
 
 export interface WorkerOptions {
   redis: ScriptedRedis;
@@ -26,6 +26,10 @@ type Entry = [id: string, fields: string[]];
 interface Lane {
   queue: Entry[];
   leaving: boolean;
+  /** The entry being handled. */
+  current?: string;
+  /** Set by `give`: resolves once the lane is gone. */
+  left?: Promise<void>;
   running: Promise<void>;
   handled: number;
 }
@@ -36,8 +40,9 @@ const QUEUE_LIMIT = 64;
 /**
  * Runs the partitions it is given. On `take`, entries still pending from the previous owner are
  * claimed first (XAUTOCLAIM), so a moved partition resumes where the old owner acknowledged; then
- * new entries come from one blocking XREADGROUP over every held partition. An entry is acknowledged
- * (and deleted) after its handler, only while the lock is still ours.
+ * new entries come from a fenced read (a Lua step that reads only partitions whose lock is still
+ * ours, so an old owner gets no entry after the new one claimed the pending ones). An entry is
+ * acknowledged (and deleted) after its handler, only while the lock is still ours.
  */
 export class Worker {
   readonly #o: WorkerOptions;
@@ -47,8 +52,16 @@ export class Worker {
   #stopped = false;
   readonly #loop: Promise<void>;
 
+  /**
+   * A read may have delivered entries whose answer never arrived: set on a failed read and on each
+   * reconnection (ioredis resends a call cut off by a disconnect, so the first answer is lost
+   * without an error).
+   */
+  #readLost = false;
+
   constructor(options: WorkerOptions) {
     this.#o = options;
+    options.redis.on("ready", () => (this.#readLost = true));
     this.#loop = this.#readLoop();
   }
 
@@ -57,31 +70,27 @@ export class Worker {
     return [...this.#lanes.keys()].sort((a, b) => a - b);
   }
 
+  /** True while a partition is being given up (its running entry finishing). */
+  giving(partition: number): boolean {
+    return this.#lanes.get(partition)?.leaving === true;
+  }
+
   handled(partition: number): number {
     return this.#lanes.get(partition)?.handled ?? 0;
   }
 
   /** Starts consuming a partition whose lock this node just took. */
   async take(partition: number): Promise<void> {
+    const old = this.#lanes.get(partition);
+    if (old && !old.leaving) return;
+    // Taken back while still being given up (a lock lost and won again): let that finish first.
+    if (old) await old.left;
     if (this.#lanes.has(partition)) return;
-    const { redis, keys, node } = this.#o;
+    const { redis, keys } = this.#o;
     const stream = keys.partition(partition);
     await ensureGroup(redis, stream, keys.group);
     const lane: Lane = { queue: [], leaving: false, running: Promise.resolve(), handled: 0 };
-    let cursor = "0-0";
-    do {
-      const [next, entries] = (await redis.xautoclaim(
-        stream,
-        keys.group,
-        node,
-        0,
-        cursor,
-        "COUNT",
-        500,
-      )) as [string, (Entry | null)[]];
-      for (const entry of entries) if (entry) lane.queue.push(entry);
-      cursor = next;
-    } while (cursor !== "0-0");
+    lane.queue.push(...(await this.#claimPending(partition)));
     this.#lanes.set(partition, lane);
     if (lane.queue.length > 0)
       this.#o.log.info(
@@ -91,15 +100,61 @@ export class Worker {
     this.#kick(partition, lane);
   }
 
+  /** Every entry of the partition pending in the group (any consumer's), claimed for this node, in order. */
+  async #claimPending(partition: number): Promise<Entry[]> {
+    const { redis, keys, node } = this.#o;
+    const out: Entry[] = [];
+    let cursor = "0-0";
+    do {
+      const [next, entries] = (await redis.xautoclaim(
+        keys.partition(partition),
+        keys.group,
+        node,
+        0,
+        cursor,
+        "COUNT",
+        500,
+      )) as [string, (Entry | null)[]];
+      for (const entry of entries) if (entry) out.push(entry);
+      cursor = next;
+    } while (cursor !== "0-0");
+    return out;
+  }
+
+  /**
+   * After a read whose answer was lost (Redis restarted or the connection broke mid-call), entries
+   * it delivered are pending under this node but in no lane: they are claimed again and queued
+   * after what the lane holds (they were delivered after it, so the order holds).
+   */
+  async #recoverLostReads(partitions: number[]): Promise<void> {
+    for (const partition of partitions) {
+      const lane = this.#lanes.get(partition);
+      if (!lane || lane.leaving) continue;
+      const known = new Set(lane.queue.map(([id]) => id));
+      if (lane.current) known.add(lane.current);
+      const lost = (await this.#claimPending(partition)).filter(([id]) => !known.has(id));
+      if (lost.length === 0) continue;
+      this.#o.log.info(
+        { partition, entries: lost.length },
+        "cluster: taking up entries a lost read delivered",
+      );
+      lane.queue.push(...lost);
+      this.#kick(partition, lane);
+    }
+  }
+
   /** Stops consuming a partition: no more reads, the running entry finishes; the rest stay pending for the next owner. */
   async give(partition: number): Promise<void> {
     const lane = this.#lanes.get(partition);
     if (!lane) return;
-    lane.leaving = true;
-    lane.queue.length = 0;
-    if (this.#readSet.has(partition)) await this.#reading;
-    await lane.running;
-    this.#lanes.delete(partition);
+    lane.left ??= (async () => {
+      lane.leaving = true;
+      lane.queue.length = 0;
+      if (this.#readSet.has(partition)) await this.#reading;
+      await lane.running;
+      if (this.#lanes.get(partition) === lane) this.#lanes.delete(partition);
+    })();
+    await lane.left;
   }
 
   /** Stops reading and lets the running entries finish. */
@@ -113,6 +168,7 @@ export class Worker {
     lane.running = lane.running.then(async () => {
       while (!lane.leaving && lane.queue.length > 0) {
         const [id, fields] = lane.queue.shift()!;
+        lane.current = id;
         const payload = fields[fields.indexOf("e") + 1];
         if (payload !== undefined) {
           try {
@@ -125,7 +181,7 @@ export class Worker {
           }
         }
         await this.#ack(partition, id); // the lock is ours until give() returns
-
+        lane.current = undefined;
         lane.handled++;
       }
     });
@@ -151,8 +207,12 @@ export class Worker {
     }
   }
 
+  /**
+   * Reads new entries with the fenced read (nothing from a partition whose lock moved away), and
+   * between reads waits on a plain blocking XREAD for anything newer (it delivers nothing itself).
+   */
   async #readLoop(): Promise<void> {
-    const { reader, keys, node } = this.#o;
+    const { redis, reader, keys, node } = this.#o;
     while (!this.#stopped) {
       const open = [...this.#lanes]
         .filter(([, l]) => !l.leaving && l.queue.length < QUEUE_LIMIT)
@@ -164,32 +224,39 @@ export class Worker {
       this.#readSet = new Set(open);
       let done!: () => void;
       this.#reading = new Promise<void>((resolve) => (done = resolve));
+      let waitFrom: [stream: string, newest: string][] = [];
       try {
-        const streams = open.map((p) => keys.partition(p));
-        const answer = (await reader.xreadgroup(
-          "GROUP",
-          keys.group,
-          node,
-          "COUNT",
-          READ_COUNT,
-          "BLOCK",
-          this.#o.blockMs ?? 300,
-          "STREAMS",
-          ...streams,
-          ...streams.map(() => ">"),
-        )) as [string, Entry[]][] | null;
-        for (const [stream, entries] of answer ?? []) {
-          const partition = open[streams.indexOf(stream)]!;
-          const lane = this.#lanes.get(partition);
-          if (!lane || lane.leaving) continue; // stays pending; the next owner claims it
-          lane.queue.push(...entries);
-          this.#kick(partition, lane);
+        if (this.#readLost) {
+          this.#readLost = false;
+          await this.#recoverLostReads(open);
         }
+        const answers = await fencedRead(
+          redis,
+          open.map((p) => [keys.partitionLock(p), keys.partition(p)]),
+          node,
+          keys.group,
+          READ_COUNT,
+        );
+        let got = 0;
+        answers.forEach((answer, i) => {
+          if (!answer) return; // the lock moved: the next tick stops this partition
+          const [stream, entries, newest] = answer;
+          const lane = this.#lanes.get(open[i]!);
+          if (entries && entries.length > 0 && lane && !lane.leaving) {
+            got += entries.length;
+            lane.queue.push(...entries);
+            this.#kick(open[i]!, lane);
+          }
+          waitFrom.push([stream, newest]);
+        });
+        if (got > 0) waitFrom = [];
       } catch (error) {
+        waitFrom = [];
+        this.#readLost = true;
         if (this.#stopped) break;
         if (String(error).includes("NOGROUP")) {
           for (const p of open)
-            await ensureGroup(this.#o.redis, keys.partition(p), keys.group).catch(() => undefined);
+            await ensureGroup(redis, keys.partition(p), keys.group).catch(() => undefined);
         } else {
           this.#o.log.warn({ err: error }, "cluster: reading partitions failed; retrying");
           await sleep(500);
@@ -198,6 +265,18 @@ export class Worker {
         this.#readSet = new Set();
         done();
       }
+      if (waitFrom.length > 0)
+        await reader
+          .xread(
+            "COUNT",
+            1,
+            "BLOCK",
+            this.#o.blockMs ?? 300,
+            "STREAMS",
+            ...waitFrom.map(([stream]) => stream),
+            ...waitFrom.map(([, newest]) => newest),
+          )
+          .catch(() => sleep(100));
     }
   }
 }

@@ -28,7 +28,7 @@ import {
 import { createDelivery, saveOnStop } from "./delivery/delivery.js";
 import { KeyValueDeliveryStore } from "./delivery/kv-store.js";
 import { RUNTIME_NAMESPACE } from "./delivery/open-store.js";
-import type { DeliveryStore } from "./delivery/store.js";
+import { DeliveryFencedError, type DeliveryStore } from "./delivery/store.js";
 import { Directory } from "./context/directory.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Intake, type HandedOn } from "./delivery/intake.js";
@@ -296,6 +296,9 @@ export function createBot(options: BotOptions): Bot {
     outside.failed(ctx);
     // The guard logged why, once; an error reply would only be refused as well.
     if (error instanceof LoopGuardError) return;
+    // Cluster mode: this node lost the message's partition; its new owner handles it.
+    if (error instanceof DeliveryFencedError)
+      return log.info({ messageId: ctx.message.id }, error.message);
     const refused = error instanceof ApiError;
     const handler = ctx.command ? `command ${ctx.command.name}` : "handler";
     const failure = describeHandlerFailure(error, origin.plugin, handler, ctx.message.id);

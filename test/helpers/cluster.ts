@@ -7,6 +7,13 @@ import { join } from "node:path";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { bin, cleanEnv, watch, sandboxServerLines } from "./process.js";
 import { startRedis, type TestRedis } from "./redis.js";
+import {
+  addUsers,
+  botReplies,
+  expectEachAnsweredOnceInOrder,
+  sendSurely,
+  waitUntil,
+} from "../chaos/helpers.js";
 
 /** `!work` waits `WORK_MS` and answers `echo <message id>`, so every reply names its command. */
 const PLUGIN = `
@@ -149,4 +156,98 @@ export async function killNode(
   const exited = once(node.child, "exit");
   node.child.kill(signal);
   await exited;
+}
+
+/** One `!work` command of a stream: its message ID, topic, and when it was sent. */
+export interface StreamedCommand {
+  id: number;
+  topic: string;
+  sentAt: number;
+}
+
+/** Commands sent in the background by many users, with when each was first seen answered. */
+export interface CommandStream {
+  commands: StreamedCommand[];
+  /** Command ID → when the test first saw its answer (polled every 20 ms). */
+  answeredAt: Map<number, number>;
+  /** Bot replies so far. */
+  replied(): number;
+  /** The number of commands the stream sends (probes sent besides come on top). */
+  total: number;
+  /** Sends one more command now (a probe), counted like the others. */
+  send(user: number, topic: string): Promise<StreamedCommand>;
+  /** Waits until everything was sent and answered, then checks once-each and per-topic order. */
+  finish(): Promise<void>;
+}
+
+/**
+ * Starts `count` `!work` commands from `users` users over `topics` topics (users share topics, so
+ * per-topic order spans users). Each user keeps at most `window` commands unanswered: the load
+ * follows the cluster's pace, as people waiting for a bot do, instead of piling up a backlog
+ * whose length would depend on the machine.
+ */
+export function streamCommands(
+  sandbox: Sandbox,
+  options: { count: number; users: number; topics: number; window: number },
+): CommandStream {
+  const clients = addUsers(sandbox, options.users);
+  const commands: StreamedCommand[] = [];
+  const answeredAt = new Map<number, number>();
+  let scanned = 0;
+  const scan = (): void => {
+    const messages = sandbox.realm.messages;
+    const now = Date.now();
+    for (; scanned < messages.length; scanned++) {
+      const m = messages[scanned]!;
+      if (m.senderId !== sandbox.bot.userId) continue;
+      const id = Number(/^echo (\d+)$/.exec(m.content)?.[1] ?? NaN);
+      if (!answeredAt.has(id)) answeredAt.set(id, now);
+    }
+  };
+  const scanner = setInterval(scan, 20);
+  const send = async (user: number, topic: string): Promise<StreamedCommand> => {
+    const sentAt = Date.now();
+    const id = await sendSurely(clients[user % clients.length]!, topic, "!work");
+    const command = { id, topic, sentAt };
+    commands.push(command);
+    return command;
+  };
+  const perUser = Math.ceil(options.count / options.users);
+  const sending = Promise.all(
+    clients.map(async (_client, u) => {
+      const mine: number[] = [];
+      for (let i = 0; i < perUser; i++) {
+        await waitUntil(
+          () => mine.filter((id) => !answeredAt.has(id)).length < options.window,
+          120_000,
+          () => `user ${u}: ${options.window} commands unanswered for 2 minutes`,
+        );
+        mine.push((await send(u, `topic ${(u * 3 + i) % options.topics}`)).id);
+      }
+    }),
+  );
+  sending.catch(() => undefined);
+  const replied = () => botReplies(sandbox).length;
+  return {
+    commands,
+    answeredAt,
+    replied,
+    total: perUser * options.users,
+    send,
+    async finish() {
+      try {
+        await sending;
+        await waitUntil(
+          () => replied() >= commands.length,
+          90_000,
+          () => `${replied()} of ${commands.length} replies`,
+        );
+        await new Promise((r) => setTimeout(r, 1_000)); // a late duplicate would show by now
+      } finally {
+        clearInterval(scanner);
+        await Promise.all(clients.map((c) => c.close()));
+      }
+      expectEachAnsweredOnceInOrder(sandbox, commands);
+    },
+  };
 }

@@ -92,13 +92,15 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     onError: (error) => health.failed(error, "plugins"),
     onWritten: () => health.ok("plugins"),
   });
-  const delivery = await openDeliveryStore(storageConfig, storage, { baseDir }).catch(
-    async (error: unknown) => {
-      await storage.close().catch(() => undefined);
-      throw error;
-    },
-  );
-  const client = createClient({ ...server, onCall: observeCalls(metrics) });
+  // Cluster nodes pace their calls from one rate-limit budget per bot account, kept in Redis.
+  const pacing = clusterUrl
+    ? (await import("../../cluster/pacing.js")).clusterPacing(clusterUrl, server.email, log)
+    : undefined;
+  const client = createClient({
+    ...server,
+    onCall: observeCalls(metrics),
+    pacing: pacing && { budget: pacing.budget },
+  });
   const register = config.allPublicChannels ? { all_public_streams: true } : undefined;
   // The cluster code (and ioredis) is imported only in cluster mode.
   const node = clusterUrl
@@ -112,8 +114,16 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
       })
     : undefined;
   node?.observe(metrics.registry);
+  // A cluster node's replies are journaled in Redis, fenced by its partition locks.
+  const delivery =
+    node?.delivery ??
+    (await openDeliveryStore(storageConfig, storage, { baseDir }).catch(async (error: unknown) => {
+      await storage.close().catch(() => undefined);
+      throw error;
+    }));
   const cleanUp = async (): Promise<void> => {
     await node?.stop().catch((error: unknown) => log.error({ err: error }, "cluster stop"));
+    await pacing?.close();
     await delivery.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     await client.close();
@@ -122,7 +132,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
 
   const bot = createBot({
     client,
-    plugins: node ? [node.plugin(), ...plugins] : plugins,
+    plugins,
     events: node,
     attach: node?.attach,
     cluster: node?.duties(),

@@ -7,7 +7,12 @@ import type { Directory } from "../context/directory.js";
 import { LoopGuardError, type LoopGuard } from "./loop-guard.js";
 import type { Outbox } from "./outbox.js";
 import { ReplyBook } from "./records.js";
-import type { DeliveryStore, ReplyIntent, ReplyRecord } from "./store.js";
+import {
+  DeliveryFencedError,
+  type DeliveryStore,
+  type ReplyIntent,
+  type ReplyRecord,
+} from "./store.js";
 
 /** Replies to one human message that the loop guard does not count (more look like a loop). */
 const ANSWERS_PER_MESSAGE = 3;
@@ -52,6 +57,8 @@ export interface ReplyGuardOptions {
 export class ReplyGuard {
   readonly #o: ReplyGuardOptions;
   readonly #book: ReplyBook;
+  /** Per handling (context): the shared store's records of its message, read once. */
+  readonly #shared = new WeakMap<MessageContext, Promise<void>>();
 
   constructor(options: ReplyGuardOptions) {
     this.#o = options;
@@ -93,6 +100,7 @@ export class ReplyGuard {
     how: { where: string; isReply: boolean; willEdit: boolean; params: () => SendParams },
   ): Promise<SentIds> {
     const incomingId = ctx.message.id;
+    await this.#readShared(ctx);
     const record = this.#book.get(incomingId, n);
     if (record?.ids && record.ids.length > 0)
       return { id: record.ids[0]!, ids: record.ids, repeated: true };
@@ -121,12 +129,13 @@ export class ReplyGuard {
       incomingId,
       index: n,
       params,
-      floor: this.#o.floor(),
+      // A reply is posted after the message it answers, whatever this process has seen.
+      floor: Math.max(this.#o.floor(), incomingId),
       at: this.#o.now(),
       ...(how.willEdit ? { willEdit: true } : {}),
     };
     this.#book.intend(intent);
-    await this.#journal(() => this.#o.store.intend(intent));
+    await this.#journal(() => this.#o.store.intend(intent), { fenced: "throw" });
     const sent = await post();
     await this.#record(incomingId, n, sent.ids);
     return sent;
@@ -137,11 +146,33 @@ export class ReplyGuard {
     await this.#journal(() => this.#o.store.sent(incomingId, n, ids));
   }
 
-  async #journal(write: () => Promise<void>): Promise<void> {
+  /**
+   * A shared store (a cluster) may hold replies another process recorded for this message (it
+   * handled the message before a failover): read them once per handling, before its first reply.
+   */
+  async #readShared(ctx: MessageContext): Promise<void> {
+    const { store } = this.#o;
+    if (!store.recordsOf) return;
+    let read = this.#shared.get(ctx);
+    if (!read) {
+      read = store.recordsOf(ctx.message.id).then((records) => {
+        for (const record of records) {
+          this.#book.put(record);
+          if (record.ids) this.#o.outbox.confirm(record.ids);
+        }
+      });
+      this.#shared.set(ctx, read);
+    }
+    await read;
+  }
+
+  /** Writes to the store; a failure is reported and the send goes on, except a fence's refusal. */
+  async #journal(write: () => Promise<void>, how?: { fenced: "throw" }): Promise<void> {
     try {
       await write();
       this.#o.onStorageOk?.();
     } catch (error) {
+      if (how && error instanceof DeliveryFencedError) throw error;
       this.#o.onStorageError(error);
     }
   }

@@ -68,7 +68,24 @@ export interface DeliveryStore {
   intend(intent: ReplyIntent): Promise<void>;
   /** Records the outcome of an intent: the IDs of the posted messages. */
   sent(incomingId: number, index: number, ids: number[]): Promise<void>;
+  /**
+   * A store shared by several processes (a cluster) answers for replies any of them recorded: the
+   * reply guard reads one message's records here before its first reply to it. A store only this
+   * process writes leaves it out (what `load` returned is all there is).
+   */
+  recordsOf?(incomingId: number): Promise<ReplyRecord[]>;
   /** Writes anything pending. */
   flush(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Thrown by `DeliveryStore.intend` when this process may no longer handle the message (a cluster
+ * node that lost the message's partition to another): the reply is not sent, the new owner sends it.
+ */
+export class DeliveryFencedError extends Error {
+  constructor(incomingId: number, why: string) {
+    super(`reply to message ${incomingId} not sent: ${why}`);
+    this.name = "DeliveryFencedError";
+  }
 }

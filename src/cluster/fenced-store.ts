@@ -1,0 +1,81 @@
+// The delivery store of a cluster node: the Redis reply journal, with each intent fenced by the partition lock of its message.
+import { isFenced, type ScriptedRedis } from "./scripts.js";
+import type { RedisDeliveryStore } from "../storage/redis-delivery.js";
+import {
+  DeliveryFencedError,
+  type DeliverySnapshot,
+  type DeliveryStore,
+  type ReplyIntent,
+  type ReplyRecord,
+} from "../runtime/delivery/store.js";
+
+export interface FencedDeliveryStoreOptions {
+  redis: ScriptedRedis;
+  /** The shared reply journal (intents and outcomes of every node). */
+  journal: RedisDeliveryStore;
+  /** This node's name: the value its partition locks hold. */
+  node: string;
+  /** The lock of the partition this node handled message `incomingId` from; undefined if it did not. */
+  lockOf(incomingId: number): string | undefined;
+}
+
+/**
+ * `DeliveryStore` for the runtime's reply guard in cluster mode. Replies are journaled in Redis
+ * where every node reads them (`recordsOf`), and an intent is written only while this node still
+ * holds the lock of the message's partition (one Lua step): a node that lost the partition (paused,
+ * cut off, or too slow) gets `DeliveryFencedError` and does not send; the new owner handles the
+ * message again and finds what was sent. The watermark is not kept here: the cluster's is the
+ * leader's published set (src/cluster/leader.ts).
+ */
+export class FencedDeliveryStore implements DeliveryStore {
+  readonly #o: FencedDeliveryStoreOptions;
+
+  constructor(options: FencedDeliveryStoreOptions) {
+    this.#o = options;
+  }
+
+  /** Nothing up front: records are read per message, when it is handled (`recordsOf`). */
+  load = async (): Promise<DeliverySnapshot> => ({ watermark: undefined, replies: [] });
+
+  saveWatermark = async (): Promise<void> => undefined;
+
+  recordsOf(incomingId: number): Promise<ReplyRecord[]> {
+    return this.#o.journal.records(incomingId);
+  }
+
+  async intend(intent: ReplyIntent): Promise<void> {
+    const { redis, journal, node } = this.#o;
+    const lock = this.#o.lockOf(intent.incomingId);
+    if (lock === undefined)
+      throw new DeliveryFencedError(
+        intent.incomingId,
+        "this node did not take it from a partition",
+      );
+    try {
+      await redis.fencedIntend(
+        journal.replyKey(intent.incomingId),
+        journal.indexKey,
+        lock,
+        `intent:${intent.index}`,
+        JSON.stringify(intent),
+        intent.incomingId,
+        node,
+      );
+    } catch (error) {
+      if (isFenced(error))
+        throw new DeliveryFencedError(
+          intent.incomingId,
+          "its partition moved to another node, which handles it",
+        );
+      throw error;
+    }
+    await journal.trim();
+  }
+
+  sent(incomingId: number, index: number, ids: number[]): Promise<void> {
+    return this.#o.journal.sent(incomingId, index, ids);
+  }
+
+  flush = async (): Promise<void> => undefined;
+  close = async (): Promise<void> => undefined;
+}
