@@ -136,4 +136,29 @@ describe("RecentIds", () => {
     expect(ids.has(4)).toBe(true);
     expect(ids.size).toBe(3);
   });
+
+  it("answers as a Set with the oldest forgotten would, over many colliding adds", () => {
+    const capacity = 37;
+    const ids = new RecentIds(capacity);
+    const model: number[] = [];
+    let seed = 7;
+    const random = () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0);
+    let mismatches = 0;
+    for (let n = 0; n < 20_000; n++) {
+      // Small IDs collide often; huge ones exercise the high bits of the hash.
+      const id = n % 5 === 0 ? 2 ** 40 + (random() % 200) : 1 + (random() % 200);
+      const fresh = !model.includes(id);
+      if (fresh) {
+        model.push(id);
+        if (model.length > capacity) model.shift();
+      }
+      if (ids.add(id) !== fresh) mismatches++;
+      const probe = 1 + (random() % 200);
+      if (ids.has(probe) !== model.includes(probe)) mismatches++;
+    }
+    expect(mismatches).toBe(0);
+    expect(ids.size).toBe(capacity);
+    expect(model.every((id) => ids.has(id))).toBe(true);
+    expect(() => ids.add(0)).toThrow(/positive integer/);
+  });
 });

@@ -41,18 +41,32 @@ export interface IntakeOptions {
   now(): number;
 }
 
-/** Waits for `ready`, or less if `signal` aborts first (without leaving a listener behind). */
-async function untilReady(ready: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return;
-  let onAbort!: () => void;
-  const aborted = new Promise<void>((resolve) => {
-    onAbort = resolve;
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    await Promise.race([ready, aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
+/**
+ * Waits for room in the dispatcher, or less if the sink's signal aborts first. The abort listener
+ * is added once per batch (on its first wait) and removed when the batch ends, not once per wait:
+ * a full dispatcher makes the sink wait on nearly every message.
+ */
+class RoomWait {
+  readonly #signal: AbortSignal;
+  #aborted: Promise<void> | undefined;
+  #onAbort: (() => void) | undefined;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+  }
+
+  until(ready: Promise<void>): Promise<void> {
+    if (this.#signal.aborted) return Promise.resolve();
+    this.#aborted ??= new Promise<void>((resolve) => {
+      this.#onAbort = () => resolve();
+      this.#signal.addEventListener("abort", this.#onAbort, { once: true });
+    });
+    return Promise.race([ready, this.#aborted]);
+  }
+
+  /** Leaves no listener behind. */
+  end(): void {
+    if (this.#onAbort) this.#signal.removeEventListener("abort", this.#onAbort);
   }
 }
 
@@ -69,20 +83,51 @@ export class Intake {
     this.#o = options;
   }
 
-  /** The EventSink: every event onto the bus, every new message to the dispatcher. */
-  readonly sink = async (events: AnyEvent[], signal: AbortSignal): Promise<void> => {
-    for (const raw of events) {
-      const event = this.#parse(raw);
-      if (!event) continue;
-      if (event.type === "message") {
-        const { message, flags } = event as unknown as { message: Message; flags: string[] };
-        await this.#deliver(message, flags, event, signal);
-      } else {
-        this.#o.bus.emit(event.type, event);
-      }
-      if (signal.aborted) return;
-    }
+  /**
+   * The EventSink: every event onto the bus, every new message to the dispatcher. A plain function
+   * over the batch, not an async one: while the dispatcher has room the whole batch is taken in one
+   * synchronous pass, and only when it is full does the rest of the batch go on after a wait.
+   */
+  readonly sink = (events: AnyEvent[], signal: AbortSignal): Promise<void> | undefined => {
+    const waited = this.#take(events, 0, signal);
+    return waited === undefined ? undefined : this.#finishBatch(events, waited, signal);
   };
+
+  /**
+   * Takes events from `from` on until the batch ends, the signal aborts, or the dispatcher is full
+   * after a message (then it returns the index of the next event, which waits for room).
+   */
+  #take(events: AnyEvent[], from: number, signal: AbortSignal): number | undefined {
+    for (let i = from; i < events.length; i++) {
+      const event = this.#parse(events[i]!);
+      if (event) {
+        if (event.type === "message") {
+          const { message, flags } = event as unknown as { message: Message; flags: string[] };
+          // Backpressure: no more events are taken (and no poll is made) until there is room.
+          if (this.#deliver(message, flags, event) && !this.#o.dispatcher.hasRoom) return i + 1;
+        } else {
+          this.#o.bus.emit(event.type, event);
+        }
+      }
+      if (signal.aborted) return undefined;
+    }
+    return undefined;
+  }
+
+  /** The rest of a batch that found the dispatcher full: waits for room before each next take. */
+  async #finishBatch(events: AnyEvent[], next: number, signal: AbortSignal): Promise<void> {
+    const room = new RoomWait(signal);
+    try {
+      let at: number | undefined = next;
+      while (at !== undefined) {
+        await room.until(this.#o.dispatcher.whenReady());
+        if (signal.aborted) return;
+        at = this.#take(events, at, signal);
+      }
+    } finally {
+      room.end();
+    }
+  }
 
   /** Validates a known event type; a malformed one is logged (once per type) and skipped. */
   #parse(raw: AnyEvent): AnyEvent | undefined {
@@ -98,30 +143,37 @@ export class Intake {
     return undefined;
   }
 
-  async #deliver(
-    message: Message,
-    flags: string[],
-    event: AnyEvent,
-    signal: AbortSignal,
-  ): Promise<void> {
+  /**
+   * Claims a message and pushes it to its conversation's lane; false when it was handled already.
+   * Synchronous: it runs for every message, and the waiting for room is the caller's.
+   */
+  #deliver(message: Message, flags: string[], event: AnyEvent): boolean {
     const { ledger, dispatcher } = this.#o;
     if (!ledger.claim(message.id)) {
       this.#o.log.debug({ messageId: message.id }, "skipping a message handled already");
-      return;
+      return false;
     }
     this.#o.bus.emit("message", event);
-    dispatcher.push(conversationKey(conversationOf(message)), async () => {
-      // "Lane released" and "delivered" are one moment, unless the pipeline handed the message on.
-      let handedOn: HandedOn | void = undefined;
-      try {
-        handedOn = await this.#o.handle(message, flags);
-      } finally {
-        if (handedOn === undefined) await ledger.finish(message.id);
-      }
-      return handedOn === undefined ? undefined : this.#deliverLater(message.id, handedOn);
-    });
-    // Backpressure: no more events are taken (and no poll is made) until there is room.
-    if (!dispatcher.hasRoom) await untilReady(dispatcher.whenReady(), signal);
+    dispatcher.push(conversationKey(conversationOf(message)), () =>
+      this.#handleOnce(message, flags),
+    );
+    return true;
+  }
+
+  /**
+   * Handles one claimed message, and finishes it in the ledger when its lane is released, unless
+   * the pipeline handed it on ("lane released" and "delivered" are then two moments). The lane does
+   * not wait for the ledger's save: the save is batched per turn of the event loop and only ever
+   * records finished messages, and stop waits for it (`Delivery.close`).
+   */
+  async #handleOnce(message: Message, flags: string[]): Promise<Handover | undefined> {
+    let handedOn: HandedOn | void = undefined;
+    try {
+      handedOn = await this.#o.handle(message, flags);
+    } finally {
+      if (handedOn === undefined) void this.#o.ledger.finish(message.id);
+    }
+    return handedOn === undefined ? undefined : this.#deliverLater(message.id, handedOn);
   }
 
   /** The ledger finishes a handed-on message when the call that took it ended, not before. */
@@ -165,9 +217,16 @@ export class Intake {
     const fresh = result.messages.filter(({ message }) => !this.#o.ledger.has(message.id));
     if (fresh.length > 0)
       this.#o.log.info({ after, messages: fresh.length }, "catching up on missed messages");
-    for (const { message, flags } of fresh) {
-      await this.#deliver(message, flags, { id: -1, type: "message", message, flags }, signal);
-      if (signal.aborted) return;
+    const room = new RoomWait(signal);
+    try {
+      for (const { message, flags } of fresh) {
+        const event: AnyEvent = { id: -1, type: "message", message, flags };
+        if (this.#deliver(message, flags, event) && !this.#o.dispatcher.hasRoom)
+          await room.until(this.#o.dispatcher.whenReady());
+        if (signal.aborted) return;
+      }
+    } finally {
+      room.end();
     }
   }
 

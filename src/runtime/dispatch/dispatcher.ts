@@ -24,9 +24,13 @@ export interface Handover {
 /** A task: resolves when its lane may move on; with a Handover when its message is not done yet. */
 export type Task = () => Promise<Handover | void>;
 
+/** One conversation's queue; its two settle callbacks are made once per lane, not per task. */
 interface Lane {
+  readonly key: string;
   tasks: Task[];
   running: boolean;
+  readonly done: (result: Handover | void) => void;
+  readonly failed: (error: unknown) => void;
 }
 
 /**
@@ -69,7 +73,7 @@ export class Dispatcher {
   push(key: string, task: Task): void {
     let lane = this.#lanes.get(key);
     if (!lane) {
-      lane = { tasks: [], running: false };
+      lane = this.#newLane(key);
       this.#lanes.set(key, lane);
     }
     lane.tasks.push(task);
@@ -103,7 +107,7 @@ export class Dispatcher {
       this.#queued--;
       lane.running = true;
       this.#running++;
-      void this.#run(key, lane, task);
+      this.#run(lane, task);
     }
     if (this.hasRoom && this.#roomWaiters.length > 0) {
       const waiters = this.#roomWaiters;
@@ -112,18 +116,43 @@ export class Dispatcher {
     }
   }
 
-  async #run(key: string, lane: Lane, task: Task): Promise<void> {
-    let handover: Handover | void = undefined;
+  #newLane(key: string): Lane {
+    const lane: Lane = {
+      key,
+      tasks: [],
+      running: false,
+      done: (result) => this.#finished(lane, result),
+      failed: (error) => {
+        this.#options.onError?.(error, key);
+        this.#finished(lane, undefined);
+      },
+    };
+    return lane;
+  }
+
+  /**
+   * Starts a lane's task. Not an async function on purpose: this runs for every message, and an
+   * async frame per message (plus its promise) was the dispatcher's largest allocation; the lane's
+   * own callbacks settle it instead.
+   */
+  #run(lane: Lane, task: Task): void {
+    let result: Promise<Handover | void>;
     try {
-      handover = await task();
+      result = task();
     } catch (error) {
-      this.#options.onError?.(error, key);
+      lane.failed(error);
+      return;
     }
-    if (handover !== undefined) this.#hold(key, handover);
+    result.then(lane.done, lane.failed);
+  }
+
+  /** A lane's task ended: hold its handover if any, then move the lane (and the others) on. */
+  #finished(lane: Lane, handover: Handover | void): void {
+    if (handover !== undefined) this.#hold(lane.key, handover);
     lane.running = false;
     this.#running--;
-    if (lane.tasks.length > 0) this.#ready.push(key);
-    else this.#lanes.delete(key);
+    if (lane.tasks.length > 0) this.#ready.push(lane.key);
+    else this.#lanes.delete(lane.key);
     this.#pump();
     this.#wakeIfIdle();
   }

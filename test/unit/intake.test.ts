@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { EventEmitter } from "eventemitter3";
+import type { AnyEvent } from "../../src/api/events.js";
+import type { Message } from "../../src/api/messages.js";
+import type { ApiClient } from "../../src/client/client.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { Intake } from "../../src/runtime/delivery/intake.js";
+import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
+import type { DeliveryState, DeliveryStore } from "../../src/runtime/delivery/store.js";
+import { Dispatcher } from "../../src/runtime/dispatch/dispatcher.js";
+
+function messageEvent(id: number, topic: string): AnyEvent {
+  return {
+    id,
+    type: "message",
+    flags: [],
+    message: {
+      id,
+      type: "stream",
+      stream_id: 1,
+      display_recipient: "general",
+      subject: topic,
+      content: `message ${id}`,
+      timestamp: 1_700_000_000 + id,
+      sender_id: 7,
+      sender_email: "user7@example.invalid",
+      sender_full_name: "User 7",
+      reactions: [],
+      submessages: [],
+      topic_links: [],
+    },
+  } as unknown as AnyEvent;
+}
+
+/** A delivery store whose watermark saves wait until `release()` is called. */
+function heldStore() {
+  const saved: DeliveryState[] = [];
+  let releases: (() => void)[] = [];
+  const store: DeliveryStore = {
+    load: () => Promise.resolve({ watermark: undefined, replies: [] }) as never,
+    saveWatermark: (state) =>
+      new Promise<void>((resolve) =>
+        releases.push(() => {
+          saved.push(state);
+          resolve();
+        }),
+      ),
+    intend: () => Promise.resolve(),
+    sent: () => Promise.resolve(),
+    flush: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+  const release = () => {
+    const now = releases;
+    releases = [];
+    for (const r of now) r();
+  };
+  return { store, saved, release, waiting: () => releases.length };
+}
+
+function intakeWith(
+  dispatcher: Dispatcher,
+  ledger: DeliveryLedger,
+  handle: (message: Message) => Promise<void>,
+) {
+  return new Intake({
+    api: {} as ApiClient,
+    log: silentLogger(),
+    bus: new EventEmitter(),
+    dispatcher,
+    ledger,
+    handle: (message) => handle(message),
+    narrows: [],
+    me: () => undefined,
+    catchUpWindow: false,
+    now: () => Date.now(),
+  });
+}
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!done()) throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("Intake", () => {
+  it("moves a conversation on without waiting for the ledger's save, and never saves past an unfinished message", async () => {
+    const { store, saved, release, waiting } = heldStore();
+    const ledger = new DeliveryLedger({ store });
+    const dispatcher = new Dispatcher({ concurrency: 4, maxQueued: 100 });
+    const handled: number[] = [];
+    let releaseSlow!: () => void;
+    const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const intake = intakeWith(dispatcher, ledger, async (message) => {
+      if (message.id === 1) await slow;
+      handled.push(message.id);
+    });
+    const signal = new AbortController().signal;
+
+    // Message 1 (topic a) stays running; 2, 3 and 4 (topic b, one lane) follow each other.
+    await intake.sink([messageEvent(1, "a"), messageEvent(2, "b"), messageEvent(3, "b")], signal);
+    await intake.sink([messageEvent(4, "b")], signal);
+    // The save of 2's finish has not ended, yet 3 and 4 ran after it in the same lane.
+    await until(() => handled.length === 3, "messages 2, 3 and 4");
+    expect(handled).toEqual([2, 3, 4]);
+    expect(waiting()).toBeGreaterThan(0);
+    release();
+    await ledger.settled();
+    // 1 is unfinished: the watermark stays below it, 2–4 are remembered above it.
+    expect(saved.at(-1)).toEqual({ lastHandledId: 0, handledAbove: [2, 3, 4] });
+
+    releaseSlow();
+    await dispatcher.whenIdle();
+    await until(() => waiting() > 0, "the save of message 1's finish");
+    release();
+    await ledger.settled();
+    expect(saved.at(-1)).toEqual({ lastHandledId: 4, handledAbove: [] });
+  });
+
+  it("adds one abort listener per batch while the dispatcher is full, not one per message", async () => {
+    const { store } = heldStore();
+    const ledger = new DeliveryLedger({
+      store: { ...store, saveWatermark: () => Promise.resolve() },
+    });
+    const dispatcher = new Dispatcher({ concurrency: 1, maxQueued: 1 });
+    const handled: number[] = [];
+    const intake = intakeWith(dispatcher, ledger, async (message) => {
+      await new Promise((r) => setImmediate(r));
+      handled.push(message.id);
+    });
+    const controller = new AbortController();
+    const { signal } = controller;
+    let added = 0;
+    let removed = 0;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added++;
+      add(...args);
+    }) as typeof add;
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      removed++;
+      remove(...args);
+    }) as typeof remove;
+
+    const batch = Array.from({ length: 20 }, (_, i) => messageEvent(i + 1, "a"));
+    await intake.sink(batch, signal);
+    await dispatcher.whenIdle();
+    expect(handled).toEqual(batch.map((e) => e.id));
+    expect(added).toBe(1);
+    expect(removed).toBe(1);
+  });
+});
