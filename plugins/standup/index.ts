@@ -103,11 +103,18 @@ export default definePlugin({
       { description: "Show the current stand-up's answers so far", examples: ["standup"] },
       async (ctx) => {
         const round = await bot.storage.get<Round>("round");
-        await ctx.reply(
-          round
-            ? summary(round) + (round.closed ? "" : " (still open)")
-            : "No stand-up has been asked yet.",
-        );
+        if (!round) {
+          await ctx.reply("No stand-up has been asked yet.");
+          return;
+        }
+        // The answers are messages of the stand-up topic: only someone who can read the prompt
+        // gets them (a guest, or a non-member of a private channel, asking in a DM would
+        // otherwise read that channel through the bot). The reply does not name the channel.
+        if (!(await ctx.canSee(round.promptId))) {
+          await ctx.reply("You can't read the channel the stand-up is in, so I can't show it.");
+          return;
+        }
+        await ctx.reply(summary(round) + (round.closed ? "" : " (still open)"));
       },
     );
   },

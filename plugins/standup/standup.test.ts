@@ -52,6 +52,34 @@ describe("standup", () => {
     );
   });
 
+  it("shows the answers only to those who can read the stand-up's channel", async () => {
+    t = await createTestBot({
+      plugins: [{ plugin: standup, settings: { channel: "staff", timezone: "UTC" } }],
+      now: "2025-03-03T08:59:00Z",
+    });
+    const staff = t.realm.addChannel("staff", "", true);
+    for (const who of [t.sandbox.bot.userId, t.user("mia").userId, t.user("adam").userId])
+      t.realm.subscribe(staff, who);
+    await t.clock.advance("1m");
+    await t.expectReply(/^Stand-up time!/);
+    await t.send("Payroll fixes; blocked on the bank.", {
+      as: "adam",
+      channel: "staff",
+      topic: "standup",
+    });
+    await t.settle();
+    const refusal = "You can't read the channel the stand-up is in, so I can't show it.";
+    // A guest, and a moderator who is not in the private channel, asking in a DM.
+    for (const who of ["gus", "max"]) {
+      await t.dm("!standup", { as: who });
+      expect((await t.expectReply(refusal)).content).toBe(refusal);
+    }
+    await t.dm("!standup", { as: "mia" });
+    expect((await t.expectReply(/^Stand-up 2025-03-03: 1 answer/)).content).toContain(
+      "Payroll fixes; blocked on the bank.",
+    );
+  });
+
   it("skips weekends and says so when nobody answered", async () => {
     // Friday 7 March 2025, 10:59 UTC: the summary of a round nobody answered, then a quiet weekend.
     t = await createTestBot({ plugins: [standup], now: "2025-03-07T08:59:00Z" });
