@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "../src/client/client.js";
 import { startSandbox, type Sandbox } from "../src/sandbox/index.js";
 import { startRedis } from "../test/helpers/redis.js";
-import { main, median, progress, type Row, serverLines } from "./lib.js";
+import { main, median, progress, type Row } from "./lib.js";
+import { sandboxServerLines } from "../test/helpers/process.js";
 
 const bin = fileURLToPath(new URL("../bin/bot.js", import.meta.url));
 const MESSAGES = 640;
@@ -111,7 +112,7 @@ await main(async () => {
   const dir = await mkdtemp(join(tmpdir(), "topicbot-bench-cluster-"));
   await writeFile(join(dir, "work.mjs"), PLUGIN);
   const base = [
-    ...serverLines(sandbox),
+    ...sandboxServerLines(sandbox),
     "channels: [general]",
     "rateLimit: false",
     `concurrency: ${CONVERSATIONS}`,

@@ -238,16 +238,3 @@ export async function startInMemoryBot(
     },
   };
 }
-
-/** The `server:` lines of a bot.config.yaml that point a `bot start` process at `sandbox`. */
-export function serverLines(sandbox: {
-  url: string;
-  bot: { email: string; apiKey: string };
-}): string[] {
-  return [
-    "server:",
-    `  site: ${sandbox.url}`,
-    `  email: ${sandbox.bot.email}`,
-    `  apiKey: ${sandbox.bot.apiKey}`,
-  ];
-}

@@ -8,16 +8,8 @@ import { request } from "undici";
 import { arg, definePlugin } from "../src/index.js";
 import { sendToChannel } from "../src/sandbox/send.js";
 import { startSandbox } from "../src/sandbox/server.js";
-import {
-  main,
-  memory,
-  messageEvent,
-  progress,
-  sleep,
-  startInMemoryBot,
-  until,
-  serverLines,
-} from "./lib.js";
+import { main, memory, messageEvent, progress, sleep, startInMemoryBot, until } from "./lib.js";
+import { sandboxServerLines } from "../test/helpers/process.js";
 
 const EVENTS = 100_000;
 const CHECKPOINTS = 4;
@@ -53,7 +45,7 @@ async function burst(): Promise<{ idle: number; peak: number; handled: number; m
   await writeFile(
     config,
     [
-      ...serverLines(sandbox),
+      ...sandboxServerLines(sandbox),
       "logging: { level: info, format: json }",
       "rateLimit: false",
       "http: { port: 0 }",

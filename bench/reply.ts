@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Pool } from "undici";
 import { startSandbox, type Sandbox } from "../src/sandbox/server.js";
-import { main, median, percentile, progress, sleep, until, type Row, serverLines } from "./lib.js";
+import { main, median, percentile, progress, sleep, until, type Row } from "./lib.js";
+import { sandboxServerLines } from "../test/helpers/process.js";
 
 const USERS = 20;
 const TOPICS = 10;
@@ -140,7 +141,7 @@ void main(async () => {
     writeFileSync(
       config,
       [
-        ...serverLines(sandbox),
+        ...sandboxServerLines(sandbox),
         "logging: { level: info, format: json }",
         // Many users at 200 commands/s is the load, not abuse: the per-user limit would refuse it.
         "rateLimit: false",

@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { transform } from "esbuild";
 import { Pool } from "undici";
 import { startSandbox, type Sandbox } from "../src/sandbox/server.js";
-import { main, median, progress, sleep, serverLines } from "./lib.js";
+import { main, median, progress, sleep } from "./lib.js";
+import { sandboxServerLines } from "../test/helpers/process.js";
 
 const RUNS = 5;
 /** How long a bot sits idle after its first answer before its RSS is read. */
@@ -120,9 +121,12 @@ void main(async () => {
   const config = join(dir, "bot.config.yaml");
   await writeFile(
     config,
-    [...serverLines(sandbox), "logging: { level: info, format: json }", "plugins: [ping]", ""].join(
-      "\n",
-    ),
+    [
+      ...sandboxServerLines(sandbox),
+      "logging: { level: info, format: json }",
+      "plugins: [ping]",
+      "",
+    ].join("\n"),
   );
   const botArgs = [bin, "start", "-c", config];
   const bareArgs = [bareJs, sandbox.url, sandbox.bot.email, sandbox.bot.apiKey];

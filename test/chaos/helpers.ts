@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import { createClient, type ApiClient } from "topicbot/client";
 import type { Sandbox } from "topicbot/sandbox";
 import { arg, definePlugin } from "topicbot";
+import { sandboxServerLines } from "../helpers/process.js";
 
 /**
  * Runtime settings for load tests: the defaults. Many users sending commands into one topic is load,
@@ -148,4 +149,20 @@ export function grownHandles(
     if (more > 0) grown[type] = more;
   }
   return grown;
+}
+
+/**
+ * The bot.config.yaml of the chaos runs: the sandbox's bot in #general, file storage under
+ * `data/`, JSON logs, no per-user rate limit (the load is the test, not abuse), one plugin file.
+ */
+export function fileStoreConfig(sandbox: Sandbox, pluginFile: string): string {
+  return [
+    ...sandboxServerLines(sandbox),
+    "channels: [general]",
+    "rateLimit: false",
+    "storage: { type: file, path: data/bot.json }",
+    "logging: { level: info, format: json }",
+    `plugins: [./${pluginFile}]`,
+    "",
+  ].join("\n");
 }

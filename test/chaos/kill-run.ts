@@ -6,8 +6,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { bin, cleanEnv, watch, sandboxServerLines } from "../helpers/process.js";
-import { addUsers, botReplies, sendSurely, waitUntil } from "./helpers.js";
+import { bin, cleanEnv, watch } from "../helpers/process.js";
+import { addUsers, botReplies, fileStoreConfig, sendSurely, waitUntil } from "./helpers.js";
 
 export interface KillRunOptions {
   kills: number;
@@ -75,18 +75,7 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   if (process.env.CHAOS_KEEP) console.log(`chaos run in ${dir}`);
   const journal = join(dir, "data", "bot.json.delivery.jsonl");
   await writeFile(join(dir, "echo.mjs"), ECHO_PLUGIN);
-  await writeFile(
-    join(dir, "bot.config.yaml"),
-    [
-      ...sandboxServerLines(sandbox),
-      "channels: [general]",
-      "rateLimit: false",
-      "storage: { type: file, path: data/bot.json }",
-      "logging: { level: info, format: json }",
-      "plugins: [./echo.mjs]",
-      "",
-    ].join("\n"),
-  );
+  await writeFile(join(dir, "bot.config.yaml"), fileStoreConfig(sandbox, "echo.mjs"));
   const users = addUsers(sandbox, options.users);
   const commands: { id: number; topic: string }[] = [];
   let sending = true;

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "topicbot/client";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { bin, cleanEnv, sandboxServerLines, watch } from "../helpers/process.js";
-import { waitUntil } from "./helpers.js";
+import { bin, cleanEnv, watch } from "../helpers/process.js";
+import { fileStoreConfig, waitUntil } from "./helpers.js";
 
 /**
  * `!story` streams twelve words, one every 200 ms. The first word names the process, so the run
@@ -52,18 +52,7 @@ describe("chaos: SIGKILL in the middle of a streamed answer", () => {
     sandbox = await startSandbox({ heartbeatSeconds: 1 });
     dir = await mkdtemp(join(tmpdir(), "topicbot-stream-kill-"));
     await writeFile(join(dir, "story.mjs"), STORY_PLUGIN);
-    await writeFile(
-      join(dir, "bot.config.yaml"),
-      [
-        ...sandboxServerLines(sandbox),
-        "channels: [general]",
-        "rateLimit: false",
-        "storage: { type: file, path: data/bot.json }",
-        "logging: { level: info, format: json }",
-        "plugins: [./story.mjs]",
-        "",
-      ].join("\n"),
-    );
+    await writeFile(join(dir, "bot.config.yaml"), fileStoreConfig(sandbox, "story.mjs"));
     const spawnBot = () => {
       const child = spawn(process.execPath, [bin, "start", "--config", "bot.config.yaml"], {
         cwd: dir,
