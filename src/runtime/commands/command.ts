@@ -344,6 +344,7 @@ function readValues(
   }
 }
 
+/** `readValues` for values found by name (the general path). */
 function readSync(
   params: readonly [string, Arg<unknown>][],
   raw: ReadonlyMap<string, string | true>,
@@ -351,18 +352,13 @@ function readSync(
   env: ArgEnv,
   option: boolean,
 ): void {
-  for (const [name, a] of params) {
-    const value = raw.get(name);
-    if (value === undefined) {
-      out[name] = a.fallback?.();
-      continue;
-    }
-    try {
-      out[name] = a.parse(value === true ? "" : value, env);
-    } catch (error) {
-      throw atParam(error, name, option);
-    }
-  }
+  readValues(
+    params,
+    params.map(([name]) => raw.get(name)),
+    out,
+    env,
+    option,
+  );
 }
 
 async function resolveAsync(
