@@ -39,6 +39,37 @@ describe("files", () => {
     );
     await t.dialog([["export", "`export` works in a channel topic."]], { dm: true });
   });
+
+  it("exports nothing a newer member of a protected-history channel could not read", async () => {
+    t = await createTestBot({ plugins: [files], now: "2025-03-03T08:00:00Z" });
+    // Private channels: "staff" keeps its history from new members (the default), "ops" shares it.
+    const staff = t.realm.addChannel("staff", "", true);
+    const ops = t.realm.addChannel("ops", "", true, true);
+    for (const channel of [staff, ops])
+      for (const who of [t.sandbox.bot.userId, t.user("adam").userId])
+        t.realm.subscribe(channel, who);
+    await t.send("payroll is in the drive", { as: "adam", channel: "staff", topic: "pay" });
+    await t.send("deploy key rotated", { as: "adam", channel: "ops", topic: "keys" });
+    t.realm.subscribe(staff, t.user("mia").userId);
+    t.realm.subscribe(ops, t.user("mia").userId);
+    await t.send("!export", { as: "mia", channel: "staff", topic: "pay" });
+    await t.expectReply(
+      "I can't export this topic: this channel shows its members only what was sent while they were subscribed, and I can't tell when you joined.",
+    );
+    expect(
+      t
+        .uploads()
+        .map((u) => u.data.toString())
+        .join(""),
+    ).not.toContain("payroll");
+    await t.send("!export", { as: "mia", channel: "ops", topic: "keys" });
+    await t.expectReply(/^Exported 1 message: /);
+    expect(t.uploads().at(-1)!.data.toString()).toContain("deploy key rotated");
+    // Adam has been in "staff" all along; the rule is about what the bot can vouch for, so the
+    // same answer: the bot cannot tell who was there when.
+    await t.send("!export", { as: "adam", channel: "staff", topic: "pay" });
+    await t.expectReply(/^I can't export this topic: this channel shows its members only/);
+  });
 });
 
 describe("fileName", () => {

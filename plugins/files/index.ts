@@ -1,5 +1,5 @@
 // files: turns text and whole topics into uploaded files, and answers with their links.
-import { definePlugin, z } from "topicbot";
+import { channelHistoryAccess, definePlugin, z } from "topicbot";
 
 /** A safe file name: letters, digits, dots, dashes; `.md` added when there is no extension. */
 export function fileName(name: string, fallback: string): string {
@@ -46,7 +46,17 @@ export default definePlugin({
           await ctx.reply("`export` works in a channel topic.");
           return;
         }
-        const { channel, topic } = ctx.conversation;
+        const { channel, topic, streamId } = ctx.conversation;
+        // The bot reads the whole history; the file holds only what the sender could read there.
+        const access = await channelHistoryAccess(ctx.api, ctx.sender.userId, streamId);
+        if (access !== "all") {
+          await ctx.reply(
+            access === "received"
+              ? "I can't export this topic: this channel shows its members only what was sent while they were subscribed, and I can't tell when you joined."
+              : "I can't export this topic: you can't read this channel's history.",
+          );
+          return;
+        }
         const { messages } = await ctx.api.messages.list({
           anchor: ctx.message.id,
           include_anchor: false,
