@@ -1,5 +1,14 @@
 // remind: "remind me in 2 hours to ...", reminders for others and for topics, sent as the server's scheduled messages.
-import { definePlugin, md, mention, raw, silentMention, z, type MessageContext } from "topicbot";
+import {
+  canUserAccessUser,
+  definePlugin,
+  md,
+  mention,
+  raw,
+  silentMention,
+  z,
+  type MessageContext,
+} from "topicbot";
 import { parseReminder, type ReminderRequest } from "./parse.js";
 
 /** A request the plugin turns down, with the reason for the sender. */
@@ -46,7 +55,13 @@ export default definePlugin({
             (target.userId !== undefined && m.user_id === target.userId) ||
             m.full_name.toLowerCase() === target.name.toLowerCase(),
         );
-        if (!user || !user.is_active)
+        // One answer for "no such user" and "a user you cannot see" (a guest limited by the
+        // realm's user access), so a guest cannot learn who exists nor message them through the bot.
+        if (
+          !user ||
+          !user.is_active ||
+          !(await canUserAccessUser(ctx.api, ctx.sender.userId, user.user_id))
+        )
           throw new Refusal(md`I don't know a user ${`@**${target.name}**`}.`);
         await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
           to: [user.user_id],

@@ -253,7 +253,9 @@ async function resolveUser(text: string, env: ArgEnv): Promise<ChatUser> {
       );
     throw error;
   }
-  if (!user) throw new UsageError(`I don't know a user ${escapeText(text)}`);
+  // A user the sender cannot see (a guest limited by the realm's user access) gets the same answer.
+  if (!user || !(await env.directory.canAccess(env.senderId, user.userId)))
+    throw new UsageError(`I don't know a user ${escapeText(text)}`);
   return user;
 }
 
