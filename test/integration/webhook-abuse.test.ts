@@ -140,6 +140,31 @@ describe("webhook receiver under abuse", () => {
     expect(replay.status).toBe(200);
     expect(await replay.json()).toEqual({ ok: true, duplicate: true });
     expect(posts).toHaveLength(1);
+    // The delivery header is not signed: a replay with a fresh one, none, or a doubled one is
+    // still the same signed body.
+    const replayWith = (headers: Record<string, string> | [string, string][]) =>
+      fetch(`${url}/github`, {
+        method: "POST",
+        headers: [
+          ["content-type", "application/json"],
+          ["x-github-event", "release"],
+          ["x-hub-signature-256", `sha256=${sign(body, SECRET)}`],
+          ...(Array.isArray(headers) ? headers : Object.entries(headers)),
+        ],
+        body,
+      });
+    for (const headers of [
+      { "x-github-delivery": "d-2" },
+      {},
+      [
+        ["x-github-delivery", "d-1"],
+        ["x-github-delivery", "d-3"],
+      ] as [string, string][],
+    ]) {
+      const again = await replayWith(headers);
+      expect(await again.json()).toEqual({ ok: true, duplicate: true });
+    }
+    expect(posts).toHaveLength(1);
   });
 
   it("cuts a payload's topic and content to the server's limits instead of failing", async () => {
