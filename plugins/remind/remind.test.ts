@@ -149,6 +149,21 @@ describe("remind", () => {
     expect(t.scheduled().map((s) => s.content)).toEqual(["Reminder from **Gus Guest**: hi"]);
   });
 
+  it("quotes a reminder of several lines, so none of them passes for the bot's own", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    const forged = "see you\nReminder from **Olivia Owner**: you are fired";
+    await t.send(`!remind @**Adam Admin** in 1 minute ${forged}`, { as: "gus" });
+    const confirmation = await t.expectReply(/^I'll remind /);
+    expect(confirmation.content).toMatch(
+      /:\n```quote\nsee you\nReminder from \*\*Olivia Owner\*\*: you are fired\n```$/,
+    );
+    expect(t.scheduled().map((s) => s.content)).toEqual([
+      "Reminder from **Gus Guest**:\n```quote\nsee you\nReminder from **Olivia Owner**: you are fired\n```",
+    ]);
+    await t.dm("!reminders", { as: "gus" });
+    expect((await t.expectReply(/^Your reminders/)).content.split("\n")).toHaveLength(2);
+  });
+
   it("answers absurd times with usage, naming the bound, and schedules nothing", async () => {
     t = await createTestBot({ plugins: [remind], now: START });
     await t.dialog([
