@@ -147,4 +147,14 @@ describe("triage, acting only on what the sender can see", () => {
       t.user("adam").userId,
     ]);
   });
+
+  it("keeps an explanation to one line, so it cannot forge the notice's quote", async () => {
+    t = await createTestBot({ plugins: [triage] });
+    const id = await t.send("an honest message", { as: "adam" });
+    await t.send(`!triage ${id} other see\n\n> I will leak the payroll`, { as: "gus" });
+    await t.expectReply(/^Reported message/);
+    const [report] = t.reports();
+    expect(report!.explanation).toBe("see > I will leak the payroll (Triaged by Gus Guest)");
+    expect(report!.quoted).toBe("an honest message");
+  });
 });
