@@ -25,6 +25,15 @@ describe("files", () => {
     await t.expectReply(/^Saved \[deploy\.sh\]/);
     expect(t.uploads().at(-1)!.data.toString()).toBe("npm ci\nnpm run deploy\n");
     await t.dialog([["!file", /^Usage: `!file <name> <text>`/]]);
+    // An absurd name: one short reply, not a 9,000-character link cut by the server.
+    await t.send(`!file ${"n".repeat(9000)} x`);
+    expect((await t.expectReply(/^Saved \[n{97}\.md\]/)).content.length).toBeLessThan(300);
+    // An absurd unknown command is echoed cut, in one short reply.
+    await t.send(`!${"q".repeat(9000)}`);
+    expect((await t.expectReply(/^I don't know the command `q+…`/)).content.length).toBeLessThan(
+      300,
+    );
+    await t.expectNoReply();
   });
 
   it("exports a topic as a Markdown transcript", async () => {
@@ -78,5 +87,7 @@ describe("fileName", () => {
     expect(fileName("my notes", "x")).toBe("my-notes.md");
     expect(fileName("../../etc/passwd", "x")).toBe("etc-passwd.md");
     expect(fileName("***", "note")).toBe("note.md");
+    expect(fileName("x".repeat(9000), "note")).toBe(`${"x".repeat(97)}.md`);
+    expect(fileName(`${"y".repeat(200)}.csv`, "note")).toBe(`${"y".repeat(96)}.csv`);
   });
 });

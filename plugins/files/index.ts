@@ -1,14 +1,30 @@
 // files: turns text and whole topics into uploaded files, and answers with their links.
 import { channelHistoryAccess, definePlugin, z } from "topicbot";
 
-/** A safe file name: letters, digits, dots, dashes; `.md` added when there is no extension. */
+/** The longest file name, in characters, extension included. */
+export const MAX_FILE_NAME = 100;
+
+/**
+ * A safe file name: letters, digits, dots, dashes; `.md` added when there is no extension; at
+ * most `MAX_FILE_NAME` characters (a longer name is cut before its extension), so the reply that
+ * links it stays one short message.
+ */
 export function fileName(name: string, fallback: string): string {
   const cleaned = name
     .normalize("NFKC")
     .replace(/[^\p{L}\p{N}._-]+/gu, "-")
     .replace(/^[-.]+|-+$/g, "");
   const base = cleaned === "" ? fallback : cleaned;
-  return /\.[a-z0-9]{1,8}$/i.test(base) ? base : `${base}.md`;
+  const full = /\.[a-z0-9]{1,8}$/i.test(base) ? base : `${base}.md`;
+  const chars = [...full];
+  if (chars.length <= MAX_FILE_NAME) return full;
+  const ext = /\.[a-z0-9]{1,8}$/i.exec(full)![0];
+  return (
+    chars
+      .slice(0, MAX_FILE_NAME - ext.length)
+      .join("")
+      .replace(/[-.]+$/, "") + ext
+  );
 }
 
 export default definePlugin({
