@@ -168,6 +168,54 @@ describe("webhook receiver under abuse", () => {
     expect(posts).toHaveLength(1);
   });
 
+  it("mends a payload's topic and content the server would refuse instead of failing with 500", async () => {
+    const sandbox = await startSandbox();
+    const client = createClient({
+      site: sandbox.url,
+      email: sandbox.bot.email,
+      apiKey: sandbox.bot.apiKey,
+    });
+    try {
+      const entry = webhookEntryConfig.parse({
+        path: "/hooks/ci",
+        auth: { type: "none" },
+        channel: "general",
+        topic: "{{ payload.title }}",
+        template: "{{ payload.log }}",
+      });
+      const route = configRoute(entry, (post) =>
+        client.messages.send({ type: "channel", ...post }),
+      );
+      const posted: [string, string][] = [];
+      for (const payload of [
+        { title: "deploy\nfailed", log: "ok" },
+        { title: "  \t ", log: "ok" },
+        { title: "\u0000", log: "ok" },
+        { title: "t", log: "a\u0000b" },
+        { title: "t", log: "\u0000" },
+      ]) {
+        await route.handler({
+          path: "/hooks/ci",
+          payload,
+          rawBody: Buffer.alloc(0),
+          headers: {},
+          query: new URLSearchParams(),
+        });
+        const m = sandbox.realm.messages.at(-1)!;
+        posted.push([m.topic, m.content]);
+      }
+      expect(posted).toEqual([
+        ["deploy failed", "ok"],
+        ["/hooks/ci", "ok"],
+        ["/hooks/ci", "ok"],
+        ["t", "ab"],
+        ["t", "(empty)"],
+      ]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it("cuts a payload's topic and content to the server's limits instead of failing", async () => {
     const sandbox = await startSandbox();
     const client = createClient({
