@@ -44,4 +44,21 @@ describe("arg.user() and a guest's user access", () => {
     for (const who of [t.sandbox.bot.userId, gus, mia.userId]) t.realm.subscribe(lobby, who);
     expect(await ask("@**Mia Member**")).toMatch(/^Mia Member: /);
   });
+
+  it("names to a guest only the namesakes they can see", async () => {
+    t = await createTestBot({ plugins: [whois] });
+    const gus = t.user("gus").userId;
+    const seen = await t.createUser({ handle: "sam1", fullName: "Sam" });
+    const hidden = await t.createUser({ handle: "sam2", fullName: "Sam" });
+    for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+    const lobby = t.realm.addChannel("lobby");
+    for (const who of [t.sandbox.bot.userId, gus, seen.userId]) t.realm.subscribe(lobby, who);
+    // A member is told both IDs; the guest gets the one Sam they can see.
+    await t.dm("!whois @**Sam**", { as: "max" });
+    expect((await t.expectReply(/./)).content).toContain(`${seen.userId}, ${hidden.userId}`);
+    await t.dm("!whois @**Sam**", { as: "gus" });
+    expect((await t.expectReply(/./)).content).toMatch(
+      new RegExp(`^Sam: \\S+ \\(${seen.email.replace(".", "\\.")}\\)$`),
+    );
+  });
 });
