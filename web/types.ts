@@ -1,4 +1,5 @@
 // What the console's server sends the page (mirrors src/dev/web/server.ts).
+import type { IgnoredReason } from "../src/runtime/observer.js";
 
 export interface Person {
   userId: number;
@@ -11,12 +12,8 @@ export type Place =
   | { type: "channel"; channel: string; topic: string }
   | { type: "direct"; to: string; userId: number; name: string };
 
-export type IgnoredReason =
-  | { reason: "not-addressed" }
-  | { reason: "rate-limited"; retryInMs: number }
-  | { reason: "unknown-command"; word?: string; reply: string }
-  | { reason: "role-refused"; command: string; role?: string; reply: string }
-  | { reason: "usage"; command: string; reply: string };
+/** Why the bot ran no handler for a message: the runtime's own type, not a copy (types only, erased from the bundle). */
+export type { IgnoredReason };
 
 export interface ChatMessage {
   id: number;

@@ -25,6 +25,15 @@ describe("files", () => {
     await t.expectReply(/^Saved \[deploy\.sh\]/);
     expect(t.uploads().at(-1)!.data.toString()).toBe("npm ci\nnpm run deploy\n");
     await t.dialog([["!file", /^Usage: `!file <name> <text>`/]]);
+    // An absurd name: one short reply, not a 9,000-character link cut by the server.
+    await t.send(`!file ${"n".repeat(9000)} x`);
+    expect((await t.expectReply(/^Saved \[n{97}\.md\]/)).content.length).toBeLessThan(300);
+    // An absurd unknown command is echoed cut, in one short reply.
+    await t.send(`!${"q".repeat(9000)}`);
+    expect((await t.expectReply(/^I don't know the command `q+…`/)).content.length).toBeLessThan(
+      300,
+    );
+    await t.expectNoReply();
   });
 
   it("exports a topic as a Markdown transcript", async () => {
@@ -39,6 +48,37 @@ describe("files", () => {
     );
     await t.dialog([["export", "`export` works in a channel topic."]], { dm: true });
   });
+
+  it("exports nothing a newer member of a protected-history channel could not read", async () => {
+    t = await createTestBot({ plugins: [files], now: "2025-03-03T08:00:00Z" });
+    // Private channels: "staff" keeps its history from new members (the default), "ops" shares it.
+    const staff = t.realm.addChannel("staff", "", true);
+    const ops = t.realm.addChannel("ops", "", true, true);
+    for (const channel of [staff, ops])
+      for (const who of [t.sandbox.bot.userId, t.user("adam").userId])
+        t.realm.subscribe(channel, who);
+    await t.send("payroll is in the drive", { as: "adam", channel: "staff", topic: "pay" });
+    await t.send("deploy key rotated", { as: "adam", channel: "ops", topic: "keys" });
+    t.realm.subscribe(staff, t.user("mia").userId);
+    t.realm.subscribe(ops, t.user("mia").userId);
+    await t.send("!export", { as: "mia", channel: "staff", topic: "pay" });
+    await t.expectReply(
+      "I can't export this topic: this channel shows its members only what was sent while they were subscribed, and I can't tell when you joined.",
+    );
+    expect(
+      t
+        .uploads()
+        .map((u) => u.data.toString())
+        .join(""),
+    ).not.toContain("payroll");
+    await t.send("!export", { as: "mia", channel: "ops", topic: "keys" });
+    await t.expectReply(/^Exported 1 message: /);
+    expect(t.uploads().at(-1)!.data.toString()).toContain("deploy key rotated");
+    // Adam has been in "staff" all along; the rule is about what the bot can vouch for, so the
+    // same answer: the bot cannot tell who was there when.
+    await t.send("!export", { as: "adam", channel: "staff", topic: "pay" });
+    await t.expectReply(/^I can't export this topic: this channel shows its members only/);
+  });
 });
 
 describe("fileName", () => {
@@ -47,5 +87,7 @@ describe("fileName", () => {
     expect(fileName("my notes", "x")).toBe("my-notes.md");
     expect(fileName("../../etc/passwd", "x")).toBe("etc-passwd.md");
     expect(fileName("***", "note")).toBe("note.md");
+    expect(fileName("x".repeat(9000), "note")).toBe(`${"x".repeat(97)}.md`);
+    expect(fileName(`${"y".repeat(200)}.csv`, "note")).toBe(`${"y".repeat(96)}.csv`);
   });
 });

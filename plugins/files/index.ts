@@ -1,14 +1,30 @@
 // files: turns text and whole topics into uploaded files, and answers with their links.
-import { definePlugin, z } from "topicbot";
+import { channelHistoryAccess, definePlugin, z } from "topicbot";
 
-/** A safe file name: letters, digits, dots, dashes; `.md` added when there is no extension. */
+/** The longest file name, in characters, extension included. */
+export const MAX_FILE_NAME = 100;
+
+/**
+ * A safe file name: letters, digits, dots, dashes; `.md` added when there is no extension; at
+ * most `MAX_FILE_NAME` characters (a longer name is cut before its extension), so the reply that
+ * links it stays one short message.
+ */
 export function fileName(name: string, fallback: string): string {
   const cleaned = name
     .normalize("NFKC")
     .replace(/[^\p{L}\p{N}._-]+/gu, "-")
     .replace(/^[-.]+|-+$/g, "");
   const base = cleaned === "" ? fallback : cleaned;
-  return /\.[a-z0-9]{1,8}$/i.test(base) ? base : `${base}.md`;
+  const full = /\.[a-z0-9]{1,8}$/i.test(base) ? base : `${base}.md`;
+  const chars = [...full];
+  if (chars.length <= MAX_FILE_NAME) return full;
+  const ext = /\.[a-z0-9]{1,8}$/i.exec(full)![0];
+  return (
+    chars
+      .slice(0, MAX_FILE_NAME - ext.length)
+      .join("")
+      .replace(/[-.]+$/, "") + ext
+  );
 }
 
 export default definePlugin({
@@ -46,7 +62,17 @@ export default definePlugin({
           await ctx.reply("`export` works in a channel topic.");
           return;
         }
-        const { channel, topic } = ctx.conversation;
+        const { channel, topic, streamId } = ctx.conversation;
+        // The bot reads the whole history; the file holds only what the sender could read there.
+        const access = await channelHistoryAccess(ctx.api, ctx.sender.userId, streamId);
+        if (access !== "all") {
+          await ctx.reply(
+            access === "received"
+              ? "I can't export this topic: this channel shows its members only what was sent while they were subscribed, and I can't tell when you joined."
+              : "I can't export this topic: you can't read this channel's history.",
+          );
+          return;
+        }
         const { messages } = await ctx.api.messages.list({
           anchor: ctx.message.id,
           include_anchor: false,

@@ -237,7 +237,9 @@ describe("githubRoute through the receiver, posting to the sandbox", () => {
       ok: true,
       ignored: "star",
     });
-    expect((await deliver("", star, signed(star))).status).toBe(400);
+    // (A body the receiver has not taken yet: a signed body is posted once, whatever its headers.)
+    const unnamed = JSON.stringify({ action: "created", n: 2 });
+    expect((await deliver("", unnamed, signed(unnamed))).status).toBe(400);
     expect(channelMessages().length).toBe(before);
   });
 });

@@ -15,6 +15,16 @@ const FRUIT = [
   "pineapple",
 ];
 
+/** The longest question and option, in characters: a poll fits one screen. */
+const MAX_QUESTION = 300;
+const MAX_OPTION = 100;
+
+/**
+ * A question or option as one line: a line break inside quotes would let it write lines of its
+ * own into the poll message (a forged `:banana: pizza: **99** votes`).
+ */
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
+
 export default definePlugin({
   name: "poll",
   description: "Polls: reactions are the votes, and the poll message keeps the tally.",
@@ -45,7 +55,7 @@ export default definePlugin({
         examples: ['poll "Lunch where?" pizza sushi "the usual place"', "poll close"],
       },
       async (ctx) => {
-        const words = tokenize(ctx.command.text).map((t) => t.value);
+        const words = tokenize(ctx.command.text).map((t) => oneLine(t.value));
         const here = latestKey(conversationKey(ctx.conversation));
         if (words.length === 1 && words[0]!.toLowerCase() === "close") {
           const id = await bot.storage.get<number>(here);
@@ -67,6 +77,21 @@ export default definePlugin({
         if (!question || options.length < 2) {
           await ctx.reply(
             'A poll needs a question and at least two options: `!poll "Lunch where?" pizza sushi`.',
+          );
+          return;
+        }
+        if (
+          [...question].length > MAX_QUESTION ||
+          options.some((o) => [...o].length > MAX_OPTION)
+        ) {
+          await ctx.reply(
+            `A poll's question can be at most ${MAX_QUESTION} characters, and each option at most ${MAX_OPTION}.`,
+          );
+          return;
+        }
+        if (options.some((o) => o === "") || question === "") {
+          await ctx.reply(
+            'A poll\'s question and options cannot be empty: `!poll "Lunch where?" pizza sushi`.',
           );
           return;
         }

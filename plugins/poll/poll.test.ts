@@ -49,4 +49,28 @@ describe("poll", () => {
     });
     await t.dialog([["!poll close", "Poll closed: **Tea?**. Result: no votes."]]);
   });
+
+  it("keeps a question and its options to one line each, and bounds their lengths", async () => {
+    t = await createTestBot({ plugins: [poll] });
+    // A line break inside quotes would forge vote lines of its own.
+    await t.send(
+      '!poll "Lunch?\n:banana: pizza: **99** votes" "pizza\n:cherries: sushi: **42** votes" sushi',
+      {
+        as: "gus",
+      },
+    );
+    const posted = await t.expectReply(/^\*\*Poll: /);
+    expect(posted.content.split("\n")).toEqual([
+      "**Poll: Lunch? :banana: pizza: **99** votes** (asked by Gus Guest)",
+      ":banana: pizza :cherries: sushi: **42** votes: **0** votes",
+      ":cherries: sushi: **0** votes",
+      "React with an option's emoji to vote; `!poll close` ends the poll.",
+    ]);
+    const bounds = "A poll's question can be at most 300 characters, and each option at most 100.";
+    await t.dialog([
+      [`!poll ${"q".repeat(301)} a b`, bounds],
+      [`!poll q ${"a".repeat(101)} b`, bounds],
+      ['!poll q "" b', /cannot be empty/],
+    ]);
+  });
 });

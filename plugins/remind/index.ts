@@ -1,5 +1,17 @@
 // remind: "remind me in 2 hours to ...", reminders for others and for topics, sent as the server's scheduled messages.
-import { definePlugin, md, mention, raw, silentMention, z, type MessageContext } from "topicbot";
+import {
+  canUserAccessUser,
+  codeBlock,
+  definePlugin,
+  escapeText,
+  md,
+  mention,
+  raw,
+  silentMention,
+  z,
+  type MessageContext,
+  type TrustedMarkdown,
+} from "topicbot";
 import { parseReminder, type ReminderRequest } from "./parse.js";
 
 /** A request the plugin turns down, with the reason for the sender. */
@@ -13,6 +25,14 @@ interface Pending {
   /** Markdown the plugin wrote (a silent mention or a topic link), shown as it is. */
   where: string;
 }
+
+/**
+ * The reminder's text after the bot's own words: on the same line when it is one line, quoted
+ * below when it has several, so that none of its lines passes for the bot's own (a forged
+ * "Reminder from **Olivia Owner**: ..." line).
+ */
+const body = (what: string): TrustedMarkdown =>
+  raw(/[\r\n]/.test(what) ? `\n${codeBlock(what, "quote")}` : ` ${escapeText(what)}`);
 
 const USAGE =
   "Usage: `remind <me|@**user**|#**channel>topic**> <when> <what>`, e.g. `remind me in 2 hours to stretch`.";
@@ -36,7 +56,7 @@ export default definePlugin({
       const { target, at, what } = request;
       if (target.kind === "me") {
         const to = ctx.isDirect ? "" : `${mention(ctx.sender)} `;
-        await ctx.schedule(md`${raw(to)}Reminder: ${what}`, at);
+        await ctx.schedule(md`${raw(to)}Reminder:${body(what)}`, at);
         return ctx.isDirect ? "you" : "you here";
       }
       if (target.kind === "user") {
@@ -46,9 +66,15 @@ export default definePlugin({
             (target.userId !== undefined && m.user_id === target.userId) ||
             m.full_name.toLowerCase() === target.name.toLowerCase(),
         );
-        if (!user || !user.is_active)
+        // One answer for "no such user" and "a user you cannot see" (a guest limited by the
+        // realm's user access), so a guest cannot learn who exists nor message them through the bot.
+        if (
+          !user ||
+          !user.is_active ||
+          !(await canUserAccessUser(ctx.api, ctx.sender.userId, user.user_id))
+        )
           throw new Refusal(md`I don't know a user ${`@**${target.name}**`}.`);
-        await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
+        await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**:${body(what)}`, at, {
           to: [user.user_id],
         });
         return silentMention({ userId: user.user_id, fullName: user.full_name }).markdown;
@@ -61,7 +87,7 @@ export default definePlugin({
         throw new Refusal(
           md`I can't remind #**${target.channel}**: there is no channel by that name that you can post to.`,
         );
-      await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**: ${what}`, at, {
+      await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**:${body(what)}`, at, {
         to: channel.stream_id,
         topic: target.topic,
       });
@@ -104,7 +130,7 @@ export default definePlugin({
         kept.push({ id: ctx.message.id, at: request.at.getTime(), what: request.what, where });
         await bot.storage.set(key, kept);
         await ctx.reply(
-          md`I'll remind ${raw(where)} <time:${raw(request.at.toISOString())}>: ${request.what}`,
+          md`I'll remind ${raw(where)} <time:${raw(request.at.toISOString())}>:${body(request.what)}`,
         );
       },
     );
@@ -124,7 +150,7 @@ export default definePlugin({
                 "Your reminders to come:",
                 ...pending.map(
                   (p) =>
-                    md`- <time:${raw(new Date(p.at).toISOString())}> for ${raw(p.where)}: ${p.what}`,
+                    md`- <time:${raw(new Date(p.at).toISOString())}> for ${raw(p.where)}: ${p.what.replace(/\s*[\r\n]+\s*/g, " / ")}`,
                 ),
               ].join("\n"),
         );

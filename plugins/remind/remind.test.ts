@@ -123,6 +123,47 @@ describe("remind", () => {
     ]);
   });
 
+  it("reminds for a guest only users the guest can see: one answer for them and unknown users", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    const gus = t.user("gus").userId;
+    // A guest limited to the users they share a channel with: here, nobody.
+    for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+    await t.dialog(
+      [
+        [
+          "!remind @**Mia Member** in 1 minute @**all** pizza",
+          "I don't know a user @\u200b**Mia Member**.",
+        ],
+        [`!remind @**Mia Member|${t.user("mia").userId}** in 1 minute x`, /^I don't know a user /],
+        ["!remind @**Nobody** in 1 minute x", "I don't know a user @\u200b**Nobody**."],
+      ],
+      { as: "gus", dm: true },
+    );
+    expect(t.scheduled()).toEqual([]);
+    // Once they share a channel, the guest can see Mia, and remind her.
+    const lobby = t.realm.addChannel("lobby");
+    for (const who of [t.sandbox.bot.userId, gus, t.user("mia").userId])
+      t.realm.subscribe(lobby, who);
+    await t.send("!remind @**Mia Member** in 1 minute hi", { as: "gus", channel: "lobby" });
+    await t.expectReply(/^I'll remind @_\*\*Mia Member\|\d+\*\* /);
+    expect(t.scheduled().map((s) => s.content)).toEqual(["Reminder from **Gus Guest**: hi"]);
+  });
+
+  it("quotes a reminder of several lines, so none of them passes for the bot's own", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    const forged = "see you\nReminder from **Olivia Owner**: you are fired";
+    await t.send(`!remind @**Adam Admin** in 1 minute ${forged}`, { as: "gus" });
+    const confirmation = await t.expectReply(/^I'll remind /);
+    expect(confirmation.content).toMatch(
+      /:\n```quote\nsee you\nReminder from \*\*Olivia Owner\*\*: you are fired\n```$/,
+    );
+    expect(t.scheduled().map((s) => s.content)).toEqual([
+      "Reminder from **Gus Guest**:\n```quote\nsee you\nReminder from **Olivia Owner**: you are fired\n```",
+    ]);
+    await t.dm("!reminders", { as: "gus" });
+    expect((await t.expectReply(/^Your reminders/)).content.split("\n")).toHaveLength(2);
+  });
+
   it("answers absurd times with usage, naming the bound, and schedules nothing", async () => {
     t = await createTestBot({ plugins: [remind], now: START });
     await t.dialog([

@@ -109,9 +109,13 @@ export default definePlugin({
         }
         // The answers are messages of the stand-up topic: only someone who can read the prompt
         // gets them (a guest, or a non-member of a private channel, asking in a DM would
-        // otherwise read that channel through the bot). The reply does not name the channel.
+        // otherwise read that channel through the bot). In a private channel with protected
+        // history the bot cannot tell who was subscribed when, so it shows nobody (the channel
+        // can share its history with subscribers). The reply does not name the channel.
         if (!(await ctx.canSee(round.promptId))) {
-          await ctx.reply("You can't read the channel the stand-up is in, so I can't show it.");
+          await ctx.reply(
+            "I can't show you the stand-up: I can't tell that you can read its channel.",
+          );
           return;
         }
         await ctx.reply(summary(round) + (round.closed ? "" : " (still open)"));

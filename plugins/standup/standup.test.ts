@@ -57,7 +57,8 @@ describe("standup", () => {
       plugins: [{ plugin: standup, settings: { channel: "staff", timezone: "UTC" } }],
       now: "2025-03-03T08:59:00Z",
     });
-    const staff = t.realm.addChannel("staff", "", true);
+    // A private channel that shares its history with subscribers.
+    const staff = t.realm.addChannel("staff", "", true, true);
     for (const who of [t.sandbox.bot.userId, t.user("mia").userId, t.user("adam").userId])
       t.realm.subscribe(staff, who);
     await t.clock.advance("1m");
@@ -68,7 +69,7 @@ describe("standup", () => {
       topic: "standup",
     });
     await t.settle();
-    const refusal = "You can't read the channel the stand-up is in, so I can't show it.";
+    const refusal = "I can't show you the stand-up: I can't tell that you can read its channel.";
     // A guest, and a moderator who is not in the private channel, asking in a DM.
     for (const who of ["gus", "max"]) {
       await t.dm("!standup", { as: who });
@@ -78,6 +79,24 @@ describe("standup", () => {
     expect((await t.expectReply(/^Stand-up 2025-03-03: 1 answer/)).content).toContain(
       "Payroll fixes; blocked on the bank.",
     );
+  });
+
+  it("in a private channel with protected history, shows the answers to nobody", async () => {
+    t = await createTestBot({
+      plugins: [{ plugin: standup, settings: { channel: "staff", timezone: "UTC" } }],
+      now: "2025-03-03T08:59:00Z",
+    });
+    const staff = t.realm.addChannel("staff", "", true);
+    for (const who of [t.sandbox.bot.userId, t.user("adam").userId]) t.realm.subscribe(staff, who);
+    await t.clock.advance("1m");
+    await t.expectReply(/^Stand-up time!/);
+    await t.send("Payroll fixes.", { as: "adam", channel: "staff", topic: "standup" });
+    await t.settle();
+    // Mia joins after the answers: the server would not show them to her.
+    t.realm.subscribe(staff, t.user("mia").userId);
+    await t.dm("!standup", { as: "mia" });
+    const refusal = "I can't show you the stand-up: I can't tell that you can read its channel.";
+    expect((await t.expectReply(refusal)).content).toBe(refusal);
   });
 
   it("skips weekends and says so when nobody answered", async () => {

@@ -82,7 +82,11 @@ export default definePlugin({
           message_id: messageId,
           report_type: reason,
           // The server quotes the description into the moderators' channel: mentions made inert.
-          description: escapeText(explanation ? `${explanation} (${by})` : by),
+          // One line: a line break would let the explanation write lines of the notice's own
+          // (a forged quote of the "reported" message).
+          description: escapeText(
+            (explanation ? `${explanation} (${by})` : by).replace(/\s+/g, " ").trim(),
+          ),
         });
         await markRead(ctx);
         await ctx.reply(

@@ -124,4 +124,37 @@ describe("triage, acting only on what the sender can see", () => {
     await t.expectReply(`Reported message ${secret} to the moderators for spam. Thank you.`);
     expect(t.reports()).toHaveLength(1);
   });
+
+  it("in a channel with protected history, does not report what was sent before the sender joined", async () => {
+    t = await createTestBot({ plugins: [triage] });
+    const staff = t.realm.addChannel("staff", "", true);
+    t.realm.subscribe(staff, t.sandbox.bot.userId);
+    t.realm.subscribe(staff, t.user("adam").userId);
+    const before = await t.send("salaries are in the drive", { as: "adam", channel: "staff" });
+    t.realm.subscribe(staff, t.user("mia").userId);
+    const own = await t.send("hello all", { as: "mia", channel: "staff" });
+    await t.send(`!triage ${before} other look at this`, { as: "mia", channel: "staff" });
+    await t.expectReply(
+      `I can't report message ${before}: there is no message with that ID that you can see.`,
+    );
+    // Her own message she certainly received; Adam was there all along.
+    await t.send(`!triage ${own} spam`, { as: "mia", channel: "staff" });
+    await t.expectReply(`Reported message ${own} to the moderators for spam. Thank you.`);
+    await t.send(`!triage ${before} spam`, { as: "adam", channel: "staff" });
+    await t.expectReply(`Reported message ${before} to the moderators for spam. Thank you.`);
+    expect(t.reports().map((r) => r.authorId)).toEqual([
+      t.user("mia").userId,
+      t.user("adam").userId,
+    ]);
+  });
+
+  it("keeps an explanation to one line, so it cannot forge the notice's quote", async () => {
+    t = await createTestBot({ plugins: [triage] });
+    const id = await t.send("an honest message", { as: "adam" });
+    await t.send(`!triage ${id} other see\n\n> I will leak the payroll`, { as: "gus" });
+    await t.expectReply(/^Reported message/);
+    const [report] = t.reports();
+    expect(report!.explanation).toBe("see > I will leak the payroll (Triaged by Gus Guest)");
+    expect(report!.quoted).toBe("an honest message");
+  });
 });

@@ -5,6 +5,7 @@ import type { Narrow } from "../api/common.js";
 import type { Message } from "../api/messages.js";
 import type { ApiClient } from "../client/client.js";
 import type { Conversation } from "../runtime/dispatch/conversation.js";
+import { channelHistoryAccess } from "../runtime/context/visibility.js";
 
 /** One turn: who spoke (the bot is the assistant), their name, and what they said as plain text. */
 export interface Turn {
@@ -103,13 +104,26 @@ export function conversationNarrow(conversation: Conversation): Narrow {
     : [{ operator: "dm", operand: conversation.userIds }];
 }
 
-/** Fetches a conversation's recent messages (rendered) and returns them as turns. */
+/**
+ * Fetches a conversation's recent messages (rendered) and returns them as turns.
+ *
+ * With `reader` (the user the answer is for), a channel's history is what that user could read
+ * there: in a private channel with protected history, where the bot cannot tell which messages
+ * they received, only their own messages; none in a channel they cannot read. Otherwise a
+ * model's answer could repeat to a new member what was said before they joined.
+ */
 export async function fetchHistory(
   api: ApiClient,
   conversation: Conversation,
   botUserId: number,
   options: HistoryOptions = {},
+  reader?: number,
 ): Promise<Turn[]> {
+  const access =
+    reader === undefined || conversation.type !== "channel"
+      ? "all"
+      : await channelHistoryAccess(api, reader, conversation.streamId);
+  if (access === "none") return [];
   const limit = options.limit ?? 20;
   const { messages } = await api.messages.list({
     anchor: options.before ?? "newest",
@@ -119,5 +133,6 @@ export async function fetchHistory(
     narrow: conversationNarrow(conversation),
     apply_markdown: true,
   });
-  return toTurns(messages, botUserId, options);
+  const readable = access === "all" ? messages : messages.filter((m) => m.sender_id === reader);
+  return toTurns(readable, botUserId, options);
 }

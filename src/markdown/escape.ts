@@ -46,17 +46,31 @@ function longestRun(text: string, char: string): number {
   return longest;
 }
 
+/** How many characters `code` shows by default: a span echoes a word or a command, not a document. */
+export const CODE_SPAN_MAX = 200;
+
+/** `text` cut to `max` code points, ending with `…` when cut. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join("")}…`;
+}
+
 /**
  * An inline code span around any text: the fence is longer than any run of backticks inside, so
  * the text cannot close it; line breaks become spaces (a span is one line). Mentions are made inert
  * inside too: the server finds none in code, but plain-text views and the sandbox's check (which
  * reads the raw text, like the server's first pass) do not know code spans.
  *
+ * Text longer than `max` characters (default `CODE_SPAN_MAX`, 200) is cut, ending with `…`: a
+ * reply that echoes what a user typed stays short whatever they typed (a 9,000-character unknown
+ * command would otherwise come back whole, split over two messages). Pass `Infinity` to keep all.
+ *
  * @example
  * code("a`b"); // "``a`b``"
  */
-export function code(text: string): string {
-  const body = escapeText(text.replace(/\r?\n|\r/g, " "));
+export function code(text: string, max = CODE_SPAN_MAX): string {
+  const body = escapeText(clip(text.replace(/\r?\n|\r/g, " "), max));
   if (body === "") return "` `";
   const fence = "`".repeat(longestRun(body, "`") + 1);
   const pad = body.startsWith("`") || body.endsWith("`") ? " " : "";

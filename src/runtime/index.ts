@@ -52,7 +52,13 @@ export { Directory } from "./context/directory.js";
 export type { ChatUser } from "./context/directory.js";
 export type { Session, SessionKind, SessionKindOptions } from "./context/session.js";
 export { splitMessage } from "./context/actions.js";
-export { canUserSee } from "./context/visibility.js";
+export {
+  canUserAccessUser,
+  canUserPostTo,
+  canUserSee,
+  channelHistoryAccess,
+} from "./context/visibility.js";
+export type { HistoryAccess } from "./context/visibility.js";
 export type {
   EditChanges,
   SentMessage,

@@ -49,6 +49,11 @@ export interface Channel {
   name: string;
   description: string;
   inviteOnly: boolean;
+  /**
+   * Whether a subscriber reads the channel's whole history (`history_public_to_subscribers`);
+   * when false, only the messages they received while subscribed. Always true for public channels.
+   */
+  historyPublicToSubscribers: boolean;
   subscribers: Set<number>;
   /** UNIX seconds. */
   dateCreated?: number;
@@ -235,12 +240,22 @@ export class Realm {
     return user;
   }
 
-  addChannel(name: string, description = "", inviteOnly = false): Channel {
+  /**
+   * Adds a channel. A private channel's history is protected unless `historyPublicToSubscribers`
+   * says otherwise (the server's default); a public channel's history is always public.
+   */
+  addChannel(
+    name: string,
+    description = "",
+    inviteOnly = false,
+    historyPublicToSubscribers = !inviteOnly,
+  ): Channel {
     const channel: Channel = {
       streamId: this.#nextChannelId++,
       name,
       description,
       inviteOnly,
+      historyPublicToSubscribers: !inviteOnly || historyPublicToSubscribers,
       subscribers: new Set(),
       dateCreated: this.nowSeconds(),
     };
@@ -430,12 +445,18 @@ export class Realm {
     return () => this.#messageListeners.delete(listener);
   }
 
-  /** Whether `user` may see `message`. */
+  /**
+   * Whether `user` may see `message`, by the server's rules: a DM its participants; a public
+   * channel's message every member, and subscribers (guests only these); in a channel with
+   * protected history (`historyPublicToSubscribers` false), only a subscriber who received the
+   * message (has a row for it: was subscribed when it was sent).
+   */
   canSee(user: SandboxUser, message: StoredMessage): boolean {
     if (message.kind === "private") return message.recipients.includes(user.userId);
     const channel = this.channels.get(message.streamId!);
     if (!channel) return false;
-    return channel.subscribers.has(user.userId) || (!channel.inviteOnly && user.role !== 600);
+    if (!channel.subscribers.has(user.userId)) return !channel.inviteOnly && user.role !== 600;
+    return channel.historyPublicToSubscribers || message.flags.has(user.userId);
   }
 
   /** The viewer's flags; `historical` (plus `read`) when they never received the message. */

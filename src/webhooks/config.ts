@@ -152,9 +152,27 @@ export function truncate(text: string, max: number, marker = "…"): string {
 const CONTENT_CUT = "\n\n… (cut: the message was longer than the server allows)";
 
 /**
+ * A topic from a payload as the server takes it: line breaks and other control characters
+ * (which it refuses) become spaces, runs of spaces one; an empty result is `fallback` (the
+ * server refuses an empty topic); cut to `max`.
+ */
+export function postableTopic(text: string, max: number, fallback: string): string {
+  const clean = text.replace(/[\p{Cc}\p{Cs}\s]+/gu, " ").trim();
+  return truncate(clean === "" ? fallback : clean, max);
+}
+
+/** Content from a payload as the server takes it: no null bytes (refused), never empty, cut to `max`. */
+export function postableContent(text: string, max: number): string {
+  const clean = text.replace(/\0/g, "");
+  return truncate(clean.trim() === "" ? "(empty)" : clean, max, CONTENT_CUT);
+}
+
+/**
  * Turns a config entry into a route: authenticate, fill the templates from `payload`, post.
  * A missing field answers 422 naming the route and the field, and nothing is posted. A topic or
- * content longer than the server allows is cut, with a marker, rather than refused.
+ * content longer than the server allows is cut, with a marker, rather than refused; a topic with
+ * line breaks or control characters, or empty, and content with null bytes or empty, are mended
+ * (`postableTopic`, `postableContent`) rather than refused.
  *
  * @example
  * receiver.mount(configRoute(config.webhooks[0], (post) => client.messages.send({ type: "channel", ...post })));
@@ -175,8 +193,8 @@ export function configRoute(
       const { maxTopicLength, maxMessageLength } = limits();
       const post = {
         to: entry.channel,
-        topic: truncate(topic.render(vars), maxTopicLength),
-        content: truncate(content.render(vars), maxMessageLength, CONTENT_CUT),
+        topic: postableTopic(topic.render(vars), maxTopicLength, entry.path),
+        content: postableContent(content.render(vars), maxMessageLength),
       };
       await send(post);
       return { ok: true };

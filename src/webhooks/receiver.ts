@@ -6,7 +6,7 @@ import { silentLogger, type Logger } from "../log/logger.js";
 import type { BotMetrics } from "../metrics/bot.js";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/registry.js";
 import { authenticate, headerValue, precheck, type RouteAuth } from "./auth.js";
-import { DeliveryIds } from "./deliveries.js";
+import { DeliveryIds, deliveryKeys } from "./deliveries.js";
 import { TemplateError } from "./template.js";
 
 /** What a route handler receives. */
@@ -155,7 +155,8 @@ export class WebhookReceiver {
     this.#options = options;
     this.#log = (options.logger ?? silentLogger()).child({ component: "webhooks" });
     this.#startedAt = (options.now ?? Date.now)();
-    this.#deliveries = new DeliveryIds(options.rememberDeliveries ?? 1000);
+    // Two keys per delivery: its header and its body digest.
+    this.#deliveries = new DeliveryIds(2 * (options.rememberDeliveries ?? 1000));
   }
 
   /** Requests being read before authentication and the bytes they hold (an internal gauge). */
@@ -356,12 +357,12 @@ export class WebhookReceiver {
       }
     }
 
-    // GitHub redelivers (and anyone holding a signed request can replay it): post each delivery once.
-    const delivery =
-      route.options.auth.type === "github"
-        ? headerValue(req.headers, "x-github-delivery")
-        : undefined;
-    if (delivery !== undefined && !this.#deliveries.claim(delivery)) {
+    // GitHub redelivers (and anyone holding a signed request can replay it): post each delivery
+    // once. The delivery header is not signed, so a replay could carry a fresh one: the signed
+    // body's digest is remembered too, and either seen before makes a replay.
+    const replayKeys = route.options.auth.type === "github" ? deliveryKeys(req, rawBody) : [];
+    if (!this.#deliveries.claimAll(replayKeys)) {
+      const delivery = headerValue(req.headers, "x-github-delivery");
       this.#log.info({ route: path, delivery }, "webhook delivery seen before: not posted again");
       return this.#send(res, path, 200, { ok: true, duplicate: true });
     }
@@ -369,7 +370,7 @@ export class WebhookReceiver {
     try {
       result = await route.handler({ path, payload, rawBody, headers: req.headers, query });
     } catch (error) {
-      if (delivery !== undefined) this.#deliveries.release(delivery);
+      this.#deliveries.releaseAll(replayKeys);
       if (error instanceof WebhookError) {
         this.#log.warn(
           { route: path, status: error.status, reason: error.message },
@@ -384,8 +385,8 @@ export class WebhookReceiver {
       this.#log.error({ route: path, err: error }, "webhook handler failed");
       return this.#send(res, path, 500, { error: "internal error" });
     }
-    if (delivery !== undefined && result instanceof WebhookResponse && result.status >= 400)
-      this.#deliveries.release(delivery);
+    if (result instanceof WebhookResponse && result.status >= 400)
+      this.#deliveries.releaseAll(replayKeys);
     this.#log.debug({ route: path }, "webhook handled");
     if (result instanceof WebhookResponse) return this.#send(res, path, result.status, result.body);
     return this.#send(res, path, 200, result);

@@ -144,7 +144,11 @@ export function compileTemplate(
         if ("text" in p) out += p.text;
         else {
           const value = show(lookup(vars, p.path, where));
-          out += !options.markdown ? value : p.filter ? code(value) : escapeAfter(out, value);
+          out += !options.markdown
+            ? value
+            : p.filter
+              ? code(value, Infinity)
+              : escapeAfter(out, value);
         }
       }
       return out;

@@ -9,6 +9,8 @@ import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { main } from "../../src/cli/main.js";
 import { createFileStore } from "topicbot";
 import { Follows } from "../../src/agents/follows.js";
+import { createStore } from "../../src/storage/create.js";
+import { startRedis } from "../helpers/redis.js";
 
 const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
 const greeter = fileURLToPath(new URL("../fixtures/config/plugins/greeter", import.meta.url));
@@ -98,6 +100,33 @@ describe("bot check", () => {
     expect(stdout).toContain(
       "            DM with Mia Member, Topic Bot: assistant (ends after 5 min without a message; last message 0 min ago)",
     );
+  });
+
+  it("in cluster mode, reads follows from the cluster's Redis, where the bot keeps them", async () => {
+    const redis = await startRedis();
+    try {
+      const file = await configFile(
+        "cluster.yaml",
+        `${serverSection(sandbox.bot.apiKey)}cluster: { redis: "${redis.url}" }\nplugins: [ping]\n`,
+      );
+      // Written where `bot start` in cluster mode keeps storage (memory becomes the cluster's Redis).
+      const store = await createStore({ type: "redis", url: redis.url }, { baseDir: dir });
+      const general = sandbox.realm.channelByName("general")!.streamId;
+      await new Follows(store.namespace("topicbot:follows")).follow(
+        `channel:${general}:ops`,
+        "assistant",
+        { idleMinutes: 30 },
+      );
+      await store.close();
+      const { code, stdout, stderr } = await check(file);
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      expect(stdout).toContain("Storage     redis (the cluster's, cluster.redis)");
+      expect(stdout).toContain("Follows     #general > ops: assistant");
+      expect(stdout).not.toContain(redis.url);
+    } finally {
+      await redis.close();
+    }
   });
 
   it("reports refused credentials with exit code 1, without printing the key", async () => {

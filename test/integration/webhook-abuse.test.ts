@@ -140,6 +140,80 @@ describe("webhook receiver under abuse", () => {
     expect(replay.status).toBe(200);
     expect(await replay.json()).toEqual({ ok: true, duplicate: true });
     expect(posts).toHaveLength(1);
+    // The delivery header is not signed: a replay with a fresh one, none, or a doubled one is
+    // still the same signed body.
+    const replayWith = (headers: [string, string][]) =>
+      fetch(`${url}/github`, {
+        method: "POST",
+        headers: [
+          ["content-type", "application/json"],
+          ["x-github-event", "release"],
+          ["x-hub-signature-256", `sha256=${sign(body, SECRET)}`],
+          ...headers,
+        ],
+        body,
+      });
+    const variants: [string, string][][] = [
+      [["x-github-delivery", "d-2"]],
+      [],
+      [
+        ["x-github-delivery", "d-1"],
+        ["x-github-delivery", "d-3"],
+      ],
+    ];
+    for (const headers of variants) {
+      const again = await replayWith(headers);
+      expect(await again.json()).toEqual({ ok: true, duplicate: true });
+    }
+    expect(posts).toHaveLength(1);
+  });
+
+  it("mends a payload's topic and content the server would refuse instead of failing with 500", async () => {
+    const sandbox = await startSandbox();
+    const client = createClient({
+      site: sandbox.url,
+      email: sandbox.bot.email,
+      apiKey: sandbox.bot.apiKey,
+    });
+    try {
+      const entry = webhookEntryConfig.parse({
+        path: "/hooks/ci",
+        auth: { type: "none" },
+        channel: "general",
+        topic: "{{ payload.title }}",
+        template: "{{ payload.log }}",
+      });
+      const route = configRoute(entry, (post) =>
+        client.messages.send({ type: "channel", ...post }),
+      );
+      const posted: [string, string][] = [];
+      for (const payload of [
+        { title: "deploy\nfailed", log: "ok" },
+        { title: "  \t ", log: "ok" },
+        { title: "\u0000", log: "ok" },
+        { title: "t", log: "a\u0000b" },
+        { title: "t", log: "\u0000" },
+      ]) {
+        await route.handler({
+          path: "/hooks/ci",
+          payload,
+          rawBody: Buffer.alloc(0),
+          headers: {},
+          query: new URLSearchParams(),
+        });
+        const m = sandbox.realm.messages.at(-1)!;
+        posted.push([m.topic, m.content]);
+      }
+      expect(posted).toEqual([
+        ["deploy failed", "ok"],
+        ["/hooks/ci", "ok"],
+        ["/hooks/ci", "ok"],
+        ["t", "ab"],
+        ["t", "(empty)"],
+      ]);
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it("cuts a payload's topic and content to the server's limits instead of failing", async () => {

@@ -1,7 +1,15 @@
 // Fuzz of the escaping layer: no generated input through a built-in renderer or template yields a mention the server would make.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { code, codeBlock, escapeText, md, mention, raw } from "../../src/markdown/escape.js";
+import {
+  CODE_SPAN_MAX,
+  code,
+  codeBlock,
+  escapeText,
+  md,
+  mention,
+  raw,
+} from "../../src/markdown/escape.js";
 import { compileTemplate } from "../../src/webhooks/template.js";
 import { helpFor, unknownCommandReply } from "../../src/runtime/commands/help.js";
 import { renderPoll, winner } from "../../plugins/poll/tally.js";
@@ -107,6 +115,19 @@ describe("escaping layer", () => {
       }),
       runs,
     );
+  });
+
+  it("a code span shows at most CODE_SPAN_MAX characters unless told otherwise", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 400 }), (text) => {
+        const span = code(text);
+        const inner = span.replace(/^`+ ?| ?`+$/g, "").replace(/\u200b/g, "");
+        expect([...inner].length).toBeLessThanOrEqual(CODE_SPAN_MAX);
+      }),
+      runs,
+    );
+    expect(code("x".repeat(9000))).toBe(`\`${"x".repeat(CODE_SPAN_MAX - 1)}…\``);
+    expect(code("x".repeat(300), Infinity)).toBe(`\`${"x".repeat(300)}\``);
   });
 
   it("the built-in renderers (poll, stand-up, GitHub, help, unknown command) and config templates", () => {

@@ -14,6 +14,7 @@ import { describeFollow, Follows, type FollowNames } from "../../agents/follows.
 import { createStore } from "../../storage/create.js";
 import { dirname, resolve } from "node:path";
 import { resolveTarget } from "../target.js";
+import { clusterStorage } from "../cluster-storage.js";
 
 export interface CheckOptions {
   config: string;
@@ -28,8 +29,12 @@ const ROLE_NAMES: Record<number, string> = {
 };
 
 function storageLine(config: BotConfig): string {
-  return config.storage.type === "file"
-    ? `file ${config.storage.path} (relative to the config file)`
+  if (config.storage.type === "file")
+    return `file ${config.storage.path} (relative to the config file)`;
+  // The URL is left out: it can hold a password.
+  if (config.storage.type === "redis") return "redis (storage.url)";
+  return config.cluster
+    ? "redis (the cluster's, cluster.redis)"
     : "memory (forgotten when the bot stops)";
 }
 
@@ -42,10 +47,12 @@ async function followLines(
   configPath: string,
   client: ApiClient,
 ): Promise<string[]> {
-  if (config.storage.type === "memory") return ["none kept (memory storage)"];
   let store;
   try {
-    store = await createStore(config.storage, { baseDir: dirname(resolve(configPath)) });
+    // Where the bot keeps them: in cluster mode, the cluster's Redis.
+    const storage = clusterStorage(config.storage, config.cluster?.redis, configPath);
+    if (storage.type === "memory") return ["none kept (memory storage)"];
+    store = await createStore(storage, { baseDir: dirname(resolve(configPath)) });
   } catch (error) {
     return [`could not read them: ${error instanceof Error ? error.message : String(error)}`];
   }

@@ -11,8 +11,7 @@ import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
 import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { Output } from "../output.js";
-import { ConfigError } from "../../config/errors.js";
-import type { StorageSettings } from "../../config/schema.js";
+import { clusterStorage } from "../cluster-storage.js";
 import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
 
@@ -208,19 +207,4 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     await cleanUp();
     log.flush?.();
   }
-}
-
-/** Cluster mode keeps storage in Redis: the default (memory) becomes the cluster's Redis; a file is refused. */
-function clusterStorage(
-  storage: StorageSettings,
-  clusterUrl: string | undefined,
-  file: string,
-): StorageSettings {
-  if (!clusterUrl || storage.type === "redis") return storage;
-  if (storage.type === "memory") return { type: "redis", url: clusterUrl };
-  throw new ConfigError(
-    file,
-    "storage",
-    "cluster mode shares storage through Redis; use storage: { type: redis, url: ... } or leave storage out",
-  );
 }

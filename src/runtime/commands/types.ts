@@ -232,6 +232,12 @@ async function resolveChannel(name: string, text: string, env: ArgEnv): Promise<
   return { name: channel.name, streamId: channel.streamId };
 }
 
+/** The users of `users` the sender can see (a guest may see only some). */
+async function accessible(users: ChatUser[], env: ArgEnv): Promise<ChatUser[]> {
+  const seen = await Promise.all(users.map((u) => env.directory.canAccess(env.senderId, u.userId)));
+  return users.filter((_, i) => seen[i]);
+}
+
 async function resolveUser(text: string, env: ArgEnv): Promise<ChatUser> {
   const mention = USER_MENTION.exec(text);
   let user: ChatUser | undefined;
@@ -245,15 +251,20 @@ async function resolveUser(text: string, env: ArgEnv): Promise<ChatUser> {
     else if (text.includes("@")) user = await env.directory.byEmail(text);
     else throw new UsageError(`${code(text)} is not a user; mention one like @**Name**`);
   } catch (error) {
-    if (error instanceof AmbiguousNameError)
+    if (!(error instanceof AmbiguousNameError)) throw error;
+    // Only the namesakes the sender can see count (a guest must not learn the others' IDs).
+    const visible = await accessible(error.candidates, env);
+    if (visible.length > 1)
       throw new UsageError(
-        `several users are called ${error.fullName}; pick one with @**${error.fullName}|id**: ${error.candidates
+        `several users are called ${error.fullName}; pick one with @**${error.fullName}|id**: ${visible
           .map((c) => c.userId)
           .join(", ")}`,
       );
-    throw error;
+    user = visible[0];
   }
-  if (!user) throw new UsageError(`I don't know a user ${escapeText(text)}`);
+  // A user the sender cannot see (a guest limited by the realm's user access) gets the same answer.
+  if (!user || !(await env.directory.canAccess(env.senderId, user.userId)))
+    throw new UsageError(`I don't know a user ${escapeText(text)}`);
   return user;
 }
 

@@ -407,17 +407,21 @@ export class MessageContextObject {
 
   /**
    * This conversation's messages before the one handled, as turns for a language model (the
-   * bot's own are `assistant`), plain text, newest kept within `limit` and `maxChars`.
+   * bot's own are `assistant`), plain text, newest kept within `limit` and `maxChars`. Only
+   * what the sender could read: in a private channel with protected history, their own messages.
    *
    * @example
    * const turns = await ctx.history({ limit: 20 });
    * const messages = turns.map((t) => ({ role: t.role, content: `${t.name}: ${t.text}` }));
    */
   history(options: Omit<HistoryOptions, "before"> = {}): Promise<Turn[]> {
-    return fetchHistory(this.api, this.conversation, this.me.userId, {
-      ...options,
-      before: this.message.id,
-    });
+    return fetchHistory(
+      this.api,
+      this.conversation,
+      this.me.userId,
+      { ...options, before: this.message.id },
+      this.message.sender_id,
+    );
   }
 
   /**

@@ -2,6 +2,7 @@
 import type { ApiClient } from "../../client/client.js";
 import { ROLES, type RoleName } from "../../api/common.js";
 import type { User } from "../../api/users.js";
+import { sharesChannel } from "./visibility.js";
 
 /** A user as commands and role checks see them. */
 export interface ChatUser {
@@ -118,6 +119,17 @@ export class Directory {
     const found = users.filter((u) => u.fullName.toLowerCase() === wanted && u.isActive);
     if (found.length > 1) throw new AmbiguousNameError(fullName, found);
     return found[0];
+  }
+
+  /**
+   * Whether `viewerId` can see user `targetId`: members see everyone; a guest only themselves
+   * and users sharing a channel with them (see `canUserAccessUser` for why no more).
+   */
+  async canAccess(viewerId: number, targetId: number): Promise<boolean> {
+    if (viewerId === targetId) return true;
+    const viewer = await this.user(viewerId);
+    if (!viewer?.isActive) return false;
+    return viewer.role !== "guest" || sharesChannel(this.#api, viewerId, targetId);
   }
 
   async byEmail(email: string): Promise<ChatUser | undefined> {

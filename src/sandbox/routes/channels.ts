@@ -16,7 +16,7 @@ function channelView(realm: Realm, channel: Channel): Record<string, unknown> {
     rendered_description: channel.description ? renderMarkdown(channel.description) : "",
     invite_only: channel.inviteOnly,
     is_web_public: false,
-    history_public_to_subscribers: !channel.inviteOnly,
+    history_public_to_subscribers: channel.historyPublicToSubscribers,
     date_created: channel.dateCreated ?? 0,
     is_archived: false,
     first_message_id: first?.id ?? null,
@@ -81,7 +81,12 @@ export const channelRoutes: Route[] = [
       let channel = realm.channelByName(name.trim());
       if (!channel) {
         if (user.role === 600) throw badRequest("Insufficient permission");
-        channel = realm.addChannel(name.trim(), description ?? "", params.invite_only ?? false);
+        channel = realm.addChannel(
+          name.trim(),
+          description ?? "",
+          params.invite_only ?? false,
+          params.history_public_to_subscribers ?? !(params.invite_only ?? false),
+        );
       } else if (channel.inviteOnly && !channel.subscribers.has(user.userId) && user.role > 200) {
         unauthorized.push(channel.name);
         continue;
