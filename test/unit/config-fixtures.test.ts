@@ -105,6 +105,14 @@ describe("config fixtures", () => {
     );
   });
 
+  it("settings under a plugin that declares no schema are an error, not ignored", async () => {
+    const file = fixture("settings-for-schemaless.yaml");
+    const error = await configError(resolvePlugins(await loadConfigFile(file, {}), file));
+    expect(error.message).toBe(
+      `${file}:2:5: plugins[0]: plugin "ping" takes no settings (it declares no config schema), but got "reply"`,
+    );
+  });
+
   it("zuliprc: credentials come from the file, keys in the config win", async () => {
     const config = await loadConfigFile(fixture("zuliprc.yaml"), {});
     expect(config.server).toEqual({
