@@ -113,6 +113,15 @@ describe("config fixtures", () => {
     );
   });
 
+  it("a swapped pair of letters in a plugin name still gets a did-you-mean", async () => {
+    const file = fixture("empty.yaml");
+    const config = await loadConfigFile(file, {});
+    const error = await configError(resolvePlugins({ ...config, plugins: ["pnig"] }, file));
+    expect(error.message).toContain(
+      'plugin "pnig" not found: no built-in plugin by that name (did you mean "ping"?)',
+    );
+  });
+
   it("zuliprc: credentials come from the file, keys in the config win", async () => {
     const config = await loadConfigFile(fixture("zuliprc.yaml"), {});
     expect(config.server).toEqual({
