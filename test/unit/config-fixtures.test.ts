@@ -175,6 +175,12 @@ describe("server resolution", () => {
     );
   });
 
+  it("says a required key is missing rather than that undefined is the wrong type", () => {
+    expect(() => load("storage: { type: file }\n", env)).toThrow(
+      /bot\.config\.yaml:1:\d+: storage\.path: required \(expected string\)$/,
+    );
+  });
+
   it("names the variable holding a bad value", () => {
     expect(() => load("", { ...env, ZULIP_SITE: "chat.example.com" })).toThrow(
       /bot\.config\.yaml: server\.site: ZULIP_SITE: expected an http\(s\) URL/,
