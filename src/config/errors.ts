@@ -1,4 +1,5 @@
 // ConfigError: what is wrong with the configuration, naming the file, the line and the key.
+import { editDistance } from "../runtime/commands/help.js";
 
 /** Where in a file a problem is: 1-based line and column. */
 export interface FilePosition {
@@ -64,27 +65,11 @@ export function keyPath(path: readonly PropertyKey[]): string {
   }, "");
 }
 
-/** Edit distance between two short strings (for "did you mean"). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(
-        previous[j]! + 1,
-        row[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    previous = row;
-  }
-  return previous[b.length]!;
-}
-
 /** The known names closest to a misspelt one (at most a third of its letters off), best first. */
 export function closest(name: string, known: readonly string[]): string[] {
   const limit = Math.max(1, Math.floor(name.length / 3));
   return known
-    .map((k) => ({ k, d: distance(name.toLowerCase(), k.toLowerCase()) }))
+    .map((k) => ({ k, d: editDistance(name.toLowerCase(), k.toLowerCase()) }))
     .filter(({ d }) => d <= limit)
     .sort((x, y) => x.d - y.d)
     .map(({ k }) => k);

@@ -1,5 +1,5 @@
 // Importing plugin modules into the CLI's one module graph: TypeScript through tsx's process-wide hooks, fresh copies for `bot dev`.
-import { register as registerHooks } from "node:module";
+import { createRequire, register as registerHooks } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The query parameter that marks a module (and the plugin files it imports) as one `bot dev` load. */
@@ -25,9 +25,42 @@ function enableTypeScript(): Promise<void> {
   typescript ??= Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]).then(([esm, cjs]) => {
     esm.register({ tsconfig: false });
     // A .ts file outside an ESM package is CommonJS, loaded through require's hooks.
+    const nativeJs = requireHandlers()[".js"]!;
     cjs.register();
+    keepOwnCodeNative(nativeJs);
   });
   return typescript;
+}
+
+type RequireHandler = (this: unknown, module: unknown, filename: string) => void;
+
+/** Node's table of how `require` loads each file extension (what tsx's CommonJS hooks replace). */
+const requireHandlers = (): Record<string, RequireHandler> =>
+  (createRequire(import.meta.url)("node:module") as { _extensions: Record<string, RequireHandler> })
+    ._extensions;
+
+/**
+ * tsx's CommonJS hook compiles every ES-module `.js` file a CommonJS plugin requires into a
+ * CommonJS copy, topicbot's own included: a plugin in a `"type": "commonjs"` project (what
+ * `npm init -y` writes) got a second topicbot, whose `arg.*` markers and classes the running
+ * one does not recognise. topicbot's files go to Node's own loader instead, whose require of an
+ * ES module returns the instance already loaded.
+ */
+function keepOwnCodeNative(nativeJs: RequireHandler): void {
+  const handlers = requireHandlers();
+  const tsxJs = handlers[".js"]!;
+  const ownDirs = OWN_CODE.map((prefix) => fileURLToPath(prefix));
+  handlers[".js"] = function (this: unknown, module: unknown, filename: string): void {
+    if (!ownDirs.some((dir) => filename.startsWith(dir))) return tsxJs.call(this, module, filename);
+    try {
+      return nativeJs.call(this, module, filename);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ERR_REQUIRE_ESM") throw error;
+      throw new Error(
+        `a CommonJS plugin requires topicbot, an ES module, which needs Node.js 20.19 or later to require it: upgrade Node.js, or make the plugin an ES module ("type": "module" in its package.json, or the .mts / .mjs extension)`,
+      );
+    }
+  };
 }
 
 /** topicbot's own code as file URL prefixes (this module is in src/config or dist/src/config). */

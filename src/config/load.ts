@@ -27,6 +27,16 @@ export function envSecrets(env: Env): string[] {
     .map(([, value]) => value!);
 }
 
+/** True when nothing is written at `path` of the input. */
+function isAbsent(input: unknown, path: readonly PropertyKey[]): boolean {
+  let value: unknown = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return true;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value === undefined;
+}
+
 /** The value at a zod issue's path in the input, when that is safe and short to show. */
 function gotValue(
   input: unknown,
@@ -149,11 +159,16 @@ export function issueError(
       });
     }
     const got = issue.code === "custom" ? undefined : gotValue(input, issue.path, hidden);
+    // A required key left out: zod says "Invalid input: expected string, received undefined".
+    const message =
+      issue.code === "invalid_type" && isAbsent(input, issue.path)
+        ? `required (expected ${issue.expected})`
+        : issue.message;
     return [
       new ConfigError(
         file,
         keyPath([...prefix, ...issue.path]),
-        `${label}${issue.message}${got === undefined ? "" : ` (got ${got})`}`,
+        `${label}${message}${got === undefined ? "" : ` (got ${got})`}`,
         { plugin: source.plugin, position: source.locate?.([...at, ...issue.path]) },
       ),
     ];

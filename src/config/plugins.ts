@@ -80,6 +80,20 @@ export function builtinPluginNames(): string[] {
   }
 }
 
+/** Settings written under a plugin's name: anything but nothing (`- ping:` alone, or `{}`). */
+const hasSettings = (settings: unknown): boolean =>
+  settings !== undefined &&
+  settings !== null &&
+  !(typeof settings === "object" && !Array.isArray(settings) && Object.keys(settings).length === 0);
+
+/** The keys of a settings map (or the value itself), for an error message. */
+const describeSettings = (settings: unknown): string =>
+  typeof settings === "object" && settings !== null && !Array.isArray(settings)
+    ? Object.keys(settings)
+        .map((key) => JSON.stringify(key))
+        .join(", ")
+    : JSON.stringify(settings);
+
 /** A plugin's settings schema, strict like the top-level keys unless its author chose otherwise. */
 function strictSettings(schema: z.ZodType): z.ZodType {
   const def = (schema as unknown as { _zod: { def: { type: string; catchall?: unknown } } })._zod
@@ -169,6 +183,12 @@ export async function resolvePlugins(
         continue;
       }
       validated = result.data;
+    } else if (hasSettings(settings)) {
+      // Without a schema nothing would read them: a misplaced or misspelt block, said so.
+      fail(
+        `plugin "${plugin.name}" takes no settings (it declares no config schema), but got ${describeSettings(settings)}`,
+      );
+      continue;
     }
     instances.push({
       plugin,

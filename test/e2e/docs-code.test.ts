@@ -1,11 +1,13 @@
-// Every TypeScript block in README.md and docs/*.md is type-checked against the built package, and the ones that are tests run.
+// Every TypeScript and JavaScript block in README.md and docs/*.md is type-checked against the built package, and the ones that are tests run.
 //
 // How a block is read (write docs to match):
 // - A block with `import` or `export` is a module. Its first line may name its file
-//   (`// plugins/hello/index.ts`); blocks of one document share a folder, so a test imports the
+//   (`// plugins/hello/index.ts`, `// plugins/shout/index.js`); blocks of one document share a folder, so a test imports the
 //   plugin shown before it with "./index.js" (an unnamed block that exports a plugin is the
 //   document's `index.ts`). A module that imports from "vitest" is a test and
 //   runs under vitest, and so does one that imports "topicbot/testing".
+// - A ```js block is checked as JavaScript (`checkJs`, as an editor does), with the same
+//   settings: the types come from topicbot's declarations.
 // - A block without is a fragment: it is type-checked inside an async function where `bot`
 //   (PluginApi), `ctx` (CommandContext), `t` (TestBot) and `config` (any) are in scope, with
 //   topicbot's `arg`, `atLeast`, `definePlugin`, `formatDuration`, `z` and vitest's functions.
@@ -29,21 +31,29 @@ export interface DocBlock {
   text: string;
   /** Why the block is not checked, from its `not-runnable` marker. */
   notRunnable?: string;
+  /** A ```js / ```javascript block. */
+  javascript?: boolean;
 }
 
-/** The ```ts / ```typescript blocks of a Markdown text, with the marker before each. */
+/** The ```ts / ```typescript and ```js / ```javascript blocks of a Markdown text, with the marker before each. */
 export function extractBlocks(doc: string, markdown: string): DocBlock[] {
   const lines = markdown.split("\n");
   const blocks: DocBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)(```+)(ts|typescript)\b/.exec(lines[i]!);
+    const open = /^(\s*)(```+)(ts|typescript|js|javascript)\b/.exec(lines[i]!);
     if (!open) continue;
     const marker = /<!--\s*not-runnable:\s*(.*?)\s*-->/.exec(lines[i - 1] ?? "");
     const body: string[] = [];
     let j = i + 1;
     for (; j < lines.length && !lines[j]!.trimStart().startsWith(open[2]!); j++)
       body.push(lines[j]!.slice(open[1]!.length));
-    blocks.push({ doc, line: i + 1, text: body.join("\n"), notRunnable: marker?.[1] });
+    blocks.push({
+      doc,
+      line: i + 1,
+      text: body.join("\n"),
+      notRunnable: marker?.[1],
+      javascript: open[3]!.startsWith("j"),
+    });
     i = j;
   }
   return blocks;
@@ -92,13 +102,14 @@ describe("code blocks in README.md and docs/*.md", () => {
           module && /export default definePlugin\(/.test(block.text) && !index;
         index ||= plugin;
         const named =
-          /^\/\/ ([\w./-]+\.ts)\s*$/.exec(block.text.split("\n")[0]!)?.[1] ??
-          (plugin ? "index.ts" : undefined);
+          /^\/\/ ([\w./-]+\.[jt]s)\s*$/.exec(block.text.split("\n")[0]!)?.[1] ??
+          (plugin ? (block.javascript ? "index.js" : "index.ts") : undefined);
         const test = module && /from "(vitest|topicbot\/testing)"/.test(block.text);
-        const name = named ?? `block-${n + 1}${test ? ".test" : ""}.ts`;
+        const ext = module && block.javascript ? "js" : "ts";
+        const name = named ?? `block-${n + 1}${test ? ".test" : ""}.${ext}`;
         const file = join(
           folder,
-          named && test && !/\.test\.ts$/.test(named) ? `${name}.test.ts` : name,
+          named && test && !/\.test\.[jt]s$/.test(named) ? `${name}.test.${ext}` : name,
         );
         const text = module ? block.text : `${FRAGMENT_PRELUDE}${block.text}\n}\n`;
         await mkdir(dirname(file), { recursive: true });
@@ -130,6 +141,10 @@ describe("code blocks in README.md and docs/*.md", () => {
         strict: true,
         noEmit: true,
         skipLibCheck: true,
+        // As the tsconfig.json `bot init` writes (docs/getting-started.md), plus JavaScript.
+        verbatimModuleSyntax: true,
+        allowJs: true,
+        checkJs: true,
         types: ["node"],
       },
     );
@@ -149,7 +164,7 @@ describe("code blocks in README.md and docs/*.md", () => {
     const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
     await writeFile(
       join(scratch, "vitest.config.mjs"),
-      'export default { test: { include: ["**/*.test.ts"], testTimeout: 20000 } };\n',
+      'export default { test: { include: ["**/*.test.{ts,js}"], testTimeout: 20000 } };\n',
     );
     const result = await promisify(execFile)(
       process.execPath,

@@ -105,6 +105,23 @@ describe("config fixtures", () => {
     );
   });
 
+  it("settings under a plugin that declares no schema are an error, not ignored", async () => {
+    const file = fixture("settings-for-schemaless.yaml");
+    const error = await configError(resolvePlugins(await loadConfigFile(file, {}), file));
+    expect(error.message).toBe(
+      `${file}:2:5: plugins[0]: plugin "ping" takes no settings (it declares no config schema), but got "reply"`,
+    );
+  });
+
+  it("a swapped pair of letters in a plugin name still gets a did-you-mean", async () => {
+    const file = fixture("empty.yaml");
+    const config = await loadConfigFile(file, {});
+    const error = await configError(resolvePlugins({ ...config, plugins: ["pnig"] }, file));
+    expect(error.message).toContain(
+      'plugin "pnig" not found: no built-in plugin by that name (did you mean "ping"?)',
+    );
+  });
+
   it("zuliprc: credentials come from the file, keys in the config win", async () => {
     const config = await loadConfigFile(fixture("zuliprc.yaml"), {});
     expect(config.server).toEqual({
@@ -155,6 +172,12 @@ describe("server resolution", () => {
   it("names the variables missing when only some are set", () => {
     expect(() => load("", { ZULIP_EMAIL: "a@b" })).toThrow(
       "/srv/bot/bot.config.yaml: server: no server section, and the environment sets ZULIP_EMAIL but not ZULIP_SITE, ZULIP_API_KEY",
+    );
+  });
+
+  it("says a required key is missing rather than that undefined is the wrong type", () => {
+    expect(() => load("storage: { type: file }\n", env)).toThrow(
+      /bot\.config\.yaml:1:\d+: storage\.path: required \(expected string\)$/,
     );
   });
 

@@ -9,6 +9,7 @@ import { createBotMetrics, observeCalls } from "../../metrics/bot.js";
 import { createBot } from "../../runtime/bot.js";
 import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
+import { createMemoryStore } from "../../storage/store.js";
 import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
 import type { Output } from "../output.js";
 import { clusterStorage } from "../cluster-storage.js";
@@ -114,9 +115,15 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     : undefined;
   node?.observe(metrics.registry);
   // A cluster node's replies are journaled in Redis, fenced by its partition locks.
+  // The embedded sandbox is new on every start and numbers its messages from 1 again: the last
+  // run's delivery journal would have the bot skip them as handled already. Its journal is in memory.
   const delivery =
     node?.delivery ??
-    (await openDeliveryStore(storageConfig, storage, { baseDir }).catch(async (error: unknown) => {
+    (await (
+      sandbox
+        ? openDeliveryStore({ type: "memory" }, createMemoryStore())
+        : openDeliveryStore(storageConfig, storage, { baseDir })
+    ).catch(async (error: unknown) => {
       await storage.close().catch(() => undefined);
       throw error;
     }));
