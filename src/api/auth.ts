@@ -9,8 +9,8 @@ import { endpoint } from "./endpoint.js";
 export const fetchApiKey = endpoint({
   method: "POST",
   path: "/fetch_api_key",
-  params: z.object({ username: z.string(), password: z.string() }),
-  response: z.looseObject({
+  params: () => z.object({ username: z.string(), password: z.string() }),
+  response: () => z.looseObject({
     api_key: z.string(),
     email: z.string(),
     user_id: z.number().int(),

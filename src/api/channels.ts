@@ -20,7 +20,7 @@ export type Channel = z.infer<typeof channel>;
 export const list = endpoint({
   method: "GET",
   path: "/streams",
-  params: z.object({
+  params: () => z.object({
     include_public: z.boolean().optional(),
     include_web_public: z.boolean().optional(),
     include_subscribed: z.boolean().optional(),
@@ -31,7 +31,7 @@ export const list = endpoint({
     include_owner_subscribed: z.boolean().optional(),
     include_can_access_content: z.boolean().optional(),
   }),
-  response: z.looseObject({ streams: z.array(channel) }),
+  response: () => z.looseObject({ streams: z.array(channel) }),
 });
 
 export const channelsEndpoints = { list } as const;

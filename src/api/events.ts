@@ -8,7 +8,7 @@ import { subscriptionUpdateEvent } from "./subscriptionProperties.js";
 export const register = endpoint({
   method: "POST",
   path: "/register",
-  params: z.object({
+  params: () => z.object({
     apply_markdown: z.boolean().optional(),
     client_gravatar: z.boolean().optional(),
     include_subscribers: z.boolean().optional(),
@@ -21,7 +21,7 @@ export const register = endpoint({
     narrow: z.array(z.tuple([z.string(), z.string()])).optional(),
   }),
   // Registering twice only leaves an extra queue for the idle collector.
-  response: z.looseObject({
+  response: () => z.looseObject({
     queue_id: z.string().nullable(),
     last_event_id: z.number().int(),
     zulip_feature_level: z.number().int(),
@@ -49,20 +49,20 @@ export type AnyEvent = z.infer<typeof anyEvent>;
 export const get = endpoint({
   method: "GET",
   path: "/events",
-  params: z.object({
+  params: () => z.object({
     queue_id: z.string(),
     last_event_id: z.number().int().optional(),
     dont_block: z.boolean().optional(),
   }),
-  response: z.looseObject({ events: z.array(anyEvent), queue_id: z.string().optional() }),
+  response: () => z.looseObject({ events: z.array(anyEvent), queue_id: z.string().optional() }),
   longPoll: true,
 });
 
 export const deleteQueue = endpoint({
   method: "DELETE",
   path: "/events",
-  params: z.object({ queue_id: z.string() }),
-  response: z.looseObject({}),
+  params: () => z.object({ queue_id: z.string() }),
+  response: () => z.looseObject({}),
   idempotent: true,
 });
 

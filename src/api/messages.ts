@@ -78,7 +78,7 @@ export const sendTo = z.union([
 export const send = endpoint({
   method: "POST",
   path: "/messages",
-  params: z.object({
+  params: () => z.object({
     type: messageType,
     to: sendTo,
     content: z.string(),
@@ -94,7 +94,7 @@ export const send = endpoint({
      */
     widget_content: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
   }),
-  response: z.looseObject({
+  response: () => z.looseObject({
     id: z.number().int(),
     automatic_new_visibility_policy: z.number().int().optional(),
   }),
@@ -112,12 +112,12 @@ export const anchor = z.union([
 export const get = endpoint({
   method: "GET",
   path: "/messages/{message_id}",
-  params: z.object({
+  params: () => z.object({
     message_id: z.number().int(),
     apply_markdown: z.boolean().optional(),
     allow_empty_topic_name: z.boolean().optional(),
   }),
-  response: z.looseObject({ message, raw_content: z.string().optional() }),
+  response: () => z.looseObject({ message, raw_content: z.string().optional() }),
 });
 
 /** One state of a message in GET /messages/{id}/history, oldest first. */
@@ -139,17 +139,17 @@ export type EditSnapshot = z.infer<typeof editSnapshot>;
 export const history = endpoint({
   method: "GET",
   path: "/messages/{message_id}/history",
-  params: z.object({
+  params: () => z.object({
     message_id: z.number().int(),
     allow_empty_topic_name: z.boolean().optional(),
   }),
-  response: z.looseObject({ message_history: z.array(editSnapshot) }),
+  response: () => z.looseObject({ message_history: z.array(editSnapshot) }),
 });
 
 export const update = endpoint({
   method: "PATCH",
   path: "/messages/{message_id}",
-  params: z.object({
+  params: () => z.object({
     message_id: z.number().int(),
     content: z.string().optional(),
     topic: z.string().optional(),
@@ -159,7 +159,7 @@ export const update = endpoint({
     send_notification_to_new_thread: z.boolean().optional(),
     prev_content_sha256: z.string().optional(),
   }),
-  response: z.looseObject({
+  response: () => z.looseObject({
     detached_uploads: z.array(z.looseObject({})).optional(),
   }),
   idempotent: true,
@@ -175,7 +175,7 @@ export const listedMessage = message.extend({
 export const list = endpoint({
   method: "GET",
   path: "/messages",
-  params: z.object({
+  params: () => z.object({
     anchor: anchor.optional(),
     include_anchor: z.boolean().optional(),
     num_before: z.number().int().min(0).optional(),
@@ -187,7 +187,7 @@ export const list = endpoint({
     message_ids: z.array(z.number().int()).optional(),
     allow_empty_topic_name: z.boolean().optional(),
   }),
-  response: z.looseObject({
+  response: () => z.looseObject({
     // For `newest` real servers answer 10^16, beyond the safe-integer range zod's int() allows.
     anchor: z.number().optional(),
     found_newest: z.boolean().optional(),
@@ -201,8 +201,8 @@ export const list = endpoint({
 export const matchesNarrow = endpoint({
   method: "GET",
   path: "/messages/matches_narrow",
-  params: z.object({ msg_ids: z.array(z.number().int()), narrow }),
-  response: z.looseObject({
+  params: () => z.object({ msg_ids: z.array(z.number().int()), narrow }),
+  response: () => z.looseObject({
     messages: z.record(
       z.string(),
       z.looseObject({ match_content: z.string(), match_subject: z.string() }),
@@ -213,7 +213,7 @@ export const matchesNarrow = endpoint({
 export const updateFlagsForNarrow = endpoint({
   method: "POST",
   path: "/messages/flags/narrow",
-  params: z.object({
+  params: () => z.object({
     anchor,
     include_anchor: z.boolean().optional(),
     num_before: z.number().int().min(0),
@@ -222,7 +222,7 @@ export const updateFlagsForNarrow = endpoint({
     op: z.enum(["add", "remove"]),
     flag: z.string().min(1),
   }),
-  response: z.looseObject({
+  response: () => z.looseObject({
     processed_count: z.number().int(),
     updated_count: z.number().int(),
     first_processed_id: z.number().int().nullable(),
@@ -244,16 +244,16 @@ const reactionParams = {
 export const addReaction = endpoint({
   method: "POST",
   path: "/messages/{message_id}/reactions",
-  params: z.object({ ...reactionParams, emoji_name: z.string().min(1) }),
-  response: z.looseObject({}),
+  params: () => z.object({ ...reactionParams, emoji_name: z.string().min(1) }),
+  response: () => z.looseObject({}),
   idempotent: false,
 });
 
 export const removeReaction = endpoint({
   method: "DELETE",
   path: "/messages/{message_id}/reactions",
-  params: z.object({ ...reactionParams, emoji_name: z.string().min(1).optional() }),
-  response: z.looseObject({}),
+  params: () => z.object({ ...reactionParams, emoji_name: z.string().min(1).optional() }),
+  response: () => z.looseObject({}),
   idempotent: false,
 });
 
@@ -263,12 +263,12 @@ export type ReportType = z.infer<typeof reportType>;
 export const report = endpoint({
   method: "POST",
   path: "/messages/{message_id}/report",
-  params: z.object({
+  params: () => z.object({
     message_id: z.number().int(),
     report_type: reportType,
     description: z.string().optional(),
   }),
-  response: z.looseObject({}),
+  response: () => z.looseObject({}),
   idempotent: false,
 });
 

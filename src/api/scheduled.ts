@@ -6,7 +6,7 @@ import { messageType } from "./common.js";
 export const create = endpoint({
   method: "POST",
   path: "/scheduled_messages",
-  params: z.object({
+  params: () => z.object({
     type: messageType,
     /** A channel ID, or a list of user IDs; names and emails are not accepted here. */
     to: z.union([z.number().int(), z.array(z.number().int()).min(1)]),
@@ -15,7 +15,7 @@ export const create = endpoint({
     scheduled_delivery_timestamp: z.number().int(),
     read_by_sender: z.boolean().optional(),
   }),
-  response: z.looseObject({ scheduled_message_id: z.number().int() }),
+  response: () => z.looseObject({ scheduled_message_id: z.number().int() }),
   idempotent: false,
 });
 export type ScheduleParams = z.input<typeof create.params>;

@@ -5,8 +5,8 @@ import { endpoint } from "./endpoint.js";
 export const settings = endpoint({
   method: "GET",
   path: "/server_settings",
-  params: z.object({}),
-  response: z.looseObject({
+  params: () => z.object({}),
+  response: () => z.looseObject({
     zulip_feature_level: z.number().int(),
     zulip_version: z.string(),
     zulip_merge_base: z.string().optional(),

@@ -21,8 +21,8 @@ export type Subscription = z.infer<typeof subscription>;
 export const list = endpoint({
   method: "GET",
   path: "/users/me/subscriptions",
-  params: z.object({ include_subscribers: z.boolean().optional() }),
-  response: z.looseObject({ subscriptions: z.array(subscription) }),
+  params: () => z.object({ include_subscribers: z.boolean().optional() }),
+  response: () => z.looseObject({ subscriptions: z.array(subscription) }),
 });
 
 /** Users named by ID or email, keyed in answers by user ID (as a string). */
@@ -31,7 +31,7 @@ const byUser = z.record(z.string(), z.array(z.string()));
 export const add = endpoint({
   method: "POST",
   path: "/users/me/subscriptions",
-  params: z.object({
+  params: () => z.object({
     subscriptions: z
       .array(z.looseObject({ name: z.string().min(1), description: z.string().optional() }))
       .min(1),
@@ -44,7 +44,7 @@ export const add = endpoint({
     history_public_to_subscribers: z.boolean().optional(),
     send_new_subscription_messages: z.boolean().optional(),
   }),
-  response: z.looseObject({
+  response: () => z.looseObject({
     subscribed: byUser,
     already_subscribed: byUser,
     unauthorized: z.array(z.string()).optional(),

@@ -5,7 +5,7 @@ import { endpoint } from "./endpoint.js";
 export const set = endpoint({
   method: "POST",
   path: "/typing",
-  params: z.object({
+  params: () => z.object({
     op: z.enum(["start", "stop"]),
     /** `direct` (default) needs `to`; `stream`/`channel` need `stream_id` and `topic`. */
     type: z.enum(["direct", "stream", "channel"]).optional(),
@@ -14,7 +14,7 @@ export const set = endpoint({
     stream_id: z.number().int().optional(),
     topic: z.string().optional(),
   }),
-  response: z.looseObject({}),
+  response: () => z.looseObject({}),
   // Saying "typing" twice shows the same thing: safe to repeat after a lost answer.
   idempotent: true,
 });
