@@ -40,11 +40,32 @@ export type EndpointDeclaration<P extends z.ZodObject, R extends z.ZodType> = Om
   response: R | (() => R);
 };
 
-/** A property whose value is `value`, or, when `value` is a function, what it returns, built on first read. */
-function schemaProperty<T extends object>(value: T | (() => T)): PropertyDescriptor {
+/** Endpoints declared with schema functions that have not been read yet. */
+const unbuilt = new WeakSet<object>();
+
+/**
+ * A property whose value is `value`, or, when `value` is a function, what it returns, built on first
+ * read (which also takes `ep` off the unbuilt list).
+ */
+function schemaProperty<T extends object>(ep: object, value: T | (() => T)): PropertyDescriptor {
   if (typeof value !== "function") return { value, enumerable: true };
   let built: T | undefined;
-  return { get: () => (built ??= (value as () => T)()), enumerable: true };
+  unbuilt.add(ep);
+  return {
+    get: () => {
+      if (built === undefined) {
+        built = (value as () => T)();
+        unbuilt.delete(ep);
+      }
+      return built;
+    },
+    enumerable: true,
+  };
+}
+
+/** Whether any schema of `ep` has been built (diagnostics: what start-up built, see cli-start-lazy). */
+export function schemasBuilt(ep: Endpoint): boolean {
+  return !unbuilt.has(ep);
 }
 
 /**
@@ -56,8 +77,8 @@ export function endpoint<P extends z.ZodObject, R extends z.ZodType>(
 ): Endpoint<P, R> {
   const { params, response, ...rest } = spec;
   const ep = { auth: "required", idempotent: spec.method === "GET", ...rest };
-  Object.defineProperty(ep, "params", schemaProperty(params));
-  Object.defineProperty(ep, "response", schemaProperty(response));
+  Object.defineProperty(ep, "params", schemaProperty(ep, params));
+  Object.defineProperty(ep, "response", schemaProperty(ep, response));
   return Object.freeze(ep) as Endpoint<P, R>;
 }
 
