@@ -140,7 +140,7 @@ void main(async () => {
   const node: number[] = [];
   try {
     progress(
-      `startup: ${RUNS} rounds of \`bot start\`, a bare undici bot and a bare node, spawn to first answer`,
+      `startup: ${RUNS} rounds of \`bot start\`, a zulip-js bot, a bare undici bot and a bare node, spawn to first answer`,
     );
     // One of each first, to warm the file cache.
     await timeFirstAnswer(sandbox, post, botArgs, /"msg":"ready"/, "!ping", "warm bot");
