@@ -71,6 +71,7 @@ const NOT_NEEDED: [string, RegExp][] = [
   ["html-to-text (no history read)", /node_modules\/html-to-text\//],
   ["ioredis (no Redis configured)", /node_modules\/ioredis\//],
   ["marked (the sandbox's Markdown)", /node_modules\/marked\//],
+  ["commander (`bot start -c <file>` needs no CLI parser)", /node_modules\/commander\//],
   [
     "undici's index (fetch, WebSocket, cookies, cache)",
     /node_modules\/undici\/(index\.js|lib\/web\/)/,
