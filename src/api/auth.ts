@@ -10,11 +10,12 @@ export const fetchApiKey = endpoint({
   method: "POST",
   path: "/fetch_api_key",
   params: () => z.object({ username: z.string(), password: z.string() }),
-  response: () => z.looseObject({
-    api_key: z.string(),
-    email: z.string(),
-    user_id: z.number().int(),
-  }),
+  response: () =>
+    z.looseObject({
+      api_key: z.string(),
+      email: z.string(),
+      user_id: z.number().int(),
+    }),
   auth: "none",
   idempotent: true,
 });

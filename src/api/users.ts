@@ -63,11 +63,12 @@ export const me = endpoint({
 export const list = endpoint({
   method: "GET",
   path: "/users",
-  params: () => z.object({
-    client_extavatar: z.boolean().optional(),
-    include_custom_profile_fields: z.boolean().optional(),
-    user_ids: z.array(z.number().int()).optional(),
-  }),
+  params: () =>
+    z.object({
+      client_extavatar: z.boolean().optional(),
+      include_custom_profile_fields: z.boolean().optional(),
+      user_ids: z.array(z.number().int()).optional(),
+    }),
   response: () => z.looseObject({ members: z.array(user) }),
   auth: "optional",
 });
@@ -91,13 +92,14 @@ export const profileDataChange = z.object({ id: z.number().int(), value: z.strin
 export const updateByEmail = endpoint({
   method: "PATCH",
   path: "/users/{email}",
-  params: () => z.object({
-    email: z.string().min(1),
-    full_name: z.string().optional(),
-    role: role.optional(),
-    profile_data: z.array(profileDataChange).optional(),
-    new_email: z.string().optional(),
-  }),
+  params: () =>
+    z.object({
+      email: z.string().min(1),
+      full_name: z.string().optional(),
+      role: role.optional(),
+      profile_data: z.array(profileDataChange).optional(),
+      new_email: z.string().optional(),
+    }),
   response: () => z.looseObject({}),
   idempotent: true,
 });
