@@ -9,12 +9,13 @@ import { endpoint } from "./endpoint.js";
 export const fetchApiKey = endpoint({
   method: "POST",
   path: "/fetch_api_key",
-  params: z.object({ username: z.string(), password: z.string() }),
-  response: z.looseObject({
-    api_key: z.string(),
-    email: z.string(),
-    user_id: z.number().int(),
-  }),
+  params: () => z.object({ username: z.string(), password: z.string() }),
+  response: () =>
+    z.looseObject({
+      api_key: z.string(),
+      email: z.string(),
+      user_id: z.number().int(),
+    }),
   auth: "none",
   idempotent: true,
 });

@@ -20,18 +20,19 @@ export type Channel = z.infer<typeof channel>;
 export const list = endpoint({
   method: "GET",
   path: "/streams",
-  params: z.object({
-    include_public: z.boolean().optional(),
-    include_web_public: z.boolean().optional(),
-    include_subscribed: z.boolean().optional(),
-    exclude_archived: z.boolean().optional(),
-    include_all: z.boolean().optional(),
-    include_all_active: z.boolean().optional(),
-    include_default: z.boolean().optional(),
-    include_owner_subscribed: z.boolean().optional(),
-    include_can_access_content: z.boolean().optional(),
-  }),
-  response: z.looseObject({ streams: z.array(channel) }),
+  params: () =>
+    z.object({
+      include_public: z.boolean().optional(),
+      include_web_public: z.boolean().optional(),
+      include_subscribed: z.boolean().optional(),
+      exclude_archived: z.boolean().optional(),
+      include_all: z.boolean().optional(),
+      include_all_active: z.boolean().optional(),
+      include_default: z.boolean().optional(),
+      include_owner_subscribed: z.boolean().optional(),
+      include_can_access_content: z.boolean().optional(),
+    }),
+  response: () => z.looseObject({ streams: z.array(channel) }),
 });
 
 export const channelsEndpoints = { list } as const;

@@ -1,4 +1,6 @@
 // What an endpoint is: method, path, parameter schema and response schema, read by client and sandbox alike.
+// The schemas may be declared as functions: they are then built on first use, not when the module loads
+// (the wire table has some 70 of them; `bot start` uses a handful).
 import type { z } from "zod";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -29,11 +31,55 @@ export type Endpoint<
   R extends z.ZodType = z.ZodType,
 > = Readonly<EndpointSpec<P, R>>;
 
-/** Declares an endpoint; an identity helper that keeps the schema types. */
+/** What `endpoint()` takes: an endpoint whose schemas are given as they are or as functions that build them. */
+export type EndpointDeclaration<P extends z.ZodObject, R extends z.ZodType> = Omit<
+  EndpointSpec<P, R>,
+  "params" | "response"
+> & {
+  params: P | (() => P);
+  response: R | (() => R);
+};
+
+/** Endpoints declared with schema functions that have not been read yet. */
+const unbuilt = new WeakSet<object>();
+
+/**
+ * A property whose value is `value`, or, when `value` is a function, what it returns, built on first
+ * read (which also takes `ep` off the unbuilt list).
+ */
+function schemaProperty<T extends object>(ep: object, value: T | (() => T)): PropertyDescriptor {
+  if (typeof value !== "function") return { value, enumerable: true };
+  let built: T | undefined;
+  unbuilt.add(ep);
+  return {
+    get: () => {
+      if (built === undefined) {
+        built = (value as () => T)();
+        unbuilt.delete(ep);
+      }
+      return built;
+    },
+    enumerable: true,
+  };
+}
+
+/** Whether any schema of `ep` has been built (diagnostics: what start-up built, see cli-start-lazy). */
+export function schemasBuilt(ep: Endpoint): boolean {
+  return !unbuilt.has(ep);
+}
+
+/**
+ * Declares an endpoint; keeps the schema types. Schemas given as functions are built on first read
+ * of `params` / `response` (once), so importing the wire table builds none of them.
+ */
 export function endpoint<P extends z.ZodObject, R extends z.ZodType>(
-  spec: EndpointSpec<P, R>,
+  spec: EndpointDeclaration<P, R>,
 ): Endpoint<P, R> {
-  return Object.freeze({ auth: "required", idempotent: spec.method === "GET", ...spec });
+  const { params, response, ...rest } = spec;
+  const ep = { auth: "required", idempotent: spec.method === "GET", ...rest };
+  Object.defineProperty(ep, "params", schemaProperty(ep, params));
+  Object.defineProperty(ep, "response", schemaProperty(ep, response));
+  return Object.freeze(ep) as Endpoint<P, R>;
 }
 
 /** Names of the `{placeholders}` in an endpoint path, in order. */

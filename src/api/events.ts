@@ -8,35 +8,37 @@ import { subscriptionUpdateEvent } from "./subscriptionProperties.js";
 export const register = endpoint({
   method: "POST",
   path: "/register",
-  params: z.object({
-    apply_markdown: z.boolean().optional(),
-    client_gravatar: z.boolean().optional(),
-    include_subscribers: z.boolean().optional(),
-    slim_presence: z.boolean().optional(),
-    presence_history_limit_days: z.number().int().optional(),
-    event_types: z.array(z.string()).optional(),
-    all_public_streams: z.boolean().optional(),
-    client_capabilities: z.record(z.string(), z.boolean()).optional(),
-    fetch_event_types: z.array(z.string()).optional(),
-    narrow: z.array(z.tuple([z.string(), z.string()])).optional(),
-  }),
+  params: () =>
+    z.object({
+      apply_markdown: z.boolean().optional(),
+      client_gravatar: z.boolean().optional(),
+      include_subscribers: z.boolean().optional(),
+      slim_presence: z.boolean().optional(),
+      presence_history_limit_days: z.number().int().optional(),
+      event_types: z.array(z.string()).optional(),
+      all_public_streams: z.boolean().optional(),
+      client_capabilities: z.record(z.string(), z.boolean()).optional(),
+      fetch_event_types: z.array(z.string()).optional(),
+      narrow: z.array(z.tuple([z.string(), z.string()])).optional(),
+    }),
   // Registering twice only leaves an extra queue for the idle collector.
-  response: z.looseObject({
-    queue_id: z.string().nullable(),
-    last_event_id: z.number().int(),
-    zulip_feature_level: z.number().int(),
-    zulip_version: z.string().optional(),
-    zulip_merge_base: z.string().optional(),
-    event_queue_longpoll_timeout_seconds: z.number().optional(),
-    max_message_length: z.number().int().optional(),
-    max_topic_length: z.number().int().optional(),
-    max_file_upload_size_mib: z.number().optional(),
-    realm_empty_topic_display_name: z.string().optional(),
-    realm_url: z.string().optional(),
-    user_id: z.number().int().optional(),
-    email: z.string().optional(),
-    full_name: z.string().optional(),
-  }),
+  response: () =>
+    z.looseObject({
+      queue_id: z.string().nullable(),
+      last_event_id: z.number().int(),
+      zulip_feature_level: z.number().int(),
+      zulip_version: z.string().optional(),
+      zulip_merge_base: z.string().optional(),
+      event_queue_longpoll_timeout_seconds: z.number().optional(),
+      max_message_length: z.number().int().optional(),
+      max_topic_length: z.number().int().optional(),
+      max_file_upload_size_mib: z.number().optional(),
+      realm_empty_topic_display_name: z.string().optional(),
+      realm_url: z.string().optional(),
+      user_id: z.number().int().optional(),
+      email: z.string().optional(),
+      full_name: z.string().optional(),
+    }),
   idempotent: true,
 });
 export type RegisterParams = z.input<typeof register.params>;
@@ -49,20 +51,21 @@ export type AnyEvent = z.infer<typeof anyEvent>;
 export const get = endpoint({
   method: "GET",
   path: "/events",
-  params: z.object({
-    queue_id: z.string(),
-    last_event_id: z.number().int().optional(),
-    dont_block: z.boolean().optional(),
-  }),
-  response: z.looseObject({ events: z.array(anyEvent), queue_id: z.string().optional() }),
+  params: () =>
+    z.object({
+      queue_id: z.string(),
+      last_event_id: z.number().int().optional(),
+      dont_block: z.boolean().optional(),
+    }),
+  response: () => z.looseObject({ events: z.array(anyEvent), queue_id: z.string().optional() }),
   longPoll: true,
 });
 
 export const deleteQueue = endpoint({
   method: "DELETE",
   path: "/events",
-  params: z.object({ queue_id: z.string() }),
-  response: z.looseObject({}),
+  params: () => z.object({ queue_id: z.string() }),
+  response: () => z.looseObject({}),
   idempotent: true,
 });
 

@@ -78,26 +78,28 @@ export const sendTo = z.union([
 export const send = endpoint({
   method: "POST",
   path: "/messages",
-  params: z.object({
-    type: messageType,
-    to: sendTo,
-    content: z.string(),
-    topic: z.string().optional(),
-    queue_id: z.string().optional(),
-    local_id: z.string().optional(),
-    read_by_sender: z.boolean().optional(),
-    /**
-     * A widget for the message (the real server's undocumented parameter): `{ widget_type:
-     * "zform", extra_data: { type: "choices", heading, choices: [{ short_name, long_name, reply }] } }`,
-     * as an object or its JSON text. Delivered in the message's `submessages`. Polls and todo
-     * lists come from content starting `/poll` or `/todo`.
-     */
-    widget_content: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
-  }),
-  response: z.looseObject({
-    id: z.number().int(),
-    automatic_new_visibility_policy: z.number().int().optional(),
-  }),
+  params: () =>
+    z.object({
+      type: messageType,
+      to: sendTo,
+      content: z.string(),
+      topic: z.string().optional(),
+      queue_id: z.string().optional(),
+      local_id: z.string().optional(),
+      read_by_sender: z.boolean().optional(),
+      /**
+       * A widget for the message (the real server's undocumented parameter): `{ widget_type:
+       * "zform", extra_data: { type: "choices", heading, choices: [{ short_name, long_name, reply }] } }`,
+       * as an object or its JSON text. Delivered in the message's `submessages`. Polls and todo
+       * lists come from content starting `/poll` or `/todo`.
+       */
+      widget_content: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+    }),
+  response: () =>
+    z.looseObject({
+      id: z.number().int(),
+      automatic_new_visibility_policy: z.number().int().optional(),
+    }),
   idempotent: false,
 });
 export type SendParams = z.input<typeof send.params>;
@@ -112,12 +114,13 @@ export const anchor = z.union([
 export const get = endpoint({
   method: "GET",
   path: "/messages/{message_id}",
-  params: z.object({
-    message_id: z.number().int(),
-    apply_markdown: z.boolean().optional(),
-    allow_empty_topic_name: z.boolean().optional(),
-  }),
-  response: z.looseObject({ message, raw_content: z.string().optional() }),
+  params: () =>
+    z.object({
+      message_id: z.number().int(),
+      apply_markdown: z.boolean().optional(),
+      allow_empty_topic_name: z.boolean().optional(),
+    }),
+  response: () => z.looseObject({ message, raw_content: z.string().optional() }),
 });
 
 /** One state of a message in GET /messages/{id}/history, oldest first. */
@@ -139,29 +142,32 @@ export type EditSnapshot = z.infer<typeof editSnapshot>;
 export const history = endpoint({
   method: "GET",
   path: "/messages/{message_id}/history",
-  params: z.object({
-    message_id: z.number().int(),
-    allow_empty_topic_name: z.boolean().optional(),
-  }),
-  response: z.looseObject({ message_history: z.array(editSnapshot) }),
+  params: () =>
+    z.object({
+      message_id: z.number().int(),
+      allow_empty_topic_name: z.boolean().optional(),
+    }),
+  response: () => z.looseObject({ message_history: z.array(editSnapshot) }),
 });
 
 export const update = endpoint({
   method: "PATCH",
   path: "/messages/{message_id}",
-  params: z.object({
-    message_id: z.number().int(),
-    content: z.string().optional(),
-    topic: z.string().optional(),
-    stream_id: z.number().int().optional(),
-    propagate_mode: z.enum(["change_one", "change_later", "change_all"]).optional(),
-    send_notification_to_old_thread: z.boolean().optional(),
-    send_notification_to_new_thread: z.boolean().optional(),
-    prev_content_sha256: z.string().optional(),
-  }),
-  response: z.looseObject({
-    detached_uploads: z.array(z.looseObject({})).optional(),
-  }),
+  params: () =>
+    z.object({
+      message_id: z.number().int(),
+      content: z.string().optional(),
+      topic: z.string().optional(),
+      stream_id: z.number().int().optional(),
+      propagate_mode: z.enum(["change_one", "change_later", "change_all"]).optional(),
+      send_notification_to_old_thread: z.boolean().optional(),
+      send_notification_to_new_thread: z.boolean().optional(),
+      prev_content_sha256: z.string().optional(),
+    }),
+  response: () =>
+    z.looseObject({
+      detached_uploads: z.array(z.looseObject({})).optional(),
+    }),
   idempotent: true,
 });
 
@@ -175,62 +181,67 @@ export const listedMessage = message.extend({
 export const list = endpoint({
   method: "GET",
   path: "/messages",
-  params: z.object({
-    anchor: anchor.optional(),
-    include_anchor: z.boolean().optional(),
-    num_before: z.number().int().min(0).optional(),
-    num_after: z.number().int().min(0).optional(),
-    narrow: narrow.optional(),
-    client_gravatar: z.boolean().optional(),
-    apply_markdown: z.boolean().optional(),
-    use_first_unread_anchor: z.boolean().optional(),
-    message_ids: z.array(z.number().int()).optional(),
-    allow_empty_topic_name: z.boolean().optional(),
-  }),
-  response: z.looseObject({
-    // For `newest` real servers answer 10^16, beyond the safe-integer range zod's int() allows.
-    anchor: z.number().optional(),
-    found_newest: z.boolean().optional(),
-    found_oldest: z.boolean().optional(),
-    found_anchor: z.boolean().optional(),
-    history_limited: z.boolean().optional(),
-    messages: z.array(listedMessage),
-  }),
+  params: () =>
+    z.object({
+      anchor: anchor.optional(),
+      include_anchor: z.boolean().optional(),
+      num_before: z.number().int().min(0).optional(),
+      num_after: z.number().int().min(0).optional(),
+      narrow: narrow.optional(),
+      client_gravatar: z.boolean().optional(),
+      apply_markdown: z.boolean().optional(),
+      use_first_unread_anchor: z.boolean().optional(),
+      message_ids: z.array(z.number().int()).optional(),
+      allow_empty_topic_name: z.boolean().optional(),
+    }),
+  response: () =>
+    z.looseObject({
+      // For `newest` real servers answer 10^16, beyond the safe-integer range zod's int() allows.
+      anchor: z.number().optional(),
+      found_newest: z.boolean().optional(),
+      found_oldest: z.boolean().optional(),
+      found_anchor: z.boolean().optional(),
+      history_limited: z.boolean().optional(),
+      messages: z.array(listedMessage),
+    }),
 });
 
 export const matchesNarrow = endpoint({
   method: "GET",
   path: "/messages/matches_narrow",
-  params: z.object({ msg_ids: z.array(z.number().int()), narrow }),
-  response: z.looseObject({
-    messages: z.record(
-      z.string(),
-      z.looseObject({ match_content: z.string(), match_subject: z.string() }),
-    ),
-  }),
+  params: () => z.object({ msg_ids: z.array(z.number().int()), narrow }),
+  response: () =>
+    z.looseObject({
+      messages: z.record(
+        z.string(),
+        z.looseObject({ match_content: z.string(), match_subject: z.string() }),
+      ),
+    }),
 });
 
 export const updateFlagsForNarrow = endpoint({
   method: "POST",
   path: "/messages/flags/narrow",
-  params: z.object({
-    anchor,
-    include_anchor: z.boolean().optional(),
-    num_before: z.number().int().min(0),
-    num_after: z.number().int().min(0),
-    narrow,
-    op: z.enum(["add", "remove"]),
-    flag: z.string().min(1),
-  }),
-  response: z.looseObject({
-    processed_count: z.number().int(),
-    updated_count: z.number().int(),
-    first_processed_id: z.number().int().nullable(),
-    last_processed_id: z.number().int().nullable(),
-    found_oldest: z.boolean(),
-    found_newest: z.boolean(),
-    ignored_because_not_subscribed_channels: z.array(z.number().int()).optional(),
-  }),
+  params: () =>
+    z.object({
+      anchor,
+      include_anchor: z.boolean().optional(),
+      num_before: z.number().int().min(0),
+      num_after: z.number().int().min(0),
+      narrow,
+      op: z.enum(["add", "remove"]),
+      flag: z.string().min(1),
+    }),
+  response: () =>
+    z.looseObject({
+      processed_count: z.number().int(),
+      updated_count: z.number().int(),
+      first_processed_id: z.number().int().nullable(),
+      last_processed_id: z.number().int().nullable(),
+      found_oldest: z.boolean(),
+      found_newest: z.boolean(),
+      ignored_because_not_subscribed_channels: z.array(z.number().int()).optional(),
+    }),
   // Adding or removing a flag twice ends in the same state.
   idempotent: true,
 });
@@ -244,16 +255,16 @@ const reactionParams = {
 export const addReaction = endpoint({
   method: "POST",
   path: "/messages/{message_id}/reactions",
-  params: z.object({ ...reactionParams, emoji_name: z.string().min(1) }),
-  response: z.looseObject({}),
+  params: () => z.object({ ...reactionParams, emoji_name: z.string().min(1) }),
+  response: () => z.looseObject({}),
   idempotent: false,
 });
 
 export const removeReaction = endpoint({
   method: "DELETE",
   path: "/messages/{message_id}/reactions",
-  params: z.object({ ...reactionParams, emoji_name: z.string().min(1).optional() }),
-  response: z.looseObject({}),
+  params: () => z.object({ ...reactionParams, emoji_name: z.string().min(1).optional() }),
+  response: () => z.looseObject({}),
   idempotent: false,
 });
 
@@ -263,12 +274,13 @@ export type ReportType = z.infer<typeof reportType>;
 export const report = endpoint({
   method: "POST",
   path: "/messages/{message_id}/report",
-  params: z.object({
-    message_id: z.number().int(),
-    report_type: reportType,
-    description: z.string().optional(),
-  }),
-  response: z.looseObject({}),
+  params: () =>
+    z.object({
+      message_id: z.number().int(),
+      report_type: reportType,
+      description: z.string().optional(),
+    }),
+  response: () => z.looseObject({}),
   idempotent: false,
 });
 

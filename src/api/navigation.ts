@@ -14,12 +14,13 @@ export type NavigationView = z.infer<typeof navigationView>;
 export const add = endpoint({
   method: "POST",
   path: "/navigation_views",
-  params: z.object({
-    fragment: z.string(),
-    is_pinned: z.boolean(),
-    name: z.string().nullable().optional(),
-  }),
-  response: z.looseObject({}),
+  params: () =>
+    z.object({
+      fragment: z.string(),
+      is_pinned: z.boolean(),
+      name: z.string().nullable().optional(),
+    }),
+  response: () => z.looseObject({}),
   idempotent: false,
 });
 

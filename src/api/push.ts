@@ -6,8 +6,8 @@ import { endpoint } from "./endpoint.js";
 export const addNativeDeviceToken = endpoint({
   method: "POST",
   path: "/users/me/native_device_token",
-  params: z.object({ token: z.string(), appid: z.string() }),
-  response: z.looseObject({}),
+  params: () => z.object({ token: z.string(), appid: z.string() }),
+  response: () => z.looseObject({}),
   idempotent: true,
 });
 
@@ -18,8 +18,8 @@ export const addNativeDeviceToken = endpoint({
 export const sendE2eeTestNotification = endpoint({
   method: "POST",
   path: "/mobile_push/e2ee/test_notification",
-  params: z.object({ push_account_id: z.number().int().optional() }),
-  response: z.looseObject({}),
+  params: () => z.object({ push_account_id: z.number().int().optional() }),
+  response: () => z.looseObject({}),
   idempotent: false,
 });
 

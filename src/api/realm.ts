@@ -91,8 +91,8 @@ export type UserSettingsDefaults = z.infer<typeof userSettingsDefaults>;
 export const updateUserSettingsDefaults = endpoint({
   method: "PATCH",
   path: "/realm/user_settings_defaults",
-  params: userSettingsDefaults,
-  response: z.looseObject({}),
+  params: () => userSettingsDefaults,
+  response: () => z.looseObject({}),
   idempotent: true,
 });
 

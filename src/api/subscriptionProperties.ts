@@ -34,8 +34,8 @@ export type SubscriptionPropertyChange = z.infer<typeof subscriptionPropertyChan
 export const updateProperties = endpoint({
   method: "POST",
   path: "/users/me/subscriptions/properties",
-  params: z.object({ subscription_data: z.array(subscriptionPropertyChange) }),
-  response: z.looseObject({}),
+  params: () => z.object({ subscription_data: z.array(subscriptionPropertyChange) }),
+  response: () => z.looseObject({}),
   idempotent: true,
 });
 

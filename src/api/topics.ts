@@ -5,8 +5,8 @@ import { endpoint } from "./endpoint.js";
 export const markAsRead = endpoint({
   method: "POST",
   path: "/mark_topic_as_read",
-  params: z.object({ stream_id: z.number().int(), topic_name: z.string() }),
-  response: z.looseObject({}),
+  params: () => z.object({ stream_id: z.number().int(), topic_name: z.string() }),
+  response: () => z.looseObject({}),
   idempotent: true,
 });
 

@@ -5,16 +5,17 @@ import { endpoint } from "./endpoint.js";
 export const set = endpoint({
   method: "POST",
   path: "/typing",
-  params: z.object({
-    op: z.enum(["start", "stop"]),
-    /** `direct` (default) needs `to`; `stream`/`channel` need `stream_id` and `topic`. */
-    type: z.enum(["direct", "stream", "channel"]).optional(),
-    /** The DM's recipients (user IDs). */
-    to: z.array(z.number().int()).optional(),
-    stream_id: z.number().int().optional(),
-    topic: z.string().optional(),
-  }),
-  response: z.looseObject({}),
+  params: () =>
+    z.object({
+      op: z.enum(["start", "stop"]),
+      /** `direct` (default) needs `to`; `stream`/`channel` need `stream_id` and `topic`. */
+      type: z.enum(["direct", "stream", "channel"]).optional(),
+      /** The DM's recipients (user IDs). */
+      to: z.array(z.number().int()).optional(),
+      stream_id: z.number().int().optional(),
+      topic: z.string().optional(),
+    }),
+  response: () => z.looseObject({}),
   // Saying "typing" twice shows the same thing: safe to repeat after a lost answer.
   idempotent: true,
 });

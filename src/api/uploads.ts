@@ -20,18 +20,20 @@ export type UploadSource = z.infer<typeof uploadSource>;
 export const upload = endpoint({
   method: "POST",
   path: "/user_uploads",
-  params: z.object({
-    file: uploadSource,
-    /** Name to store; defaults to the path's basename, or `file` for buffers and streams. */
-    filename: z.string().min(1).optional(),
-    /** MIME type sent with the file; default `application/octet-stream`. */
-    content_type: z.string().optional(),
-  }),
-  response: z.looseObject({
-    url: z.string(),
-    uri: z.string().optional(),
-    filename: z.string().optional(),
-  }),
+  params: () =>
+    z.object({
+      file: uploadSource,
+      /** Name to store; defaults to the path's basename, or `file` for buffers and streams. */
+      filename: z.string().min(1).optional(),
+      /** MIME type sent with the file; default `application/octet-stream`. */
+      content_type: z.string().optional(),
+    }),
+  response: () =>
+    z.looseObject({
+      url: z.string(),
+      uri: z.string().optional(),
+      filename: z.string().optional(),
+    }),
   multipart: true,
   idempotent: false,
 });

@@ -55,20 +55,21 @@ export type OwnUser = z.infer<typeof ownUser>;
 export const me = endpoint({
   method: "GET",
   path: "/users/me",
-  params: z.object({}),
-  response: ownUser,
+  params: () => z.object({}),
+  response: () => ownUser,
 });
 
 /** GET /users: every user the requester may see; without credentials only on public realms. */
 export const list = endpoint({
   method: "GET",
   path: "/users",
-  params: z.object({
-    client_extavatar: z.boolean().optional(),
-    include_custom_profile_fields: z.boolean().optional(),
-    user_ids: z.array(z.number().int()).optional(),
-  }),
-  response: z.looseObject({ members: z.array(user) }),
+  params: () =>
+    z.object({
+      client_extavatar: z.boolean().optional(),
+      include_custom_profile_fields: z.boolean().optional(),
+      user_ids: z.array(z.number().int()).optional(),
+    }),
+  response: () => z.looseObject({ members: z.array(user) }),
   auth: "optional",
 });
 
@@ -76,8 +77,8 @@ export const list = endpoint({
 export const create = endpoint({
   method: "POST",
   path: "/users",
-  params: z.object({ email: z.string(), password: z.string(), full_name: z.string() }),
-  response: z.looseObject({ user_id: z.number().int() }),
+  params: () => z.object({ email: z.string(), password: z.string(), full_name: z.string() }),
+  response: () => z.looseObject({ user_id: z.number().int() }),
   idempotent: false,
 });
 
@@ -91,14 +92,15 @@ export const profileDataChange = z.object({ id: z.number().int(), value: z.strin
 export const updateByEmail = endpoint({
   method: "PATCH",
   path: "/users/{email}",
-  params: z.object({
-    email: z.string().min(1),
-    full_name: z.string().optional(),
-    role: role.optional(),
-    profile_data: z.array(profileDataChange).optional(),
-    new_email: z.string().optional(),
-  }),
-  response: z.looseObject({}),
+  params: () =>
+    z.object({
+      email: z.string().min(1),
+      full_name: z.string().optional(),
+      role: role.optional(),
+      profile_data: z.array(profileDataChange).optional(),
+      new_email: z.string().optional(),
+    }),
+  response: () => z.looseObject({}),
   idempotent: true,
 });
 
@@ -114,8 +116,8 @@ export const statusChange = z.object({
 export const setStatus = endpoint({
   method: "POST",
   path: "/users/{user_id}/status",
-  params: statusChange.extend({ user_id: z.number().int() }),
-  response: z.looseObject({}),
+  params: () => statusChange.extend({ user_id: z.number().int() }),
+  response: () => z.looseObject({}),
   idempotent: true,
 });
 

@@ -1,5 +1,5 @@
 // The `bot` command: parses arguments (commander) and runs a subcommand; errors become clear messages.
-import { Command, CommanderError, InvalidArgumentError } from "commander";
+import type { CommanderError } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { ApiError } from "../client/errors.js";
 import { processOutput, type Output } from "./output.js";
@@ -7,23 +7,47 @@ import { ownPackage } from "./own-package.js";
 import type { ClusterStatusOptions } from "./commands/cluster.js";
 import type { DevCommandOptions } from "./commands/dev.js";
 import { registerSend } from "./commands/send.js";
+import { plainStartOptions } from "./plain-start.js";
 
 // Each subcommand's module is imported when that subcommand runs, not before: `bot start` never
 // loads the sandbox, the dev session, `bot init`'s templates or the config's JSON Schema
 // (start-up time and idle memory, issue 17).
 
-const parsePort = (value: string): number => {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new InvalidArgumentError("expected a port number 0-65535");
-  return port;
-};
-
 /** Help and version exit 0; every other commander error is bad usage: exit 2, as documented. */
 const commanderExitCode = (error: CommanderError): number => (error.exitCode === 0 ? 0 : 2);
 
+/** The exit code for an error a command threw, after telling the user what went wrong. */
+function reportError(error: unknown, out: Output): number {
+  if (error instanceof ConfigError) {
+    out.stderr(`error: ${error.message}`);
+    return 2;
+  }
+  if (error instanceof ApiError) {
+    out.stderr(`error: ${error.message}`);
+    return 1;
+  }
+  out.stderr(`error: ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+}
+
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
 export async function main(argv: string[], out: Output = processOutput): Promise<number> {
+  const start = plainStartOptions(argv);
+  if (start) {
+    try {
+      const { runStart } = await import("./commands/start.js");
+      return await runStart(start, out);
+    } catch (error) {
+      return reportError(error, out);
+    }
+  }
+  const { Command, CommanderError, InvalidArgumentError } = await import("commander");
+  const parsePort = (value: string): number => {
+    const port = Number(value);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535)
+      throw new InvalidArgumentError("expected a port number 0-65535");
+    return port;
+  };
   let exitCode = 0;
   const program = new Command()
     .name("bot")
@@ -145,15 +169,6 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return commanderExitCode(error);
-    if (error instanceof ConfigError) {
-      out.stderr(`error: ${error.message}`);
-      return 2;
-    }
-    if (error instanceof ApiError) {
-      out.stderr(`error: ${error.message}`);
-      return 1;
-    }
-    out.stderr(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return reportError(error, out);
   }
 }

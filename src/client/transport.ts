@@ -1,6 +1,7 @@
 // The one place that speaks HTTP to the server: undici with keep-alive, Basic auth, timeouts, JSON bodies.
 import type { Readable } from "node:stream";
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { Agent } from "./undici-agent.js";
 import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
 

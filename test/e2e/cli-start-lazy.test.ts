@@ -4,17 +4,23 @@ import { once } from "node:events";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "topicbot/client";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { bin as ownBin, cleanEnv, sandboxServerLines, watch } from "../helpers/process.js";
 
-/**
- * Preloaded into the bot: records every module file loaded (ESM through a loader hook, CommonJS
- * through `Module.prototype._compile`) and writes the list when the process exits.
- */
 /** The bin under test; `LAZY_BIN=<other checkout>/bin/bot.js` runs this test against another build. */
 const bin = process.env.LAZY_BIN ?? ownBin;
+/** The wire table of that build: the same module instance the bot loads. */
+const apiModule = new URL("../dist/src/api/index.js", pathToFileURL(bin)).href;
+
+/**
+ * Preloaded into the bot: records every module file loaded (ESM through a loader hook, CommonJS
+ * through `Module.prototype._compile`) and writes the list when the process exits; also writes
+ * which endpoints of the wire table had their schemas built by then (a build without
+ * `schemasBuilt` built every one of them at import).
+ */
 const RECORDER = `
 import { register } from "node:module";
 import Module from "node:module";
@@ -38,7 +44,16 @@ Module.prototype._compile = function (content, filename) {
   loaded.add(filename);
   return compile.call(this, content, filename);
 };
-process.on("exit", () => writeFileSync(process.env.LOADED_MODULES_FILE, [...loaded].join("\\n")));
+const api = await import(process.env.API_MODULE);
+process.on("exit", () => {
+  writeFileSync(process.env.LOADED_MODULES_FILE, [...loaded].join("\\n"));
+  const built = Object.entries(api.endpoints).flatMap(([ns, group]) =>
+    Object.entries(group)
+      .filter(([, ep]) => (typeof api.schemasBuilt === "function" ? api.schemasBuilt(ep) : true))
+      .map(([name]) => ns + "." + name),
+  );
+  writeFileSync(process.env.BUILT_SCHEMAS_FILE, built.join("\\n"));
+});
 `;
 
 /** What `bot start` must not load when a server is configured and logs are JSON. */
@@ -56,7 +71,23 @@ const NOT_NEEDED: [string, RegExp][] = [
   ["html-to-text (no history read)", /node_modules\/html-to-text\//],
   ["ioredis (no Redis configured)", /node_modules\/ioredis\//],
   ["marked (the sandbox's Markdown)", /node_modules\/marked\//],
+  ["commander (`bot start -c <file>` needs no CLI parser)", /node_modules\/commander\//],
+  [
+    "undici's index (fetch, WebSocket, cookies, cache)",
+    /node_modules\/undici\/(index\.js|lib\/web\/)/,
+  ],
 ];
+
+/** The endpoints `bot start` calls before and while answering `!ping`: only their schemas may be built. */
+const CALLED = new Set([
+  "users.me",
+  "users.list",
+  "events.register",
+  "events.get",
+  "events.deleteQueue",
+  "messages.list",
+  "messages.send",
+]);
 
 describe("bot start loads lazily", () => {
   let sandbox: Sandbox;
@@ -76,6 +107,7 @@ describe("bot start loads lazily", () => {
     const config = join(dir, "bot.config.yaml");
     const recorder = join(dir, "recorder.mjs");
     const list = join(dir, "loaded.txt");
+    const builtList = join(dir, "built.txt");
     await writeFile(recorder, RECORDER);
     await writeFile(
       config,
@@ -87,7 +119,13 @@ describe("bot start loads lazily", () => {
       ].join("\n"),
     );
     child = spawn(process.execPath, ["--import", recorder, bin, "start", "-c", config], {
-      env: { ...cleanEnv(), LOG_LEVEL: "info", LOADED_MODULES_FILE: list },
+      env: {
+        ...cleanEnv(),
+        LOG_LEVEL: "info",
+        LOADED_MODULES_FILE: list,
+        BUILT_SCHEMAS_FILE: builtList,
+        API_MODULE: apiModule,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const stdout = watch(child.stdout!);
@@ -126,5 +164,10 @@ describe("bot start loads lazily", () => {
       return hits.length > 0 ? [`${what}: ${hits.length} modules, e.g. ${hits[0]}`] : [];
     });
     expect(unexpected).toEqual([]);
+
+    // The endpoints' schemas are built when first called, not when the wire table loads.
+    const built = (await readFile(builtList, "utf8")).split("\n").filter(Boolean);
+    expect(built).toContain("messages.send");
+    expect(built.filter((name) => !CALLED.has(name))).toEqual([]);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { maskSecret } from "../../src/cli/output.js";
+import { plainStartOptions } from "../../src/cli/plain-start.js";
 import { packageName, topicbotSpec } from "../../src/cli/commands/init.js";
 import { projectFiles } from "../../src/cli/templates.js";
 import { loadConfig } from "../../src/config/index.js";
@@ -40,5 +41,35 @@ describe("bot init's topicbot dependency", () => {
     expect(
       topicbotSpec({ root: "/work/topicbot", version: "0.1.0" }, "/work/topicbot/bots/x"),
     ).toBe("file:../..");
+  });
+});
+
+describe("plainStartOptions (bot start without commander)", () => {
+  it("reads start with -c/--config/--cluster in both forms, the default config otherwise", () => {
+    expect(plainStartOptions(["start"])).toEqual({ config: "bot.config.yaml" });
+    expect(plainStartOptions(["start", "-c", "a.yaml"])).toEqual({ config: "a.yaml" });
+    expect(plainStartOptions(["start", "--config=b.yaml", "--cluster", "redis://x"])).toEqual({
+      config: "b.yaml",
+      cluster: "redis://x",
+    });
+    expect(plainStartOptions(["start", "--cluster=redis://x", "--config", "c.yaml"])).toEqual({
+      config: "c.yaml",
+      cluster: "redis://x",
+    });
+  });
+
+  it("leaves everything else to commander", () => {
+    for (const argv of [
+      [],
+      ["dev"],
+      ["start", "--help"],
+      ["start", "-c"],
+      ["start", "-c", "--cluster"],
+      ["start", "--config="],
+      ["start", "-ca.yaml"],
+      ["start", "extra"],
+      ["start", "--port", "1"],
+    ])
+      expect(plainStartOptions(argv), argv.join(" ")).toBeUndefined();
   });
 });
