@@ -33,7 +33,7 @@ import { Directory } from "./context/directory.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Intake, type HandedOn } from "./delivery/intake.js";
 import { OverlapRoom } from "./dispatch/overlap-lanes.js";
-import { MessageTurn } from "./dispatch/turn.js";
+import { MessageTurn, type TurnHooks } from "./dispatch/turn.js";
 import { LoopGuardError, type LoopGuardOptions } from "./delivery/loop-guard.js";
 import {
   address,
@@ -377,11 +377,11 @@ export function createBot(options: BotOptions): Bot {
   /**
    * Runs one message; resolves when its conversation may move on: when the pipeline ends (with
    * the hand-over when a handler's overlap strategy holds the message for a later call), or
-   * earlier when a handler waits for an answer (ctx.ask). One turn object and one async frame per
-   * message (`runTurn`), with no closures, as it runs for every message.
+   * earlier when a handler waits for an answer (ctx.ask). One turn object and two `then`
+   * callbacks per message, without an async frame, as it runs for every message.
    */
   function handleMessage(message: Message, flags: string[]): Promise<HandedOn | undefined> {
-    const turn = new MessageTurn();
+    const turn = new MessageTurn(turnHooks);
     const ctx = new MessageContextObject({
       message,
       flags,
@@ -399,39 +399,30 @@ export function createBot(options: BotOptions): Bot {
     // The answer to an open question goes to the handler that asked, not to the router; in
     // outgoing-webhook mode a mention's queue copy is not offered, or one answer would count twice.
     if (dialogs.mayHave() && message.sender_id !== me!.userId && !outside.leftToWebhook(ctx))
-      void takeAnswer(ctx, dialogs).then(
-        (taken) => (taken ? turn.end() : runTurn(turn)),
-        (error: unknown) => {
+      void takeAnswer(ctx, dialogs)
+        .then((taken) => (taken ? turn.end() : runTurn(turn)))
+        .catch((error: unknown) => {
           log.error({ err: error, messageId: message.id }, "message pipeline failed");
           turn.end();
-        },
-      );
-    else void runTurn(turn);
+        });
+    else runTurn(turn);
     return turn.released;
   }
 
-  /**
-   * Runs the pipeline for the turn's context, counts the outcome, and ends the turn (ctx.ask may
-   * have released it earlier). Never rejects: a pipeline that throws is logged here.
-   */
-  async function runTurn(turn: MessageTurn): Promise<void> {
-    const { ctx } = turn;
+  /** Counts a message's outcome when its pipeline ended, and logs a pipeline that threw. */
+  const turnHooks: TurnHooks = {
+    ended(ctx, threw, error) {
+      outside.finished(ctx, threw);
+      if (threw) log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed");
+      inflight.leave();
+    },
+  };
+
+  /** Runs the pipeline for the turn's context (ctx.ask may release the turn before it ends). */
+  function runTurn(turn: MessageTurn): void {
+    if (outside.leaveToWebhook(turn.ctx)) return turn.end();
     inflight.enter();
-    try {
-      if (!outside.leaveToWebhook(ctx)) {
-        try {
-          await pipeline!(ctx);
-        } catch (error) {
-          outside.finished(ctx, true);
-          throw error;
-        }
-        outside.finished(ctx, false);
-      }
-    } catch (error) {
-      log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed");
-    }
-    inflight.leave();
-    turn.end();
+    turn.follow(pipeline!(turn.ctx));
   }
 
   /**
