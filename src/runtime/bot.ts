@@ -32,7 +32,8 @@ import { DeliveryFencedError, type DeliveryStore } from "./delivery/store.js";
 import { Directory } from "./context/directory.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Intake, type HandedOn } from "./delivery/intake.js";
-import { handedOn, OverlapRoom } from "./dispatch/overlap-lanes.js";
+import { OverlapRoom } from "./dispatch/overlap-lanes.js";
+import { MessageTurn, type TurnHooks } from "./dispatch/turn.js";
 import { LoopGuardError, type LoopGuardOptions } from "./delivery/loop-guard.js";
 import {
   address,
@@ -212,7 +213,7 @@ export function createBot(options: BotOptions): Bot {
     onError: (error) => log.warn({ err: error }, "could not store an open question"),
   });
   const follows = new Follows(storage.namespace("topicbot:follows"), now);
-  const inflight = new Set<Promise<void>>();
+  const inflight = new Inflight();
   const register: RegisterParams = {
     fetch_event_types: ["realm", "realm_user"],
     ...options.register,
@@ -348,18 +349,21 @@ export function createBot(options: BotOptions): Bot {
             `handled message ${ctx.message.id}`,
           )
       : undefined;
-  // The built-in stages are synchronous where they can be (compose then makes no promise for
-  // them): they run for every message.
-  const ignoreSelf: Middleware<MessageContext> = (ctx, next) =>
-    ctx.message.sender_id !== ctx.me.userId ? next() : undefined;
-  /** Marks who follows the message's conversation (`ctx.follow`) and keeps those follows alive. */
-  const followed: Middleware<MessageContext> = (ctx, next) =>
-    follows.maybeAny ? markFollowers(ctx, next) : next();
-  const markFollowers = async (ctx: MessageContext, next: () => Promise<void>) => {
+  /**
+   * The built-in admission, one stage that runs for every message: the bot's own messages stop
+   * here; who follows the conversation is marked (`ctx.follow`, and those follows kept alive);
+   * then the gate. Synchronous unless someone follows a conversation, so that compose makes no
+   * promise and no `next` closure for three checks.
+   */
+  const admit: Middleware<MessageContext> = (ctx, next) => {
+    if (ctx.message.sender_id === ctx.me.userId) return undefined;
+    if (follows.maybeAny) return markFollowers(ctx).then(() => gate(ctx, next));
+    return gate(ctx, next);
+  };
+  const markFollowers = async (ctx: MessageContext): Promise<void> => {
     const key = conversationKey(ctx.conversation);
     ctx.followedBy = await follows.followers(key);
     if (ctx.followedBy.length > 0) await follows.touch(key);
-    await next();
   };
   const gate: Middleware<MessageContext> = (ctx, next) => {
     if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0)
@@ -373,14 +377,11 @@ export function createBot(options: BotOptions): Bot {
   /**
    * Runs one message; resolves when its conversation may move on: when the pipeline ends (with
    * the hand-over when a handler's overlap strategy holds the message for a later call), or
-   * earlier when a handler waits for an answer (ctx.ask). Promise plumbing without an async
-   * frame or a Promise.race, as it runs for every message.
+   * earlier when a handler waits for an answer (ctx.ask). One turn object and two `then`
+   * callbacks per message, without an async frame, as it runs for every message.
    */
   function handleMessage(message: Message, flags: string[]): Promise<HandedOn | undefined> {
-    let release!: () => void;
-    const released = new Promise<HandedOn | undefined>(
-      (resolve) => (release = () => resolve(handedOn(ctx))),
-    );
+    const turn = new MessageTurn(turnHooks);
     const ctx = new MessageContextObject({
       message,
       flags,
@@ -392,32 +393,36 @@ export function createBot(options: BotOptions): Bot {
         respondTo,
       }),
       services: services!,
-      suspend: release,
+      turn,
     });
+    turn.ctx = ctx;
     // The answer to an open question goes to the handler that asked, not to the router; in
     // outgoing-webhook mode a mention's queue copy is not offered, or one answer would count twice.
     if (dialogs.mayHave() && message.sender_id !== me!.userId && !outside.leftToWebhook(ctx))
-      return takeAnswer(ctx, dialogs).then((taken) =>
-        taken ? undefined : runPipeline(ctx, release, released),
-      );
-    return runPipeline(ctx, release, released);
+      void takeAnswer(ctx, dialogs)
+        .then((taken) => (taken ? turn.end() : runTurn(turn)))
+        .catch((error: unknown) => {
+          log.error({ err: error, messageId: message.id }, "message pipeline failed");
+          turn.end();
+        });
+    else runTurn(turn);
+    return turn.released;
   }
 
-  /** Runs the pipeline for `ctx`; `release` is called when it ends (or ctx.ask called it first). */
-  function runPipeline(
-    ctx: MessageContextObject,
-    release: () => void,
-    released: Promise<HandedOn | undefined>,
-  ): Promise<HandedOn | undefined> {
-    const run = pipeline!(ctx).then(undefined, (error: unknown) =>
-      log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed"),
-    );
-    inflight.add(run);
-    void run.then(() => {
-      inflight.delete(run);
-      release();
-    });
-    return released;
+  /** Counts a message's outcome when its pipeline ended, and logs a pipeline that threw. */
+  const turnHooks: TurnHooks = {
+    ended(ctx, threw, error) {
+      outside.finished(ctx, threw);
+      if (threw) log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed");
+      inflight.leave();
+    },
+  };
+
+  /** Runs the pipeline for the turn's context (ctx.ask may release the turn before it ends). */
+  function runTurn(turn: MessageTurn): void {
+    if (outside.leaveToWebhook(turn.ctx)) return turn.end();
+    inflight.enter();
+    turn.follow(pipeline!(turn.ctx));
   }
 
   /**
@@ -510,10 +515,7 @@ export function createBot(options: BotOptions): Bot {
         }
         commands.registerHelp(router, about);
         pipeline = compose([
-          outside.middleware,
-          ignoreSelf,
-          followed,
-          gate,
+          admit,
           ...middleware,
           router.middleware(reportHandlerError, logHandled()),
           commands.unknownCommand(router),
@@ -587,8 +589,7 @@ export function createBot(options: BotOptions): Bot {
       let drained = await within(dispatcher.whenIdle(), stopTimeoutMs);
       // Open questions end unanswered, so the handlers waiting on them can finish.
       dialogs.cancelAll();
-      if (drained)
-        drained = await within(Promise.all([...inflight]), Math.max(0, deadline - now()));
+      if (drained) drained = await within(inflight.whenNone(), Math.max(0, deadline - now()));
       if (!drained)
         log.warn(
           { running: ledger.running, stopTimeoutMs },
@@ -607,6 +608,28 @@ export function createBot(options: BotOptions): Bot {
   }
 
   return bot;
+}
+
+/** Counts pipelines running; `whenNone()` resolves when none is (stop waits for them). */
+class Inflight {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  enter(): void {
+    this.#count++;
+  }
+
+  leave(): void {
+    if (--this.#count > 0 || this.#waiters.length === 0) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  whenNone(): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
 }
 
 /** Failures that end the bot (at start or later), in words that say what to check. */

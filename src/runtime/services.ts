@@ -21,7 +21,6 @@ import {
   type WebhookHandler,
   type WebhookReceiver,
 } from "../webhooks/receiver.js";
-import type { Middleware } from "./dispatch/compose.js";
 import {
   MessageContextObject,
   takeAnswer,
@@ -120,8 +119,16 @@ export interface RunningBot {
 
 export interface BotServices extends BotServicesView {
   readonly plugins: PluginServices;
-  /** Runs first in the pipeline: counts outcomes, leaves webhook-delivered messages to the webhook. */
-  readonly middleware: Middleware<MessageContext>;
+  /**
+   * Before a message's pipeline: true when the message is left to the outgoing webhook (see
+   * `leftToWebhook`); it is then counted handled and the pipeline must not run.
+   */
+  leaveToWebhook(ctx: MessageContext): boolean;
+  /**
+   * After a message's pipeline: counts it handled, or failed when the pipeline threw (`threw`) or
+   * a handler did (`failed`). Hooks rather than a middleware: they cost no promise per message.
+   */
+  finished(ctx: MessageContext, threw: boolean): void;
   /** The client options the bot creates its own client with: the metrics observer added. */
   clientOptions(server: ClientOptions): ClientOptions;
   /** Wraps the event sink: counts events and notes when the last one arrived. */
@@ -251,7 +258,7 @@ export function createBotServices(
       }),
       // Not through the reply guard: captured replies are not posted, so there is nothing to record.
       services: { ...context, guard: undefined },
-      suspend,
+      turn: { suspend },
       // Replies go into the HTTP answer while it is open; later ones (after `ask`) are posted.
       replyVia: (content, post) => {
         if (!answering) return post();
@@ -265,8 +272,10 @@ export function createBotServices(
       answering = false;
       return replies.length > 0 ? replies.join("\n\n") : undefined;
     }
-    const run = pipeline(ctx);
-    run.catch(() => undefined);
+    const run = pipeline(ctx).then(
+      () => finished(ctx, false),
+      () => finished(ctx, true),
+    );
     try {
       await Promise.race([run, suspended]);
     } finally {
@@ -276,33 +285,25 @@ export function createBotServices(
   }
 
   // Replies after the chain ends (none, or a handler's after `ask`) are not timed: the arrival goes.
-  const counted = (ctx: MessageContext): void => {
+  function finished(ctx: MessageContext, threw: boolean): void {
     arrivals.delete(ctx.message.id);
-    if (failures.has(ctx)) metrics.eventFailed("message");
+    if (threw || failures.has(ctx)) metrics.eventFailed("message");
     else metrics.eventHandled("message");
-  };
-  /** Counts each message handled or failed; one `then` instead of an async frame, as it wraps every message. */
-  const middleware: Middleware<MessageContext> = (ctx, next) => {
-    if (leftToWebhook(ctx)) {
-      arrivals.delete(ctx.message.id);
-      ctx.log.debug("left to the outgoing webhook");
-      metrics.eventHandled("message");
-      return undefined;
-    }
-    return next().then(
-      () => counted(ctx),
-      (error: unknown) => {
-        arrivals.delete(ctx.message.id);
-        metrics.eventFailed("message");
-        throw error;
-      },
-    );
-  };
+  }
+
+  function leaveToWebhook(ctx: MessageContext): boolean {
+    if (!leftToWebhook(ctx)) return false;
+    arrivals.delete(ctx.message.id);
+    ctx.log.debug("left to the outgoing webhook");
+    metrics.eventHandled("message");
+    return true;
+  }
 
   return {
     metrics,
     scheduler,
-    middleware,
+    leaveToWebhook,
+    finished,
     get webhookUrl() {
       return receiver?.url;
     },
@@ -337,17 +338,19 @@ export function createBotServices(
         },
       };
     },
-    observe: (sink) => async (batch: AnyEvent[], signal: AbortSignal) => {
+    // Not async, and one clock reading per batch (its events arrived together): it sees every event.
+    observe: (sink) => (batch: AnyEvent[], signal: AbortSignal) => {
       lastEventAt = now();
+      const arrived = performance.now();
       for (const event of batch) {
         metrics.eventReceived(event.type);
         const id = (event as { message?: { id?: unknown } }).message?.id;
         if (event.type === "message" && typeof id === "number") {
-          arrivals.set(id, performance.now());
+          arrivals.set(id, arrived);
           if (arrivals.size > MAX_ARRIVALS) arrivals.delete(arrivals.keys().next().value!);
         }
       }
-      await sink(batch, signal);
+      return sink(batch, signal);
     },
     failed: (ctx) => failures.add(ctx),
     firstReply(ctx) {

@@ -110,8 +110,12 @@ export interface ContextInit {
   flags: string[];
   addressing: Addressing;
   services: ContextServices;
-  /** Called when a handler starts waiting for an answer: its message no longer holds up others. */
-  suspend?: () => void;
+  /**
+   * The message's turn in its conversation: `suspend()` is called when a handler starts waiting
+   * for an answer, so that its message no longer holds up others. An object, not a callback: the
+   * runtime's turn (`MessageTurn`) is made per message, and a bound callback would be one more.
+   */
+  turn?: { suspend(): void };
   /**
    * Decides where a reply goes: `post()` sends it; the outgoing-webhook mode instead captures it
    * into its HTTP answer (and answers with no IDs).
@@ -159,7 +163,7 @@ export class MessageContextObject {
   /** Aborted when a newer message interrupts this call (`overlap: "interrupt"`); else never. */
   signal: AbortSignal = NEVER_ABORTED;
   readonly #services: ContextServices;
-  readonly #suspend: (() => void) | undefined;
+  readonly #turn: { suspend(): void } | undefined;
   readonly #replyVia: ContextInit["replyVia"];
   #conversation: Conversation | undefined = undefined;
   #sender: Sender | undefined = undefined;
@@ -176,7 +180,7 @@ export class MessageContextObject {
     this.addressedVia = init.addressing.via;
     this.text = init.addressing.text;
     this.#services = init.services;
-    this.#suspend = init.suspend;
+    this.#turn = init.turn;
     this.#replyVia = init.replyVia;
   }
 
@@ -350,7 +354,7 @@ export class MessageContextObject {
       dialogs.cancel(key);
       throw error;
     }
-    this.#suspend?.();
+    this.#turn?.suspend();
     return answer;
   }
 

@@ -42,6 +42,22 @@ export type RespondTo = "addressed" | "mentions" | "all";
 const LEADING_MENTION = /^\s*@(_?)\*\*([^*|]+?)(?:\|(\d+))?\*\*(.*)$/s;
 
 /**
+ * Whether the first non-space character is `@`, which every leading mention starts with. Checked
+ * before `LEADING_MENTION`: most messages (commands with the prefix, DMs) start otherwise, and
+ * the regex costs more than the scan on every message.
+ */
+export function startsWithAt(content: string): boolean {
+  for (let i = 0; i < content.length; i++) {
+    const code = content.charCodeAt(i);
+    if (code === 64) return true;
+    // `\s` of the regex: anything the trim of a JavaScript string removes.
+    if (!(code === 32 || (code >= 9 && code <= 13) || (code >= 128 && /\s/.test(content[i]!))))
+      return false;
+  }
+  return false;
+}
+
+/**
  * If `content` starts with a mention of the bot (`@**Bot Name**` or `@**Bot Name|id**`; with
  * `silent`, also `@_**Bot Name**`), returns the rest of the text, untrimmed; otherwise undefined.
  */
@@ -50,6 +66,7 @@ function afterLeadingMention(
   bot: BotIdentity,
   silent: boolean,
 ): string | undefined {
+  if (!startsWithAt(content)) return undefined;
   const match = LEADING_MENTION.exec(content);
   if (!match) return undefined;
   const [, underscore, name, id, rest] = match;
