@@ -1,6 +1,6 @@
 // The one place that speaks HTTP to the server: undici with keep-alive, Basic auth, timeouts, JSON bodies.
 import type { Readable } from "node:stream";
-import { Agent, type Dispatcher } from "undici";
+import { Pool, type Dispatcher } from "undici";
 import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
 
@@ -10,7 +10,7 @@ export interface TransportOptions {
   /** Basic credentials; omitted for endpoints that need none. */
   email?: string;
   apiKey?: string;
-  /** undici dispatcher for every request; inject a MockAgent in unit tests. Defaults to a keep-alive Agent. */
+  /** undici dispatcher for every request; inject a MockAgent in unit tests. Defaults to a keep-alive Pool of the site's origin. */
   dispatcher?: Dispatcher;
   userAgent?: string;
 }
@@ -49,6 +49,8 @@ export function apiRoot(site: string): string {
  */
 const COARSE_TIMEOUT_FROM_MS = 2_000;
 
+const FORM = "application/x-www-form-urlencoded";
+
 /** undici's codes for a timeout it enforced (`headersTimeout`, `bodyTimeout`). */
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
@@ -63,6 +65,9 @@ export class Transport {
   /** The headers of every request, built once (the authorization one when credentials are set). */
   readonly #headers: Record<string, string>;
   readonly #anonymousHeaders: Record<string, string>;
+  /** The same two with the form content type, for a body of fields (every reply sends one). */
+  readonly #formHeaders: Record<string, string>;
+  readonly #anonymousFormHeaders: Record<string, string>;
 
   constructor(options: TransportOptions) {
     this.root = apiRoot(options.site);
@@ -70,9 +75,15 @@ export class Transport {
     this.#origin = url.origin;
     this.#base = url.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
+    // Every request goes to the one origin: a Pool of it, not an Agent (which would look the
+    // origin's pool up on each request to reach the same pool).
     this.dispatcher =
       options.dispatcher ??
-      new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 64 });
+      new Pool(this.#origin, {
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+        connections: 64,
+      });
     this.#anonymousHeaders = {
       "user-agent": options.userAgent ?? "topicbot",
       accept: "application/json",
@@ -84,6 +95,8 @@ export class Transport {
             authorization: `Basic ${Buffer.from(`${options.email}:${options.apiKey}`).toString("base64")}`,
           }
         : this.#anonymousHeaders;
+    this.#formHeaders = { ...this.#headers, "content-type": FORM };
+    this.#anonymousFormHeaders = { ...this.#anonymousHeaders, "content-type": FORM };
   }
 
   get hasCredentials(): boolean {
@@ -105,7 +118,7 @@ export class Transport {
       headers = { ...common, "content-type": req.body.contentType };
     } else if (req.method !== "GET" && req.fields) {
       body = req.fields.toString();
-      headers = { ...common, "content-type": "application/x-www-form-urlencoded" };
+      headers = req.authenticate ? this.#formHeaders : this.#anonymousFormHeaders;
     }
 
     let timer: NodeJS.Timeout | undefined;
