@@ -18,11 +18,15 @@ const RATE_SECONDS = 5;
 const IN_FLIGHT = 64;
 const SATURATION = 2_000;
 const ROUNDS = Number(process.env.REPLY_ROUNDS ?? 3);
-/** Set to a folder to write a CPU profile of each bot process (`node --cpu-prof`). */
+/** Set to a folder to write a CPU profile of each bot and bare-loop process (`node --cpu-prof`). */
 const PROFILE_DIR = process.env.REPLY_PROFILE;
 
-const bin = fileURLToPath(new URL("../bin/bot.js", import.meta.url));
-const dist = pathToFileURL(fileURLToPath(new URL("../dist/src/index.js", import.meta.url))).href;
+/** Set to another checkout's root to measure its built bot instead (A/B runs of a change). */
+const BOT_ROOT = process.env.REPLY_BOT_ROOT
+  ? pathToFileURL(`${process.env.REPLY_BOT_ROOT.replace(/\/+$/, "")}/`)
+  : new URL("../", import.meta.url);
+const bin = fileURLToPath(new URL("bin/bot.js", BOT_ROOT));
+const dist = pathToFileURL(fileURLToPath(new URL("dist/src/index.js", BOT_ROOT))).href;
 
 interface Account {
   email: string;
@@ -157,9 +161,13 @@ void main(async () => {
     return spawnReady([...profile, bin, "start", "-c", config], /"msg":"ready"/, "bot start");
   }
 
-  const startBare = () =>
+  const startBare = (round: number) =>
     spawnReady(
       [
+        ...(PROFILE_DIR
+          ? // The tsx loader thread writes a profile too: each round gets a folder, the largest file is the loop's.
+            ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, `bare-${round}`)}`]
+          : []),
         "--import",
         "tsx",
         fileURLToPath(new URL("./bare-echo.ts", import.meta.url)),
@@ -260,13 +268,15 @@ void main(async () => {
       const proc = await startBot(dir, round);
       try {
         bot.push(await measure(proc));
+        progress(`  bot: ${roundFigures(bot.at(-1)!)}`);
       } finally {
         await stop(proc);
       }
       progress(`reply round ${round}/${ROUNDS}: the bare undici poll + POST loop`);
-      const floor = await startBare();
+      const floor = await startBare(round);
       try {
         bare.push(await measure(floor));
+        progress(`  bare: ${roundFigures(bare.at(-1)!)}`);
       } finally {
         await stop(floor);
       }
@@ -341,6 +351,11 @@ void main(async () => {
     ],
   };
 });
+
+/** One round's CPU and throughput figures, for the progress lines (the spread the medians hide). */
+function roundFigures(r: Round): string {
+  return `CPU per reply ${r.cpuPerReply.toFixed(3)} ms at saturation, ${r.fixedCpuPerReply.toFixed(2)} ms at ${RATE}/s; ${Math.round(r.throughput)} replies/s`;
+}
 
 /** Rejects with a message naming `what` if `promise` has not settled within `ms`. */
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

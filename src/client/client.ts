@@ -207,15 +207,9 @@ export function createClient(options: ClientOptions): ApiClient {
     const { path, fields } = encodeRequest(ep.path, values, facts.pathParams);
     const repeatable = (ep.idempotent ?? false) || callOptions.retryUnsafe === true;
 
+    const onCall = options.onCall;
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const observe = (status: number | "network") =>
-        options.onCall?.({
-          type: "response",
-          endpoint: name,
-          status,
-          ms: performance.now() - started,
-        });
       let answered = false;
       try {
         // Long polls wait on the server, not on the rate limit.
@@ -234,7 +228,12 @@ export function createClient(options: ClientOptions): ApiClient {
           endpoint: name,
         });
         answered = true;
-        observe(res.status);
+        onCall?.({
+          type: "response",
+          endpoint: name,
+          status: res.status,
+          ms: performance.now() - started,
+        });
         observeRateLimit(res.headers);
         if (res.status >= 400 || res.body.result !== "success") {
           const error = ApiError.fromBody(res.body, res.status, name);
@@ -265,7 +264,13 @@ export function createClient(options: ClientOptions): ApiClient {
         }
         return data;
       } catch (error) {
-        if (!answered && !callOptions.signal?.aborted) observe("network");
+        if (!answered && !callOptions.signal?.aborted)
+          onCall?.({
+            type: "response",
+            endpoint: name,
+            status: "network",
+            ms: performance.now() - started,
+          });
         if (callOptions.signal?.aborted || callOptions.retry === false) throw error;
         // A stream is consumed by the first attempt and cannot be sent again.
         if (filePart && !isReplayable(filePart)) throw error;

@@ -1,7 +1,7 @@
 // The one place that speaks HTTP to the server: undici with keep-alive, Basic auth, timeouts, JSON bodies.
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
-import { Agent } from "./undici-agent.js";
+import { Pool } from "./undici-pool.js";
 import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
 
@@ -11,7 +11,7 @@ export interface TransportOptions {
   /** Basic credentials; omitted for endpoints that need none. */
   email?: string;
   apiKey?: string;
-  /** undici dispatcher for every request; inject a MockAgent in unit tests. Defaults to a keep-alive Agent. */
+  /** undici dispatcher for every request; inject a MockAgent in unit tests. Defaults to a keep-alive Pool of the site's origin. */
   dispatcher?: Dispatcher;
   userAgent?: string;
 }
@@ -50,6 +50,8 @@ export function apiRoot(site: string): string {
  */
 const COARSE_TIMEOUT_FROM_MS = 2_000;
 
+const FORM = "application/x-www-form-urlencoded";
+
 /** undici's codes for a timeout it enforced (`headersTimeout`, `bodyTimeout`). */
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
@@ -64,6 +66,9 @@ export class Transport {
   /** The headers of every request, built once (the authorization one when credentials are set). */
   readonly #headers: Record<string, string>;
   readonly #anonymousHeaders: Record<string, string>;
+  /** The same two with the form content type, for a body of fields (every reply sends one). */
+  readonly #formHeaders: Record<string, string>;
+  readonly #anonymousFormHeaders: Record<string, string>;
 
   constructor(options: TransportOptions) {
     this.root = apiRoot(options.site);
@@ -71,9 +76,15 @@ export class Transport {
     this.#origin = url.origin;
     this.#base = url.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
+    // Every request goes to the one origin: a Pool of it, not an Agent (which would look the
+    // origin's pool up on each request to reach the same pool).
     this.dispatcher =
       options.dispatcher ??
-      new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 64 });
+      new Pool(this.#origin, {
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+        connections: 64,
+      });
     this.#anonymousHeaders = {
       "user-agent": options.userAgent ?? "topicbot",
       accept: "application/json",
@@ -85,6 +96,8 @@ export class Transport {
             authorization: `Basic ${Buffer.from(`${options.email}:${options.apiKey}`).toString("base64")}`,
           }
         : this.#anonymousHeaders;
+    this.#formHeaders = { ...this.#headers, "content-type": FORM };
+    this.#anonymousFormHeaders = { ...this.#anonymousHeaders, "content-type": FORM };
   }
 
   get hasCredentials(): boolean {
@@ -106,7 +119,7 @@ export class Transport {
       headers = { ...common, "content-type": req.body.contentType };
     } else if (req.method !== "GET" && req.fields) {
       body = req.fields.toString();
-      headers = { ...common, "content-type": "application/x-www-form-urlencoded" };
+      headers = req.authenticate ? this.#formHeaders : this.#anonymousFormHeaders;
     }
 
     let timer: NodeJS.Timeout | undefined;
@@ -125,17 +138,20 @@ export class Transport {
       signal = req.signal ? AbortSignal.any([req.signal, precise.signal]) : precise.signal;
     }
     try {
-      const res = await this.dispatcher.request({
+      const options: Dispatcher.DispatchOptions = {
         origin: this.#origin,
         path,
         method: req.method as Dispatcher.HttpMethod,
         headers,
         body,
-        signal,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
-      });
-      const text = await res.body.text();
+      };
+      const res =
+        typeof body === "object"
+          ? await requestStreamText(this.dispatcher, options, signal)
+          : await requestText(this.dispatcher, options, signal);
+      const text = res.text;
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -176,4 +192,85 @@ export class Transport {
   async close(): Promise<void> {
     if (this.#ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+/** A response read whole as text by `requestText`. */
+export interface TextResponse {
+  statusCode: number;
+  headers: HttpResponse["headers"];
+  text: string;
+}
+
+/**
+ * `dispatcher.request(options)` followed by `body.text()`, for a request without a stream body:
+ * the same answer and errors, without what `request` builds for every response and a bot does
+ * not need (a Node stream for the body, an async-hooks resource, the promise plumbing of reading
+ * the stream). Every reply and every poll goes through here, so this is the bulk of what
+ * undici costs per reply. `signal` aborts the request (rejecting with its reason) as with `request`.
+ */
+export function requestText(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+): Promise<TextResponse> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let statusCode = 0;
+    let headers: HttpResponse["headers"] = {};
+    let controller: Dispatcher.DispatchController | undefined;
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      controller?.abort(signal!.reason as Error);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const settle = () => signal?.removeEventListener("abort", onAbort);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (aborted) c.abort(signal!.reason as Error);
+      },
+      onResponseStart(_, status, responseHeaders) {
+        // An informational (1xx) answer is followed by the real one.
+        if (status < 200) return;
+        statusCode = status;
+        headers = responseHeaders;
+      },
+      onResponseData(_, chunk) {
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        settle();
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        let text = bytes.toString("utf8");
+        // `body.text()` drops a byte order mark; so does this.
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        resolve({ statusCode, headers, text });
+      },
+      onResponseError(_, error) {
+        settle();
+        reject(error);
+      },
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (error) {
+      settle();
+      reject(error);
+    }
+  });
+}
+
+/** The request with a stream body (multipart), through `request`, which also destroys the stream when the request fails. */
+async function requestStreamText(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+): Promise<TextResponse> {
+  const res = await dispatcher.request({ ...options, signal });
+  return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
 }

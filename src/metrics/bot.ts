@@ -104,7 +104,7 @@ export function createBotMetrics(
     eventHandled: byEventType(handled),
     eventFailed: byEventType(failed),
     replySent: (seconds) => latency.observe(Math.max(0, seconds)),
-    apiCall: (endpoint, status) => apiCalls.inc({ endpoint, status }),
+    apiCall: byEndpointAndStatus(apiCalls),
     rateLimitWait(endpoint, seconds) {
       waits.inc({ endpoint });
       waitSeconds.inc({ endpoint }, Math.max(0, seconds));
@@ -126,6 +126,29 @@ function byEventType(counter: Counter<"type">): (type: string) => void {
     if (inc === undefined) {
       inc = counter.incrementer({ type });
       series.set(type, inc);
+    }
+    inc();
+  };
+}
+
+/**
+ * Counts into `counter` by endpoint and status, keeping each pair's series at hand: this runs for
+ * every API call (each reply and each poll), and the pairs a bot sees are few.
+ */
+function byEndpointAndStatus(
+  counter: Counter<"endpoint" | "status">,
+): (endpoint: string, status: number | "network") => void {
+  const series = new Map<string, Map<number | "network", () => void>>();
+  return (endpoint, status) => {
+    let statuses = series.get(endpoint);
+    if (statuses === undefined) {
+      statuses = new Map();
+      series.set(endpoint, statuses);
+    }
+    let inc = statuses.get(status);
+    if (inc === undefined) {
+      inc = counter.incrementer({ endpoint, status });
+      statuses.set(status, inc);
     }
     inc();
   };

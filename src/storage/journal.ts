@@ -135,10 +135,16 @@ export class AppendJournal {
 
   #write(text: string): void {
     if (this.#fd < 0) throw new Error(`${this.path} is closed`);
-    const buffer = Buffer.from(text, "utf8");
-    let offset = 0;
-    while (offset < buffer.length)
-      offset += this.#fs.writeSync(this.#fd, buffer, offset, buffer.length - offset);
+    // The string goes to write(2) as it is (no Buffer made for it); only a short write, which a
+    // file rarely gives, needs the bytes to write the rest.
+    const written = this.#fs.writeSync(this.#fd, text);
+    const length = Buffer.byteLength(text);
+    if (written < length) {
+      const buffer = Buffer.from(text, "utf8");
+      let offset = written;
+      while (offset < length)
+        offset += this.#fs.writeSync(this.#fd, buffer, offset, length - offset);
+    }
     if (this.#fsync) this.#fs.fsyncSync(this.#fd);
   }
 

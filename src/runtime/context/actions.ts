@@ -84,7 +84,9 @@ const length = (s: string): number => [...s].length;
  * splitMessage("a\nb\nc", 3); // ["a\nb", "c"]
  */
 export function splitMessage(content: string, max: number): string[] {
-  if (length(content) <= max) return [content];
+  // Fast path for nearly every message: a string has at most as many characters as UTF-16 units,
+  // so one no longer than `max` in units fits without counting its characters (an array each).
+  if (content.length <= max || length(content) <= max) return [content];
   const parts: string[] = [];
   let current = "";
   const push = () => {

@@ -56,8 +56,17 @@ export class FileDeliveryStore implements DeliveryStore {
   readonly #journal: AppendJournal;
   readonly #book: ReplyBook;
   #watermark: DeliveryState | undefined;
-  /** Outcome and watermark records not written yet, oldest first. */
+  /** Outcome records not written yet, oldest first. */
   #lazy: string[] = [];
+  /** A watermark not written yet: only the newest is kept, and it goes after the outcomes. */
+  #lazyWatermark: DeliveryState | undefined;
+  /** When the oldest record still waiting was queued (`performance.now()`). */
+  #lazySince = 0;
+  /**
+   * Writes what waits once it has waited LAZY_MS. Armed by the first record to wait and not
+   * disarmed by an intent's write (that would cost a timer per reply under load): when it fires
+   * it writes only records that waited long enough, and re-arms for the rest.
+   */
   #lazyTimer: NodeJS.Timeout | undefined;
   /** Why the last write failed, until one succeeds: later records report it too. */
   #failing: unknown;
@@ -118,22 +127,24 @@ export class FileDeliveryStore implements DeliveryStore {
 
   async saveWatermark(state: DeliveryState): Promise<void> {
     this.#watermark = state;
-    this.#later(JSON.stringify({ w: state }));
+    this.#later(undefined, state);
   }
 
   async intend(intent: ReplyIntent): Promise<void> {
+    this.intendNow(intent);
+  }
+
+  /** Writes the intent (with the records waiting) in one synchronous append before it returns. */
+  intendNow(intent: ReplyIntent): void {
     this.#book.intend(intent);
-    this.#lazy.push(JSON.stringify({ i: intent }));
-    try {
-      this.#writeLazy();
-    } catch (error) {
-      // The intent was not written: the caller hears so now, and it is not written later.
-      this.#lazy.pop();
-      throw error;
-    }
+    this.#writeLazy(`{"i":${JSON.stringify(intent)}}`);
   }
 
   async sent(incomingId: number, index: number, ids: number[]): Promise<void> {
+    this.sentNow(incomingId, index, ids);
+  }
+
+  sentNow(incomingId: number, index: number, ids: number[]): void {
     this.#book.sent(incomingId, index, ids);
     this.#later(`{"s":[${incomingId},${index},[${ids.join(",")}]]}`);
   }
@@ -144,6 +155,8 @@ export class FileDeliveryStore implements DeliveryStore {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.#lazyTimer);
+    this.#lazyTimer = undefined;
     try {
       this.#writeLazy();
     } finally {
@@ -157,37 +170,55 @@ export class FileDeliveryStore implements DeliveryStore {
   }
 
   /**
-   * Queues a record that may wait for the next intent's write (or LAZY_MS). While writes fail it
-   * is kept for the next attempt and the failure is thrown, so the caller reports it.
+   * Queues an outcome record, or a watermark, that may wait for the next intent's write (or
+   * LAZY_MS). While writes fail it is kept for the next attempt and the failure is thrown, so the
+   * caller reports it.
    */
-  #later(record: string): void {
-    this.#lazy.push(record);
+  #later(record: string | undefined, watermark?: DeliveryState): void {
+    if (this.#lazy.length === 0 && this.#lazyWatermark === undefined)
+      this.#lazySince = performance.now();
+    if (record !== undefined) this.#lazy.push(record);
+    if (watermark !== undefined) this.#lazyWatermark = watermark;
     if (this.#failing !== undefined) throw this.#failing;
-    this.#lazyTimer ??= setTimeout(() => {
-      this.#lazyTimer = undefined;
-      try {
-        this.#writeLazy();
-      } catch {
-        // Kept: the next intent, flush or close writes them again and reports a failure.
-      }
-    }, LAZY_MS);
+    this.#lazyTimer ??= setTimeout(() => this.#lazyDue(), LAZY_MS);
   }
 
-  /** Writes every waiting record in one append; on failure they stay waiting and it throws. */
-  #writeLazy(): void {
+  /** The lazy timer: writes what has waited LAZY_MS, or waits on for what has not yet. */
+  #lazyDue(): void {
+    this.#lazyTimer = undefined;
+    if (this.#lazy.length === 0 && this.#lazyWatermark === undefined) return;
+    const waited = performance.now() - this.#lazySince;
+    if (waited < LAZY_MS) {
+      this.#lazyTimer = setTimeout(() => this.#lazyDue(), LAZY_MS - waited);
+      return;
+    }
+    try {
+      this.#writeLazy();
+    } catch {
+      // Kept: the next intent, flush or close writes them again and reports a failure.
+    }
+  }
+
+  /**
+   * Writes every waiting record, then `intent` if given, in one append. On failure the waiting
+   * records stay waiting (the intent does not: its caller hears of the failure) and it throws.
+   */
+  #writeLazy(intent?: string): void {
+    const watermark = this.#lazyWatermark;
+    if (watermark !== undefined) this.#lazy.push(JSON.stringify({ w: watermark }));
+    if (intent !== undefined) this.#lazy.push(intent);
     if (this.#lazy.length === 0) return;
     try {
       this.#journal.appendMany(this.#lazy);
     } catch (error) {
+      if (intent !== undefined) this.#lazy.pop();
+      if (watermark !== undefined) this.#lazy.pop();
       this.#failing = error;
       throw error;
     }
     this.#failing = undefined;
     this.#lazy = [];
-    if (this.#lazyTimer) {
-      clearTimeout(this.#lazyTimer);
-      this.#lazyTimer = undefined;
-    }
+    this.#lazyWatermark = undefined;
     if (this.#journal.appended > COMPACT_AFTER) this.#compact();
   }
 
@@ -202,5 +233,6 @@ export class FileDeliveryStore implements DeliveryStore {
     this.#journal.rewrite(lines);
     // Everything waiting is in the rewrite (the book and the watermark are current).
     this.#lazy = [];
+    this.#lazyWatermark = undefined;
   }
 }

@@ -129,20 +129,28 @@ export function createOutbox(options: OutboxOptions): Outbox {
     )?.id;
   }
 
-  /** Runs `attempt` until it succeeds, retrying transient failures up to the deadline. */
-  async function persist<T>(what: string, attempt: (n: number) => Promise<T>): Promise<T> {
-    const startedAt = now();
-    for (let n = 0; ; n++) {
+  /**
+   * Runs `attempt` until it succeeds, retrying transient failures up to the deadline. `failed`:
+   * the first attempt was already made (at `startedAt`) and threw this; the next one is number 1.
+   */
+  async function persist<T>(
+    what: string,
+    attempt: (n: number) => Promise<T>,
+    failed?: { error: unknown; startedAt: number },
+  ): Promise<T> {
+    const startedAt = failed?.startedAt ?? now();
+    let error = failed?.error;
+    for (let n = failed ? 1 : 0; ; n++) {
+      if (n > 0) {
+        const wait = deadlineDelay(error, n - 1, startedAt, now(), policy);
+        if (wait === undefined) throw error;
+        options.log.warn({ err: error, attempt: n, waitMs: wait }, `${what} failed; trying again`);
+        await sleep(wait);
+      }
       try {
         return await attempt(n);
-      } catch (error) {
-        const wait = deadlineDelay(error, n, startedAt, now(), policy);
-        if (wait === undefined) throw error;
-        options.log.warn(
-          { err: error, attempt: n + 1, waitMs: wait },
-          `${what} failed; trying again`,
-        );
-        await sleep(wait);
+      } catch (thrown) {
+        error = thrown;
       }
     }
   }
@@ -152,32 +160,56 @@ export function createOutbox(options: OutboxOptions): Outbox {
       lookOnce(params, floor, options?.anyContent === true),
     );
 
-  async function send(params: SendParams): Promise<{ id: number }> {
+  /**
+   * The first attempt is made here, without `persist`'s async steps (every reply takes this path
+   * and nearly every one succeeds at once); a failure hands over to `persist` as its attempt 0.
+   */
+  function send(params: SendParams): Promise<{ id: number }> {
     const floor = options.floor();
-    /** An earlier attempt may have posted the message: read back before sending again. */
-    let unsure = false;
-    return persist("sending", async () => {
-      if (unsure) {
-        const id = await lookOnce(params, floor);
-        if (id !== undefined) {
-          options.log.info(
-            { messageId: id },
-            "a send that seemed to fail had arrived; not resending",
-          );
-          confirmed.add(id);
-          return { id };
-        }
-        unsure = false;
-      }
-      try {
-        const sent = await options.api.messages.send(params);
+    const startedAt = now();
+    return options.api.messages.send(params).then(
+      (sent) => {
         confirmed.add(sent.id);
         return sent;
-      } catch (error) {
-        unsure = isUncertain(error);
-        throw error;
-      }
-    });
+      },
+      (error: unknown) => resend(params, floor, { error, startedAt }),
+    );
+  }
+
+  /** The attempts after a failed first send (`failed`), each after a read-back when unsure. */
+  function resend(
+    params: SendParams,
+    floor: number,
+    failed: { error: unknown; startedAt: number },
+  ): Promise<{ id: number }> {
+    /** An earlier attempt may have posted the message: read back before sending again. */
+    let unsure = isUncertain(failed.error);
+    return persist(
+      "sending",
+      async () => {
+        if (unsure) {
+          const id = await lookOnce(params, floor);
+          if (id !== undefined) {
+            options.log.info(
+              { messageId: id },
+              "a send that seemed to fail had arrived; not resending",
+            );
+            confirmed.add(id);
+            return { id };
+          }
+          unsure = false;
+        }
+        try {
+          const sent = await options.api.messages.send(params);
+          confirmed.add(sent.id);
+          return sent;
+        } catch (error) {
+          unsure = isUncertain(error);
+          throw error;
+        }
+      },
+      failed,
+    );
   }
 
   return {

@@ -3,7 +3,7 @@ import type { SendParams } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import { splitMessage, type SentIds, type ServerFacts } from "../context/actions.js";
 import type { MessageContext, SendGuard } from "../context/context.js";
-import type { Directory } from "../context/directory.js";
+import type { ChatUser, Directory } from "../context/directory.js";
 import { LoopGuardError, type LoopGuard } from "./loop-guard.js";
 import type { Outbox } from "./outbox.js";
 import { ReplyBook } from "./records.js";
@@ -59,6 +59,8 @@ export class ReplyGuard {
   readonly #book: ReplyBook;
   /** Per handling (context): the shared store's records of its message, read once. */
   readonly #shared = new WeakMap<MessageContext, Promise<void>>();
+  /** The directory's user list last read, by ID (see `#usersById`). */
+  #users: { list: Promise<ChatUser[]>; byId: ReadonlyMap<number, ChatUser> } | undefined;
 
   constructor(options: ReplyGuardOptions) {
     this.#o = options;
@@ -82,8 +84,8 @@ export class ReplyGuard {
    * The contexts' send guard: every reply and send of a handler goes through it, numbered per
    * incoming message by the context.
    */
-  readonly guard: SendGuard = (ctx, n, kind, where, send, params, how) =>
-    this.#once(ctx, n, send, {
+  readonly guard: SendGuard = (ctx, n, kind, where, send, params, how) => {
+    const once = {
       where: where(),
       isReply: kind === "reply",
       willEdit: how?.willEdit === true,
@@ -91,7 +93,75 @@ export class ReplyGuard {
         const p = params();
         return { ...p, content: this.#firstPart(p.content) };
       },
+    };
+    return this.#onceNow(ctx, n, send, once) ?? this.#once(ctx, n, send, once);
+  };
+
+  /**
+   * The fast path of `#once` for the common case, which it decides without waiting: a store only
+   * this process writes (no shared records to read), no record of this reply yet, a loop-guard
+   * verdict at hand (the user list already fetched), and a store that writes an intent
+   * synchronously. Then the intent is written, the message posted and the outcome recorded with no
+   * await between them but the post's, instead of the handful of async steps `#once` takes for
+   * each reply. It does what `#once` does in that case, in the same order (the intent is durable
+   * before `post` is called); anything else, or a loop-guard refusal, it leaves to `#once`
+   * (undefined), which is pinned to it by test/unit/reply-guard-fast.test.ts.
+   */
+  #onceNow(
+    ctx: MessageContext,
+    n: number,
+    post: () => Promise<SentIds>,
+    how: { where: string; isReply: boolean; willEdit: boolean; params: () => SendParams },
+  ): Promise<SentIds> | undefined {
+    const { store, loopGuard } = this.#o;
+    const { intendNow, sentNow } = store;
+    if (store.recordsOf || !intendNow || !sentNow) return undefined;
+    const incomingId = ctx.message.id;
+    if (this.#book.get(incomingId, n) !== undefined) return undefined;
+    if (loopGuard) {
+      const answer = this.#isAnswerNow(ctx, n, how.isReply);
+      if (answer === undefined) return undefined;
+      if (!answer) {
+        try {
+          this.#countSend(loopGuard, ctx, how.where);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
+    }
+    let params: SendParams;
+    try {
+      params = how.params();
+    } catch {
+      return undefined;
+    }
+    const intent: ReplyIntent = {
+      incomingId,
+      index: n,
+      params,
+      floor: Math.max(this.#o.floor(), incomingId),
+      at: this.#o.now(),
+      ...(how.willEdit ? { willEdit: true } : {}),
+    };
+    this.#book.intend(intent);
+    try {
+      intendNow.call(store, intent);
+      this.#o.onStorageOk?.();
+    } catch (error) {
+      if (error instanceof DeliveryFencedError) return Promise.reject(error);
+      this.#o.onStorageError(error);
+    }
+    return post().then((sent) => {
+      this.#book.sent(incomingId, n, sent.ids);
+      try {
+        sentNow.call(store, incomingId, n, sent.ids);
+        this.#o.onStorageOk?.();
+      } catch (error) {
+        this.#o.onStorageError(error);
+      }
+      return sent;
     });
+  }
 
   async #once(
     ctx: MessageContext,
@@ -180,14 +250,43 @@ export class ReplyGuard {
   /** The first few replies to a human's message are answers, not a flood: the guard skips them. */
   async #isAnswer(ctx: MessageContext, n: number, isReply: boolean): Promise<boolean> {
     if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
-    const users = await this.#o.directory.users().catch(() => []);
-    const sender = users.find((u) => u.userId === ctx.message.sender_id);
+    const list = this.#o.directory.users();
+    const users = await list.catch(() => []);
+    const byId = this.#usersById(list, users);
+    const sender = byId.get(ctx.message.sender_id);
     return sender !== undefined && !sender.isBot;
+  }
+
+  /**
+   * `#isAnswer` without waiting, when the directory's user list is the one already read (it is
+   * cached for minutes): undefined when that takes a wait (the first reply, a refreshed list).
+   */
+  #isAnswerNow(ctx: MessageContext, n: number, isReply: boolean): boolean | undefined {
+    if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
+    const users = this.#users;
+    if (users === undefined || this.#o.directory.users() !== users.list) return undefined;
+    const sender = users.byId.get(ctx.message.sender_id);
+    return sender !== undefined && !sender.isBot;
+  }
+
+  /** The users of `list` (as read) by ID, indexed once per list the directory hands out. */
+  #usersById(list: Promise<ChatUser[]>, users: ChatUser[]): ReadonlyMap<number, ChatUser> {
+    if (this.#users?.list === list) return this.#users.byId;
+    const byId = new Map<number, ChatUser>();
+    // The first of an ID wins, as `find` would.
+    for (const u of users) if (!byId.has(u.userId)) byId.set(u.userId, u);
+    this.#users = { list, byId };
+    return byId;
   }
 
   async #checkLoop(ctx: MessageContext, n: number, where: string, isReply: boolean): Promise<void> {
     const guard = this.#o.loopGuard;
     if (!guard || (await this.#isAnswer(ctx, n, isReply))) return;
+    this.#countSend(guard, ctx, where);
+  }
+
+  /** Counts a send with the loop guard; throws (having logged a trip) when it may not go out. */
+  #countSend(guard: LoopGuard, ctx: MessageContext, where: string): void {
     const plugin = ctx.plugin ?? "bot";
     const verdict = guard.check(plugin, where);
     if (verdict.allowed) return;

@@ -69,6 +69,14 @@ export interface DeliveryStore {
   /** Records the outcome of an intent: the IDs of the posted messages. */
   sent(incomingId: number, index: number, ids: number[]): Promise<void>;
   /**
+   * `intend` for a store that writes synchronously: the intent is as durable as `intend` makes it
+   * when this returns, and it throws when it is not. With it (and `sentNow`) the reply guard sends
+   * without waiting a turn of the event loop for the store.
+   */
+  intendNow?(intent: ReplyIntent): void;
+  /** `sent` for a store that takes the outcome synchronously; throws when `sent` would reject. */
+  sentNow?(incomingId: number, index: number, ids: number[]): void;
+  /**
    * A store shared by several processes (a cluster) answers for replies any of them recorded: the
    * reply guard reads one message's records here before its first reply to it. A store only this
    * process writes leaves it out (what `load` returned is all there is).

@@ -1,0 +1,176 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as nodeFs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SendParams } from "../../src/api/messages.js";
+import type { Logger } from "../../src/log/logger.js";
+import type { SentIds } from "../../src/runtime/context/actions.js";
+import type { MessageContext } from "../../src/runtime/context/context.js";
+import type { ChatUser, Directory } from "../../src/runtime/context/directory.js";
+import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
+import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
+import type { Outbox } from "../../src/runtime/delivery/outbox.js";
+import { ReplyGuard } from "../../src/runtime/delivery/reply-guard.js";
+import type { DeliveryStore } from "../../src/runtime/delivery/store.js";
+import type { JournalFs } from "../../src/storage/journal.js";
+
+// The reply guard's fast path (`#onceNow`, taken when the store writes synchronously) must do
+// what its slow path does: the same posts, outcomes, loop-guard refusals, storage reports and
+// journal, with every intent on disk before its post. One script runs through both.
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const HUMAN = 7;
+const OTHER_BOT = 9;
+const users: ChatUser[] = [HUMAN, OTHER_BOT].map((userId) => ({
+  userId,
+  email: `u${userId}@example.com`,
+  fullName: `User ${userId}`,
+  role: "member",
+  timezone: "",
+  isBot: userId === OTHER_BOT,
+  isActive: true,
+}));
+
+/** What one run saw: its events in order, the journal as reloaded, and posts made without a wait. */
+async function run(fast: boolean): Promise<{
+  events: string[];
+  journal: unknown;
+  syncPosts: number;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), "topicbot-guard-fast-"));
+  dirs.push(dir);
+  const path = join(dir, "j.jsonl");
+  let diskFull = false;
+  const fs: JournalFs = {
+    ...nodeFs,
+    writeSync: ((...args: unknown[]) => {
+      if (diskFull) throw new Error("ENOSPC: no space left on device, write");
+      return (nodeFs.writeSync as (...a: unknown[]) => number)(...args);
+    }) as typeof nodeFs.writeSync,
+  };
+  const file = await FileDeliveryStore.open({ path, fs });
+  // The slow path's store: the same file store without its synchronous methods.
+  const store: DeliveryStore = fast
+    ? file
+    : {
+        load: () => file.load(),
+        saveWatermark: (s) => file.saveWatermark(s),
+        intend: (i) => file.intend(i),
+        sent: (id, n, ids) => file.sent(id, n, ids),
+        flush: () => file.flush(),
+        close: () => file.close(),
+      };
+  const events: string[] = [];
+  const log = {
+    warn: (_: unknown, msg: string) => events.push(`warn: ${msg}`),
+    info: (_: unknown, msg: string) => events.push(`info: ${msg}`),
+  } as unknown as Logger;
+  const list = Promise.resolve(users);
+  const directory = { users: () => list } as unknown as Directory;
+  const outbox: Outbox = {
+    send: () => Promise.reject(new Error("the guard posts through the context's post")),
+    landed: async () => undefined,
+    confirm: () => undefined,
+  };
+  const guard = new ReplyGuard({
+    store,
+    outbox,
+    directory,
+    loopGuard: new LoopGuard({ maxMessages: 3, windowMs: 60_000, pauseMs: 60_000, now: () => 5 }),
+    server: () => ({ featureLevel: 400, maxMessageLength: 20 }),
+    floor: () => 50,
+    now: () => 1_000,
+    log,
+    onStorageError: (error) => events.push(`storage error: ${(error as Error).message}`),
+    onStorageOk: () => events.push("storage ok"),
+  });
+
+  let nextId = 100;
+  let syncPosts = 0;
+  let inGuard = false;
+  /** One reply or send through the guard; its outcome, or its error, goes into `events`. */
+  async function reply(
+    incomingId: number,
+    sender: number,
+    n: number,
+    content: string,
+    how: { kind?: "reply" | "send"; where?: string; fail?: boolean; badTarget?: boolean } = {},
+  ): Promise<void> {
+    const ctx = {
+      message: { id: incomingId, sender_id: sender },
+      plugin: "echo",
+    } as unknown as MessageContext;
+    const post = (): Promise<SentIds> => {
+      if (inGuard) syncPosts++;
+      // What a SIGKILL at the moment of sending would leave on disk.
+      const onDisk = readFileSync(path, "utf8").includes(`"incomingId":${incomingId},"index":${n}`);
+      events.push(`post ${incomingId}/${n} "${content}" intent on disk: ${onDisk}`);
+      if (how.fail) return Promise.reject(new Error(`post ${incomingId}/${n} failed`));
+      const id = nextId++;
+      return Promise.resolve({ id, ids: [id] });
+    };
+    const params = (): SendParams => {
+      if (how.badTarget) throw new TypeError("send: bad target");
+      return { type: "channel", to: 1, topic: how.where ?? "t", content };
+    };
+    inGuard = true;
+    const sent = guard.guard(ctx, n, how.kind ?? "reply", () => how.where ?? "t", post, params);
+    inGuard = false;
+    try {
+      const result = await sent;
+      events.push(`-> ${JSON.stringify(result)}`);
+    } catch (error) {
+      events.push(`-> ${(error as Error).name}: ${(error as Error).message}`);
+    }
+  }
+
+  await reply(1, HUMAN, 0, "first"); // the user list is read: the slow path, both times
+  await reply(1, HUMAN, 1, "second");
+  await reply(1, HUMAN, 0, "first again"); // recorded: nothing posted
+  await reply(1, HUMAN, 3, "fourth"); // past the answers: counted by the loop guard
+  await reply(2, OTHER_BOT, 0, "to a bot"); // counted
+  await reply(2, OTHER_BOT, 1, "to a bot again"); // counted: the third
+  await reply(2, OTHER_BOT, 2, "one too many"); // the loop guard trips
+  await reply(2, OTHER_BOT, 3, "still paused");
+  await reply(3, HUMAN, 0, "a long reply that is cut into parts"); // the intent holds part one
+  await reply(4, HUMAN, 0, "fails", { fail: true });
+  await reply(5, HUMAN, 0, "elsewhere", { kind: "send", where: "u" });
+  await reply(6, HUMAN, 0, "bad", { badTarget: true });
+  diskFull = true;
+  await reply(7, HUMAN, 0, "disk full"); // reported; the reply still goes out
+  diskFull = false;
+  await reply(8, HUMAN, 0, "disk back");
+  // Several at once, as lanes send them: the fast path posts each sooner, so only what happened
+  // is compared, not how the three interleaved.
+  const before = events.length;
+  await Promise.all([9, 10, 11].map((id) => reply(id, HUMAN, 0, `batch ${id}`)));
+  events.push(...events.splice(before).sort());
+  await file.close();
+  const again = await FileDeliveryStore.open({ path });
+  return { events, journal: (await again.load()).replies, syncPosts };
+}
+
+describe("the reply guard's fast path", () => {
+  it("does what the slow path does, intent on disk before each post", async () => {
+    const slow = await run(false);
+    const fast = await run(true);
+    expect(fast.events).toEqual(slow.events);
+    expect(fast.journal).toEqual(slow.journal);
+    // Both wrote every intent before its post.
+    expect(fast.events.filter((e) => e.includes("intent on disk: false"))).toEqual([
+      // The refused target posts without an intent (the action says why), and the full disk
+      // could not take the intent: both paths alike.
+      'post 6/0 "bad" intent on disk: false',
+      'post 7/0 "disk full" intent on disk: false',
+    ]);
+    expect(fast.events).toContain("storage error: ENOSPC: no space left on device, write");
+    // The fast path was taken: posts made before the guard returned, which the slow path never does.
+    expect(slow.syncPosts).toBe(0);
+    expect(fast.syncPosts).toBeGreaterThanOrEqual(8);
+  });
+});
