@@ -3,6 +3,11 @@ import type { Readable } from "node:stream";
 import { Agent, type Dispatcher } from "undici";
 import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
+import {
+  ArrayStreamConsumerError,
+  readArrayStream,
+  type ArrayStream,
+} from "./json-array-stream.js";
 
 export interface TransportOptions {
   /** Server root, e.g. `https://chat.example.com`; a trailing `/api/v1` is accepted too. */
@@ -27,6 +32,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** For error messages: `METHOD /template/path`. */
   endpoint: string;
+  /** Reads a 200 answer's top-level array element by element, with backpressure (GET /events). */
+  stream?: ArrayStream;
 }
 
 export interface HttpResponse {
@@ -134,11 +141,14 @@ export class Transport {
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
       });
-      const text = await res.body.text();
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
-      } catch {
+        parsed =
+          req.stream && res.statusCode === 200
+            ? await readArrayStream(res.body, req.stream)
+            : JSON.parse(await res.body.text());
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
         throw new NetworkError(`HTTP ${res.statusCode} with a body that is not JSON`, {
           endpoint: req.endpoint,
           status: res.statusCode,
@@ -158,6 +168,7 @@ export class Transport {
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason;
       if (error instanceof NetworkError) throw error;
+      if (error instanceof ArrayStreamConsumerError) throw error.cause;
       if (timeout?.signal.aborted) throw timeout.signal.reason;
       if (TIMEOUT_CODES.has((error as { code?: unknown } | null)?.code as string))
         throw new NetworkError(`no answer within ${req.timeoutMs} ms`, {
