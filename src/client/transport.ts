@@ -59,6 +59,12 @@ const COARSE_TIMEOUT_FROM_MS = 2_000;
 /** undici's codes for a timeout it enforced (`headersTimeout`, `bodyTimeout`). */
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
+/** The declared size of a body, if the answer has a usable `content-length`. */
+function contentLength(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const value = Number(headers["content-length"]);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
 export class Transport {
   readonly root: string;
   readonly dispatcher: Dispatcher;
@@ -145,7 +151,7 @@ export class Transport {
       try {
         parsed =
           req.stream && res.statusCode === 200
-            ? await readArrayStream(res.body, req.stream)
+            ? await readArrayStream(res.body, req.stream, contentLength(res.headers))
             : JSON.parse(await res.body.text());
       } catch (error) {
         if (!(error instanceof SyntaxError)) throw error;

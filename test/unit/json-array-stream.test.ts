@@ -1,6 +1,11 @@
 // The streaming splitter of a JSON body: the same elements and envelope as JSON.parse, wherever the chunks are cut.
 import { describe, expect, it } from "vitest";
-import { JsonArraySplitter, readArrayStream } from "../../src/client/json-array-stream.js";
+import {
+  ArrayStreamConsumerError,
+  JsonArraySplitter,
+  readArrayStream,
+  WHOLE_BODY_MAX,
+} from "../../src/client/json-array-stream.js";
 
 /** Feeds `text` cut at the given byte offsets; returns every element and the envelope. */
 function split(text: string, cuts: number[], field = "events") {
@@ -111,5 +116,42 @@ describe("readArrayStream", () => {
     // Every take came before the next read.
     for (let i = 0; i < log.length - 1; i++)
       if (log[i]!.startsWith("take")) expect(log[i + 1]!.startsWith("read")).toBe(true);
+  });
+
+  it("parses a small answer whole and hands its array over at once", async () => {
+    const events = Array.from({ length: 20 }, (_, id) => ({ id, type: "message" }));
+    const bytes = Buffer.from(JSON.stringify({ result: "success", events }));
+    expect(bytes.length).toBeLessThanOrEqual(WHOLE_BODY_MAX);
+    async function* chunks() {
+      for (let at = 0; at < bytes.length; at += 50) yield bytes.subarray(at, at + 50);
+    }
+    const takes: unknown[][] = [];
+    const body = await readArrayStream(
+      chunks(),
+      { field: "events", take: (items) => void takes.push(items) },
+      bytes.length,
+    );
+    expect(takes).toEqual([events]);
+    expect(body).toEqual({ result: "success", events: [] });
+  });
+
+  it("marks what take throws as the consumer's, on both paths", async () => {
+    const bytes = Buffer.from(JSON.stringify({ events: [{ id: 1 }, { id: 2 }] }));
+    for (const length of [bytes.length, undefined]) {
+      const failure = readArrayStream(
+        (async function* () {
+          yield bytes;
+        })(),
+        {
+          field: "events",
+          take: () => {
+            throw new RangeError("sink broke");
+          },
+        },
+        length,
+      );
+      await expect(failure).rejects.toBeInstanceOf(ArrayStreamConsumerError);
+      await expect(failure).rejects.toHaveProperty("cause.message", "sink broke");
+    }
   });
 });
