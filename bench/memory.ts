@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { request } from "undici";
 import { arg, definePlugin } from "../src/index.js";
 import { sendToChannel } from "../src/sandbox/send.js";
@@ -24,6 +24,35 @@ const BURST = 10_000;
 /** How long the bot sits idle after "ready" before its idle RSS is read. */
 const IDLE_MS = 3_000;
 const bin = fileURLToPath(new URL("../bin/bot.js", import.meta.url));
+/** Preloaded into the burst's bot: what its memory is made of at the RSS peak (see the file). */
+const probe = pathToFileURL(fileURLToPath(new URL("./memory-probe.mjs", import.meta.url))).href;
+
+/** One reading of bench/memory-probe.mjs, in MiB. */
+interface MemorySample {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  newSpace: number;
+  oldSpace: number;
+  largeObjects: number;
+  external: number;
+}
+
+/** Asks the probe in `pid` for its current sample and its peak since the last ask. */
+async function probeSample(
+  pid: number,
+  file: string,
+): Promise<{ now: MemorySample; peak: MemorySample }> {
+  await rm(file, { force: true });
+  process.kill(pid, "SIGUSR2");
+  let text: string | undefined;
+  for (let i = 0; i < 500 && text === undefined; i++) {
+    text = await readFile(file, "utf8").catch(() => undefined);
+    if (text === undefined) await sleep(10);
+  }
+  if (text === undefined) throw new Error("the memory probe in the bot did not answer");
+  return JSON.parse(text) as { now: MemorySample; peak: MemorySample };
+}
 
 /** Resident set size of a process from /proc (Linux), in MiB. */
 async function rssMiB(pid: number): Promise<number> {
@@ -38,7 +67,14 @@ async function rssMiB(pid: number): Promise<number> {
  * one batch (the case of issue 14, where one poll held 9,507 events). Its RSS is sampled from
  * /proc every 10 ms until its metrics say every message was handled.
  */
-async function burst(): Promise<{ idle: number; peak: number; handled: number; ms: number }> {
+async function burst(): Promise<{
+  idle: number;
+  peak: number;
+  handled: number;
+  ms: number;
+  atIdle: MemorySample;
+  atPeak: MemorySample;
+}> {
   const sandbox = await startSandbox({ heartbeatSeconds: 30 });
   const dir = await mkdtemp(join(tmpdir(), "topicbot-bench-burst-"));
   const config = join(dir, "bot.config.yaml");
@@ -53,8 +89,9 @@ async function burst(): Promise<{ idle: number; peak: number; handled: number; m
       "",
     ].join("\n"),
   );
-  const child = spawn(process.execPath, [bin, "start", "-c", config], {
-    env: { ...process.env, LOG_LEVEL: "info" },
+  const probeFile = join(dir, "memory-probe.json");
+  const child = spawn(process.execPath, ["--import", probe, bin, "start", "-c", config], {
+    env: { ...process.env, LOG_LEVEL: "info", TOPICBOT_MEMORY_PROBE: probeFile },
     stdio: ["ignore", "pipe", "inherit"],
   });
   try {
@@ -68,6 +105,7 @@ async function burst(): Promise<{ idle: number; peak: number; handled: number; m
     };
     await sleep(IDLE_MS);
     const idle = await rssMiB(child.pid!);
+    const atIdle = (await probeSample(child.pid!, probeFile)).now;
     let peak = idle;
     let sampling = true;
     const sampler = (async () => {
@@ -94,7 +132,8 @@ async function burst(): Promise<{ idle: number; peak: number; handled: number; m
     const ms = performance.now() - started;
     sampling = false;
     await sampler;
-    return { idle, peak, handled, ms };
+    const atPeak = (await probeSample(child.pid!, probeFile)).peak;
+    return { idle, peak, handled, ms, atIdle, atPeak };
   } finally {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -104,6 +143,22 @@ async function burst(): Promise<{ idle: number; peak: number; handled: number; m
     await sandbox.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The burst's RSS at idle and at its peak split up: V8's young generation (new space), its old
+ * space, large objects (a whole poll's body once was one), memory outside the JS heap that V8
+ * knows of (external: buffers), and the rest of the RSS (code, the runtime's own allocations).
+ */
+function breakdown(idle: MemorySample, peak: MemorySample) {
+  const rest = (s: MemorySample) => s.rss - s.heapTotal - s.external;
+  return [
+    { name: "V8 new space", idle: idle.newSpace, peak: peak.newSpace },
+    { name: "V8 old space", idle: idle.oldSpace, peak: peak.oldSpace },
+    { name: "V8 large objects", idle: idle.largeObjects, peak: peak.largeObjects },
+    { name: "external (buffers)", idle: idle.external, peak: peak.external },
+    { name: "RSS outside these", idle: rest(idle), peak: rest(peak) },
+  ];
 }
 
 void main(async () => {
@@ -165,6 +220,10 @@ void main(async () => {
     `memory: burst: idle rss ${b.idle.toFixed(1)} MiB, peak ${b.peak.toFixed(1)} MiB, ${b.handled} handled in ${(b.ms / 1000).toFixed(1)} s`,
   );
   const burstRatio = b.peak / b.idle;
+  const parts = breakdown(b.atIdle, b.atPeak);
+  progress(
+    `memory: burst: growth at the peak ${parts.map((p) => `${p.name} ${(p.peak - p.idle).toFixed(1)}`).join(", ")} MiB`,
+  );
 
   const first = samples[0]!;
   const last = samples.at(-1)!;
@@ -172,7 +231,7 @@ void main(async () => {
   return {
     name: "memory",
     title: "Memory: after start and after 100,000 handled events",
-    method: `Burst: a real \`bot start\` process (the \`ping\` plugin, memory storage, no command rate limit) against a sandbox in the benchmark's process; after ${IDLE_MS / 1000} s idle, ${BURST.toLocaleString("en")} \`!ping\` commands are stored into one topic at once, so one poll hands the bot all of them (issue 14's case); its RSS is read from /proc every 10 ms until its \`/metrics\` count every message handled; baseline: its idle RSS just before. Flat: ${EVENTS.toLocaleString("en")} \`!echo <n> <text>\` events from ${USERS} users in ${TOPICS.toLocaleString("en")} topics through the whole pipeline, each answered with \`ctx.reply\` through the typed client to an in-memory undici MockAgent. Memory is read after three forced collections (\`--expose-gc\`). Baseline: the same process right after \`bot.start()\`. Flat means the heap grows less than ${FLAT_MIB} MiB between ${first.events.toLocaleString("en")} and ${last.events.toLocaleString("en")} events. Heap after each quarter: ${samples.map((s) => `${s.heap.toFixed(1)}`).join(", ")} MiB.`,
+    method: `Burst: a real \`bot start\` process (the \`ping\` plugin, memory storage, no command rate limit) against a sandbox in the benchmark's process; after ${IDLE_MS / 1000} s idle, ${BURST.toLocaleString("en")} \`!ping\` commands are stored into one topic at once, so one poll hands the bot all of them (issue 14's case); its RSS is read from /proc every 10 ms until its \`/metrics\` count every message handled; baseline: its idle RSS just before. A probe preloaded into the bot (\`bench/memory-probe.mjs\`) samples \`process.memoryUsage()\` and V8's heap spaces every 10 ms and reports them at the RSS peak, so the rows after it split the peak up; at the peak: ${parts.map((p) => `${p.name} ${p.peak.toFixed(1)} (idle ${p.idle.toFixed(1)})`).join(", ")} MiB. Flat: ${EVENTS.toLocaleString("en")} \`!echo <n> <text>\` events from ${USERS} users in ${TOPICS.toLocaleString("en")} topics through the whole pipeline, each answered with \`ctx.reply\` through the typed client to an in-memory undici MockAgent. Memory is read after three forced collections (\`--expose-gc\`). Baseline: the same process right after \`bot.start()\`. Flat means the heap grows less than ${FLAT_MIB} MiB between ${first.events.toLocaleString("en")} and ${last.events.toLocaleString("en")} events. Heap after each quarter: ${samples.map((s) => `${s.heap.toFixed(1)}`).join(", ")} MiB.`,
     rows: [
       {
         metric: `bot start: peak RSS during a ${BURST / 1000}k-command burst in one topic`,
@@ -182,6 +241,14 @@ void main(async () => {
         better: "lower",
         baselineIs: "the same process idle",
       },
+      ...parts.map((p) => ({
+        metric: `bot start burst: ${p.name} at the RSS peak`,
+        value: p.peak,
+        baseline: p.idle,
+        unit: "MiB",
+        better: "lower" as const,
+        baselineIs: "the same process idle",
+      })),
       {
         metric: "RSS",
         value: last.rss,

@@ -6,6 +6,7 @@ import { pathParamNames, type Endpoint } from "../api/endpoint.js";
 import { encodeRequest } from "./encode.js";
 import { fastPaths, type FastPath } from "./fast-paths.js";
 import { encodeMultipart, isReplayable, type FilePart } from "./multipart.js";
+import type { ArrayStream } from "./json-array-stream.js";
 import { ApiError, InvalidArgumentError, ResponseShapeError } from "./errors.js";
 import { sleep } from "./backoff.js";
 import { Pacer, type PacingOptions } from "./pacing.js";
@@ -44,6 +45,12 @@ export interface CallOptions {
   retryUnsafe?: boolean;
   /** Set false to get the first failure as it is. */
   retry?: boolean;
+  /**
+   * Hands on a top-level array of the answer element by element as it arrives, reading no further
+   * while `take` is busy (the body then holds an empty array there). The events loop uses it for
+   * GET /events, so that a poll of thousands of events is never held whole.
+   */
+  stream?: ArrayStream;
 }
 
 /** Rate-limit state from the last response's `X-RateLimit-*` headers. */
@@ -226,6 +233,7 @@ export function createClient(options: ClientOptions): ApiClient {
           timeoutMs: callOptions.timeoutMs ?? (ep.longPoll ? longPollTimeoutMs : timeoutMs),
           signal: callOptions.signal,
           endpoint: name,
+          stream: callOptions.stream,
         });
         answered = true;
         onCall?.({

@@ -4,6 +4,11 @@ import type { Dispatcher } from "undici";
 import { Pool } from "./undici-pool.js";
 import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
+import {
+  ArrayStreamConsumerError,
+  readArrayStream,
+  type ArrayStream,
+} from "./json-array-stream.js";
 
 export interface TransportOptions {
   /** Server root, e.g. `https://chat.example.com`; a trailing `/api/v1` is accepted too. */
@@ -28,6 +33,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** For error messages: `METHOD /template/path`. */
   endpoint: string;
+  /** Reads a 200 answer's top-level array element by element, with backpressure (GET /events). */
+  stream?: ArrayStream;
 }
 
 export interface HttpResponse {
@@ -54,6 +61,12 @@ const FORM = "application/x-www-form-urlencoded";
 
 /** undici's codes for a timeout it enforced (`headersTimeout`, `bodyTimeout`). */
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/** The declared size of a body, if the answer has a usable `content-length`. */
+function contentLength(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const value = Number(headers["content-length"]);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
 
 export class Transport {
   readonly root: string;
@@ -147,34 +160,49 @@ export class Transport {
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
       };
-      const res =
-        typeof body === "object"
-          ? await requestStreamText(this.dispatcher, options, signal)
-          : await requestText(this.dispatcher, options, signal);
-      const text = res.text;
+      let status = 0;
+      let answerHeaders: HttpResponse["headers"] = {};
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new NetworkError(`HTTP ${res.statusCode} with a body that is not JSON`, {
+        if (req.stream) {
+          // GET /events: a 200 answer's array is read with backpressure (json-array-stream.ts), through
+          // `request`, whose body stream stops reading the socket while the consumer is busy.
+          const res = await this.dispatcher.request({ ...options, signal });
+          ({ statusCode: status, headers: answerHeaders } = res);
+          parsed =
+            status === 200
+              ? await readArrayStream(res.body, req.stream, contentLength(answerHeaders))
+              : JSON.parse(await res.body.text());
+        } else {
+          const res =
+            typeof body === "object"
+              ? await requestStreamText(this.dispatcher, options, signal)
+              : await requestText(this.dispatcher, options, signal);
+          ({ statusCode: status, headers: answerHeaders } = res);
+          parsed = JSON.parse(res.text);
+        }
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
+        throw new NetworkError(`HTTP ${status} with a body that is not JSON`, {
           endpoint: req.endpoint,
-          status: res.statusCode,
+          status,
         });
       }
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-        throw new NetworkError(`HTTP ${res.statusCode} with a JSON body that is not an object`, {
+        throw new NetworkError(`HTTP ${status} with a JSON body that is not an object`, {
           endpoint: req.endpoint,
-          status: res.statusCode,
+          status,
         });
       }
       return {
-        status: res.statusCode,
-        headers: res.headers,
+        status,
+        headers: answerHeaders,
         body: parsed as Record<string, unknown>,
       };
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason;
       if (error instanceof NetworkError) throw error;
+      if (error instanceof ArrayStreamConsumerError) throw error.cause;
       if (timeout?.signal.aborted) throw timeout.signal.reason;
       if (TIMEOUT_CODES.has((error as { code?: unknown } | null)?.code as string))
         throw new NetworkError(`no answer within ${req.timeoutMs} ms`, {
@@ -274,3 +302,4 @@ async function requestStreamText(
   const res = await dispatcher.request({ ...options, signal });
   return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
+

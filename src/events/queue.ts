@@ -1,6 +1,6 @@
 // EventQueue: register, long-poll, acknowledge, recover (re-register, back off, watchdog, stop on fatal), delete on stop.
 import type { ApiClient } from "../client/client.js";
-import { ApiError, isFatal } from "../client/errors.js";
+import { ApiError, isFatal, ResponseShapeError } from "../client/errors.js";
 import { backoffDelay, sleep, type BackoffOptions } from "../client/backoff.js";
 import type { AnyEvent, RegisterParams, Registration } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
@@ -85,6 +85,61 @@ const WATCHDOG_GRACE_MS = 15_000;
 export const HANDOVER_SLICE = 64;
 
 /**
+ * The events of a streamed chunk, checked as the client's check of a whole poll would: each an
+ * object with an integer `id` and a string `type` (its own shape is checked later, by type).
+ * `before` is how many events of the poll came before, for the error's index.
+ */
+function checkedEvents(items: unknown[], before: number): AnyEvent[] {
+  for (let i = 0; i < items.length; i++) {
+    const event = items[i] as { id?: unknown; type?: unknown } | null;
+    if (
+      typeof event !== "object" ||
+      event === null ||
+      !Number.isSafeInteger(event.id) ||
+      typeof event.type !== "string"
+    )
+      throw new ResponseShapeError(
+        "GET /events",
+        `events[${before + i}]: not an event with an integer id and a string type`,
+      );
+  }
+  return items as AnyEvent[];
+}
+
+/**
+ * Aborts a poll the server has not answered within `ms`. Paused while the sink waits for room:
+ * the body is not read then, and that wait is the bot's, not the server's.
+ */
+class PollWatchdog {
+  readonly #ms: number;
+  readonly #abort = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(ms: number) {
+    this.#ms = ms;
+    this.arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** Starts the full `ms` again. */
+  arm(): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#abort.abort(new PollTimeoutError(this.#ms)), this.#ms);
+  }
+
+  pause(): void {
+    clearTimeout(this.#timer);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/**
  * The long-poll loop over one server-side queue, replaced whenever it is lost.
  *
  * @example
@@ -156,19 +211,40 @@ export class EventQueue implements EventSource {
     return registration;
   }
 
-  /** One poll, abandoned by the watchdog if it outlives the long-poll timeout. */
-  async #poll(): Promise<AnyEvent[]> {
+  /**
+   * One poll, abandoned by the watchdog if the server leaves it unanswered for longer than the
+   * long-poll timeout. Its events are read as they arrive and handed to the sink chunk by chunk
+   * (`#takeStreamed`); the socket is read no further while the sink waits (TCP backpressure), so a
+   * poll of thousands of events is never held whole. The watchdog does not count that wait: it is
+   * the bot that is busy, not the server. Returns what a client that does not stream (a test
+   * double) returned instead.
+   */
+  async #poll(sink: EventSink, signal: AbortSignal): Promise<AnyEvent[]> {
     const ms = this.#watchdogMs ?? this.#client.longPollTimeoutMs + WATCHDOG_GRACE_MS;
-    const watchdog = new AbortController();
-    const timer = setTimeout(() => watchdog.abort(new PollTimeoutError(ms)), ms);
+    const watchdog = new PollWatchdog(ms);
+    let taken = 0;
     try {
       const { events } = await this.#client.events.get(
         { queue_id: this.#queueId!, last_event_id: this.#lastEventId },
-        { signal: AbortSignal.any([this.#abort.signal, watchdog.signal]), retry: false },
+        {
+          signal: AbortSignal.any([this.#abort.signal, watchdog.signal]),
+          retry: false,
+          stream: {
+            field: "events",
+            take: async (items) => {
+              const fresh = this.#fresh(checkedEvents(items, taken));
+              taken += items.length;
+              if (fresh.length === 0) return;
+              watchdog.pause();
+              await this.#handOver(fresh, sink, signal);
+              watchdog.arm();
+            },
+          },
+        },
       );
       return events;
     } finally {
-      clearTimeout(timer);
+      watchdog.clear();
     }
   }
 
@@ -190,10 +266,10 @@ export class EventQueue implements EventSource {
           });
           needsCatchUp = false;
         }
-        const fresh = this.#fresh(await this.#poll());
+        const rest = this.#fresh(await this.#poll(sink, signal));
         failures = 0;
         failingSince = undefined;
-        await this.#handOver(fresh, sink, signal);
+        await this.#handOver(rest, sink, signal);
       } catch (error) {
         if (signal.aborted) break;
         const recovery = recoveryFor(error);
@@ -249,11 +325,10 @@ export class EventQueue implements EventSource {
   }
 
   /**
-   * Hands a poll's events (newest first) to the sink in slices of at most `HANDOVER_SLICE`,
-   * in order, removing each slice from `pending` before handing it over. Exists because one poll
-   * can return thousands of events (9,507 in issue 14's burst): handed over whole, every one of
-   * them stays reachable until the last is dispatched; sliced, what the bot holds is the untaken
-   * rest of the batch plus what the dispatcher holds (at most `maxQueued` + `concurrency`).
+   * Hands events (newest first) to the sink in slices of at most `HANDOVER_SLICE`, in order,
+   * removing each slice from `pending` before handing it over, so that a taken slice is not kept
+   * reachable by the rest. A streamed poll passes one chunk of the body at a time (a few hundred
+   * events at most); a client that does not stream passes a whole poll.
    */
   async #handOver(pending: AnyEvent[], sink: EventSink, signal: AbortSignal): Promise<void> {
     while (pending.length > 0 && !signal.aborted) {
