@@ -302,4 +302,3 @@ async function requestStreamText(
   const res = await dispatcher.request({ ...options, signal });
   return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
-
