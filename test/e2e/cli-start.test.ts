@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -143,6 +144,37 @@ describe("bot start when something is wrong", () => {
     child.kill("SIGTERM");
     const [code] = (await once(child, "exit")) as [number | null];
     expect(code).toBe(1);
+  }, 60_000);
+
+  it("stops with exit code 1 on SIGTERM while an attempt to reach the server hangs", async () => {
+    // A loopback host that accepts connections and never answers: the first attempt hangs.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    silent.listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const { port } = silent.address() as AddressInfo;
+    try {
+      dir = await mkdtemp(join(tmpdir(), "topicbot-start-"));
+      await writeFile(
+        join(dir, "bot.config.yaml"),
+        `server:\n  site: http://127.0.0.1:${port}\n  email: bot@example.com\n  apiKey: abcdefghijklmnop1234\nplugins: [ping]\n`,
+      );
+      const connected = once(silent, "connection");
+      child = spawn(process.execPath, [bin, "start"], {
+        cwd: dir,
+        env: cleanEnv(),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      watch(child.stdout!);
+      watch(child.stderr!);
+      await connected;
+      child.kill("SIGTERM");
+      const [code, signal] = (await once(child, "exit")) as [number | null, string | null];
+      expect({ code, signal }).toEqual({ code: 1, signal: null });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   }, 60_000);
 
   it("prints a plugin's setup error, and no sandbox banner above it", async () => {

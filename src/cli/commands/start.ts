@@ -1,4 +1,5 @@
 // `bot start`: load bot.config.yaml, connect (or start the embedded sandbox), subscribe, run until stopped.
+import { setTimeout as sleep } from "node:timers/promises";
 import { dirname, resolve } from "node:path";
 import { createClient, type ApiClient } from "../../client/client.js";
 import { NetworkError } from "../../client/errors.js";
@@ -28,7 +29,8 @@ const RETRY_SECONDS = [2, 4, 8, 16, 32, 60];
 /**
  * Waits until the server answers (any HTTP answer counts: credentials are checked later), saying
  * on standard error which setting points where and counting down to each retry. Resolves false
- * when stopped by SIGINT or SIGTERM while waiting.
+ * when stopped by SIGINT or SIGTERM, during an attempt as well as between attempts (an attempt can
+ * hang for its whole timeout on a host that accepts connections and never answers).
  */
 async function waitForServer(
   client: ApiClient,
@@ -36,38 +38,36 @@ async function waitForServer(
   out: Output,
 ): Promise<boolean> {
   const site = client.site;
-  // The bot's own client, one try per attempt: no second connection pool just to probe.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await client.users.me(undefined, { retry: false });
-      if (attempt > 0) out.stderr(`Reached ${site}.`);
-      return true;
-    } catch (error) {
-      if (!(error instanceof NetworkError)) return true;
-      const seconds = RETRY_SECONDS[Math.min(attempt, RETRY_SECONDS.length - 1)]!;
-      if (attempt === 0)
-        out.stderr(
-          `Cannot reach server.site ${site} (from ${source ?? "the config"}): ${error.message}\n` +
-            "Check that the URL is right (scheme, host and port), that the server is up, and that this machine can reach it (proxy, firewall, VPN).",
-        );
-      if (!(await countdown(seconds, attempt + 1, out))) return false;
+  const stopped = new AbortController();
+  const stop = (): void => stopped.abort();
+  process.once("SIGINT", stop).once("SIGTERM", stop);
+  try {
+    // The bot's own client, one try per attempt: no second connection pool just to probe.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await client.users.me(undefined, { retry: false, signal: stopped.signal });
+        if (attempt > 0) out.stderr(`Reached ${site}.`);
+        return true;
+      } catch (error) {
+        if (stopped.signal.aborted) return false;
+        if (!(error instanceof NetworkError)) return true;
+        const seconds = RETRY_SECONDS[Math.min(attempt, RETRY_SECONDS.length - 1)]!;
+        if (attempt === 0)
+          out.stderr(
+            `Cannot reach server.site ${site} (from ${source ?? "the config"}): ${error.message}\n` +
+              "Check that the URL is right (scheme, host and port), that the server is up, and that this machine can reach it (proxy, firewall, VPN).",
+          );
+        out.stderr(`  retrying in ${seconds} s (attempt ${attempt + 2}; Ctrl-C to stop)`);
+        try {
+          await sleep(seconds * 1000, undefined, { signal: stopped.signal });
+        } catch {
+          return false;
+        }
+      }
     }
+  } finally {
+    process.off("SIGINT", stop).off("SIGTERM", stop);
   }
-}
-
-/** Prints `retrying in N s` and waits; false when a stop signal arrives first. */
-async function countdown(seconds: number, attempt: number, out: Output): Promise<boolean> {
-  out.stderr(`  retrying in ${seconds} s (attempt ${attempt + 1}; Ctrl-C to stop)`);
-  return new Promise((resolve) => {
-    const stop = (): void => finish(false);
-    const timer = setTimeout(() => finish(true), seconds * 1000);
-    function finish(ok: boolean): void {
-      clearTimeout(timer);
-      process.off("SIGINT", stop).off("SIGTERM", stop);
-      resolve(ok);
-    }
-    process.once("SIGINT", stop).once("SIGTERM", stop);
-  });
 }
 
 /** Runs the bot; resolves with the process exit code once it has stopped. */
