@@ -135,15 +135,7 @@ export class ReplyGuard {
     } catch {
       return undefined;
     }
-    const intent: ReplyIntent = {
-      incomingId,
-      index: n,
-      params,
-      floor: Math.max(this.#o.floor(), incomingId),
-      at: this.#o.now(),
-      ...(how.willEdit ? { willEdit: true } : {}),
-    };
-    this.#book.intend(intent);
+    const intent = this.#intend(incomingId, n, params, how.willEdit);
     try {
       intendNow.call(store, intent);
       this.#o.onStorageOk?.();
@@ -195,6 +187,15 @@ export class ReplyGuard {
     } catch {
       return post(); // A target the action refuses: let it say why.
     }
+    const intent = this.#intend(incomingId, n, params, how.willEdit);
+    await this.#journal(() => this.#o.store.intend(intent), { fenced: "throw" });
+    const sent = await post();
+    await this.#record(incomingId, n, sent.ids);
+    return sent;
+  }
+
+  /** The intent to send reply `n` to `incomingId`, entered in the book (the caller journals it). */
+  #intend(incomingId: number, n: number, params: SendParams, willEdit: boolean): ReplyIntent {
     const intent: ReplyIntent = {
       incomingId,
       index: n,
@@ -202,13 +203,10 @@ export class ReplyGuard {
       // A reply is posted after the message it answers, whatever this process has seen.
       floor: Math.max(this.#o.floor(), incomingId),
       at: this.#o.now(),
-      ...(how.willEdit ? { willEdit: true } : {}),
+      ...(willEdit ? { willEdit: true } : {}),
     };
     this.#book.intend(intent);
-    await this.#journal(() => this.#o.store.intend(intent), { fenced: "throw" });
-    const sent = await post();
-    await this.#record(incomingId, n, sent.ids);
-    return sent;
+    return intent;
   }
 
   async #record(incomingId: number, n: number, ids: number[]): Promise<void> {
