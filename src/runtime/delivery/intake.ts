@@ -208,7 +208,9 @@ export class Intake {
    */
   async catchUp(signal: AbortSignal): Promise<void> {
     const after = this.#o.ledger.lastHandledId;
-    if (this.#o.catchUpWindow === false || after === undefined) return;
+    if (after === undefined) return;
+    await this.#warnIfAheadOfServer(after);
+    if (this.#o.catchUpWindow === false) return;
     const result = await catchUp(this.#o.api, {
       after,
       narrows: this.#o.narrows,
@@ -239,6 +241,29 @@ export class Intake {
     } finally {
       room.end();
     }
+  }
+
+  /**
+   * Warns when the newest message the server shows is older than the watermark. The saved delivery
+   * state then belongs to another server, or to one that was reset (a restarted `bot sandbox`
+   * numbers its messages from 1 again), and every new message up to the watermark would be
+   * skipped as handled already, with nothing but a debug line to say so.
+   */
+  async #warnIfAheadOfServer(after: number): Promise<void> {
+    let newest: number;
+    try {
+      newest = await newestMessageId(this.#o.api, this.#o.narrows);
+    } catch {
+      return; // Unknown: catch-up reports what is wrong with the server.
+    }
+    if (newest >= after) return;
+    this.#o.log.warn(
+      { lastHandledId: after, newestOnServer: newest },
+      `the saved delivery state says message ${after} was handled, but the newest message on the server is ${newest}: ` +
+        `the state was kept for another server, or this one was reset (or its newest messages deleted). ` +
+        `Messages up to ${after} will be skipped as handled already; to start afresh, stop the bot and delete the delivery journal ` +
+        `(storage: file keeps it beside the store file, as <path>.delivery.jsonl)`,
+    );
   }
 
   /** Sets the catch-up starting point on a first start: the newest message visible now. */
