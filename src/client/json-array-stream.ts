@@ -163,48 +163,73 @@ export class JsonArraySplitter {
 export const WHOLE_BODY_MAX = 64 * 1024;
 
 /**
- * Reads a body with `stream`: parses the rest of the object, hands on the array's elements chunk by
- * chunk, and waits for `take` before reading on. `length` is the body's declared size, if any.
- * Throws SyntaxError on a body that is not JSON, and ArrayStreamConsumerError (with the cause) when
- * `take` throws.
+ * One body read with `stream`, for a caller that is handed the chunks (undici's dispatch handler)
+ * as well as one that pulls them (`readArrayStream`): `push` returns a promise while `take` is
+ * busy with what a chunk completed, and the caller reads no further until it settles. An answer
+ * declared at most WHOLE_BODY_MAX long is parsed whole at the end instead: one `JSON.parse` (as
+ * before streaming) is cheaper than splitting, which is only worth paying for a large poll.
+ * `push` and `end` throw SyntaxError on a body that is not JSON, and ArrayStreamConsumerError
+ * (with the cause) when `take` fails.
+ */
+export class ArrayStreamReader {
+  readonly #stream: ArrayStream;
+  readonly #split: JsonArraySplitter | undefined;
+  readonly #chunks: Buffer[] = [];
+
+  /** `length` is the body's declared size, if any. */
+  constructor(stream: ArrayStream, length?: number) {
+    this.#stream = stream;
+    if (length === undefined || length > WHOLE_BODY_MAX)
+      this.#split = new JsonArraySplitter(stream.field);
+  }
+
+  push(chunk: Buffer): Promise<void> | undefined {
+    if (!this.#split) {
+      this.#chunks.push(chunk);
+      return undefined;
+    }
+    const items = this.#split.push(chunk);
+    return items.length > 0 ? take(this.#stream, items) : undefined;
+  }
+
+  /** The body once every chunk is in: the envelope, or the small body with its array handed on. */
+  async end(): Promise<unknown> {
+    if (this.#split) return this.#split.end();
+    const parsed = JSON.parse(Buffer.concat(this.#chunks).toString("utf8")) as unknown;
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return parsed;
+    const items = (parsed as Record<string, unknown>)[this.#stream.field];
+    if (!Array.isArray(items)) return parsed;
+    (parsed as Record<string, unknown>)[this.#stream.field] = [];
+    if (items.length > 0) await take(this.#stream, items);
+    return parsed;
+  }
+}
+
+/**
+ * Reads a body with `stream` (see ArrayStreamReader), waiting for `take` before reading on.
+ * `length` is the body's declared size, if any.
  */
 export async function readArrayStream(
   body: AsyncIterable<Buffer>,
   stream: ArrayStream,
   length?: number,
 ): Promise<unknown> {
-  if (length !== undefined && length <= WHOLE_BODY_MAX) return readWhole(body, stream);
-  const split = new JsonArraySplitter(stream.field);
-  for await (const chunk of body) {
-    const items = split.push(chunk);
-    if (items.length > 0) await take(stream, items);
-  }
-  return split.end();
+  const reader = new ArrayStreamReader(stream, length);
+  for await (const chunk of body) await reader.push(chunk);
+  return reader.end();
 }
 
-/**
- * Fast path for a small answer: one `JSON.parse` of the whole body (as before streaming, and
- * cheaper than splitting), then its array to `take` at once. Exists because the splitter costs a
- * few times what `JSON.parse` does, and that is only worth paying for a large poll.
- */
-async function readWhole(body: AsyncIterable<Buffer>, stream: ArrayStream): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return parsed;
-  const items = (parsed as Record<string, unknown>)[stream.field];
-  if (!Array.isArray(items)) return parsed;
-  (parsed as Record<string, unknown>)[stream.field] = [];
-  if (items.length > 0) await take(stream, items);
-  return parsed;
-}
-
-/** Calls `take`, marking what it throws as its own. */
-async function take(stream: ArrayStream, items: unknown[]): Promise<void> {
+/** Hands items to the consumer: nothing to wait for when it takes them at once. */
+function take(stream: ArrayStream, items: unknown[]): Promise<void> | undefined {
+  const failed = (error: unknown) =>
+    new ArrayStreamConsumerError("the array's consumer failed", { cause: error });
+  let taken: void | Promise<void>;
   try {
-    const taken = stream.take(items);
-    if (taken) await taken;
+    taken = stream.take(items);
   } catch (error) {
-    throw new ArrayStreamConsumerError("the array's consumer failed", { cause: error });
+    throw failed(error);
   }
+  return taken?.then(undefined, (error: unknown) => {
+    throw failed(error);
+  });
 }

@@ -6,7 +6,7 @@ import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
 import {
   ArrayStreamConsumerError,
-  readArrayStream,
+  ArrayStreamReader,
   type ArrayStream,
 } from "./json-array-stream.js";
 
@@ -163,16 +163,12 @@ export class Transport {
       let status = 0;
       let answerHeaders: HttpResponse["headers"] = {};
       let parsed: unknown;
+      let streamed: ArrayStreamBodyReader | undefined;
       try {
         if (req.stream) {
-          // GET /events: a 200 answer's array is read with backpressure (json-array-stream.ts), through
-          // `request`, whose body stream stops reading the socket while the consumer is busy.
-          const res = await this.dispatcher.request({ ...options, signal });
-          ({ statusCode: status, headers: answerHeaders } = res);
-          parsed =
-            status === 200
-              ? await readArrayStream(res.body, req.stream, contentLength(answerHeaders))
-              : JSON.parse(await res.body.text());
+          streamed = new ArrayStreamBodyReader(req.stream);
+          const res = await dispatchReading(this.dispatcher, options, signal, streamed);
+          ({ statusCode: status, headers: answerHeaders, body: parsed } = res);
         } else {
           const res =
             typeof body === "object"
@@ -183,6 +179,7 @@ export class Transport {
         }
       } catch (error) {
         if (!(error instanceof SyntaxError)) throw error;
+        status ||= streamed?.statusCode ?? 0;
         throw new NetworkError(`HTTP ${status} with a body that is not JSON`, {
           endpoint: req.endpoint,
           status,
@@ -229,68 +226,170 @@ export interface TextResponse {
   text: string;
 }
 
+/** What `dispatchReading` does with an answer's body as it arrives. */
+interface BodyReader<T> {
+  /** The final answer's status and headers, before its first chunk. */
+  start(statusCode: number, headers: HttpResponse["headers"]): void;
+  /** One chunk of the body; a promise pauses reading (and so the socket) until it settles. */
+  data(chunk: Buffer): Promise<void> | undefined;
+  end(): T | Promise<T>;
+}
+
+/** An answer read by `dispatchReading`. */
+interface ReadResponse<T> {
+  statusCode: number;
+  headers: HttpResponse["headers"];
+  body: T;
+}
+
 /**
- * `dispatcher.request(options)` followed by `body.text()`, for a request without a stream body:
- * the same answer and errors, without what `request` builds for every response and a bot does
- * not need (a Node stream for the body, an async-hooks resource, the promise plumbing of reading
- * the stream). Every reply and every poll goes through here, so this is the bulk of what
- * undici costs per reply. `signal` aborts the request (rejecting with its reason) as with `request`.
+ * `dispatcher.request(options)` with its body read by `reader`, for a request without a stream
+ * body: the same answer and errors, without what `request` builds for every response and a bot
+ * does not need (a Node stream for the body, an async-hooks resource, the promise plumbing of
+ * reading the stream). Every reply and every poll goes through here, so this is the bulk of what
+ * undici costs per reply. `signal` aborts the request (rejecting with its reason) as with
+ * `request`; an error the reader throws aborts it and rejects with that error.
  */
-export function requestText(
+function dispatchReading<T>(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal: AbortSignal | undefined,
-): Promise<TextResponse> {
+  reader: BodyReader<T>,
+): Promise<ReadResponse<T>> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
       return;
     }
-    const chunks: Buffer[] = [];
     let statusCode = 0;
     let headers: HttpResponse["headers"] = {};
     let controller: Dispatcher.DispatchController | undefined;
     let aborted = false;
+    let failed = false;
     const onAbort = () => {
       aborted = true;
       controller?.abort(signal!.reason as Error);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const settle = () => signal?.removeEventListener("abort", onAbort);
+    const fail = (error: unknown, c?: Dispatcher.DispatchController) => {
+      if (failed) return;
+      failed = true;
+      settle();
+      reject(error);
+      c?.abort(error as Error);
+    };
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
         if (aborted) c.abort(signal!.reason as Error);
       },
-      onResponseStart(_, status, responseHeaders) {
+      onResponseStart(c, status, responseHeaders) {
         // An informational (1xx) answer is followed by the real one.
         if (status < 200) return;
         statusCode = status;
         headers = responseHeaders;
+        try {
+          reader.start(status, responseHeaders);
+        } catch (error) {
+          fail(error, c);
+        }
       },
-      onResponseData(_, chunk) {
-        chunks.push(chunk);
+      onResponseData(c, chunk) {
+        if (failed) return;
+        try {
+          const busy = reader.data(chunk);
+          if (busy) {
+            c.pause();
+            busy.then(
+              () => c.resume(),
+              (error: unknown) => fail(error, c),
+            );
+          }
+        } catch (error) {
+          fail(error, c);
+        }
       },
       onResponseEnd() {
+        if (failed) return;
         settle();
-        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        let text = bytes.toString("utf8");
-        // `body.text()` drops a byte order mark; so does this.
-        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-        resolve({ statusCode, headers, text });
+        try {
+          const body = reader.end();
+          if (body instanceof Promise)
+            body.then((b) => resolve({ statusCode, headers, body: b }), reject);
+          else resolve({ statusCode, headers, body });
+        } catch (error) {
+          reject(error);
+        }
       },
       onResponseError(_, error) {
-        settle();
-        reject(error);
+        fail(error);
       },
     };
     try {
       dispatcher.dispatch(options, handler);
     } catch (error) {
-      settle();
-      reject(error);
+      fail(error);
     }
   });
+}
+
+/** Reads a body whole, as `body.text()` would. */
+class TextReader implements BodyReader<string> {
+  readonly #chunks: Buffer[] = [];
+  start(): void {}
+  data(chunk: Buffer): undefined {
+    this.#chunks.push(chunk);
+    return undefined;
+  }
+  end(): string {
+    const chunks = this.#chunks;
+    const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8");
+    // `body.text()` drops a byte order mark; so does this.
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
+}
+
+/** `dispatcher.request(options)` followed by `body.text()` (see `dispatchReading`). */
+export async function requestText(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+): Promise<TextResponse> {
+  const { statusCode, headers, body } = await dispatchReading(
+    dispatcher,
+    options,
+    signal,
+    new TextReader(),
+  );
+  return { statusCode, headers, text: body };
+}
+
+/**
+ * Reads a 200 answer's top-level array with backpressure (GET /events, `json-array-stream.ts`):
+ * while the consumer is busy the handler pauses, so the socket is not read. Any other answer is
+ * read whole and parsed.
+ */
+class ArrayStreamBodyReader implements BodyReader<unknown> {
+  readonly #stream: ArrayStream;
+  #array: ArrayStreamReader | undefined;
+  readonly #text = new TextReader();
+  /** The answer's status, once it has started (for the error about a body that is not JSON). */
+  statusCode = 0;
+  constructor(stream: ArrayStream) {
+    this.#stream = stream;
+  }
+  start(statusCode: number, headers: HttpResponse["headers"]): void {
+    this.statusCode = statusCode;
+    if (statusCode === 200)
+      this.#array = new ArrayStreamReader(this.#stream, contentLength(headers));
+  }
+  data(chunk: Buffer): Promise<void> | undefined {
+    return this.#array ? this.#array.push(chunk) : this.#text.data(chunk);
+  }
+  end(): unknown {
+    return this.#array ? this.#array.end() : JSON.parse(this.#text.end());
+  }
 }
 
 /** The request with a stream body (multipart), through `request`, which also destroys the stream when the request fails. */
