@@ -1,11 +1,11 @@
 // A bot in a `"type": "commonjs"` project (what `npm init -y` writes): its TypeScript and CommonJS plugins share the running topicbot.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { bin, cleanEnv, watch } from "../helpers/process.js";
+import { bin, spawnDev } from "../helpers/process.js";
 import { checkout } from "../helpers/scratch-project.js";
 
 /** ES-module syntax in a .ts file of a CommonJS package: tsx compiles it to CommonJS. */
@@ -75,16 +75,9 @@ describe("a bot in a CommonJS project", () => {
   });
 
   it("runs its TypeScript and CommonJS plugins on the one topicbot (arg.* and ApiError recognised)", async () => {
-    child = spawn(process.execPath, [bin, "dev", "--no-watch"], {
-      cwd: dir,
-      env: { ...cleanEnv(), NODE_OPTIONS: "", FORCE_COLOR: "0" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const stdout = watch(child.stdout!);
-    const stderr = watch(child.stderr!);
-    const fail = (error: Error) => {
-      throw new Error(`${error.message}\nstderr:\n${stderr.text}`);
-    };
+    const dev = spawnDev(bin, dir);
+    child = dev.child;
+    const { stdout, fail } = dev;
     await stdout.waitFor(/the bot runs tasks, legacy\./, 30_000).catch(fail);
     child.stdin!.write("!add 2 buy milk\n");
     await stdout.waitFor(/\(tasks › command add\): Added chore: 2x buy milk/, 20_000).catch(fail);

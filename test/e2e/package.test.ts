@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client/client.js";
-import { cleanEnv, watch } from "../helpers/process.js";
+import { cleanEnv, spawnDev, watch } from "../helpers/process.js";
 import { createScratchProject, type ScratchProject } from "../helpers/scratch-project.js";
 
 const run = promisify(execFile);
@@ -194,16 +194,9 @@ describe("the packed package in a bot init project", () => {
   }, 120_000);
 
   it("bot dev runs the same plugins through pipes", async () => {
-    child = spawn(process.execPath, [project.bin, "dev", "--no-watch"], {
-      cwd: project.dir,
-      env: { ...cleanEnv(), NODE_OPTIONS: "", FORCE_COLOR: "0" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const stdout = watch(child.stdout!);
-    const stderr = watch(child.stderr!);
-    const fail = (error: Error) => {
-      throw new Error(`${error.message}\nstderr:\n${stderr.text}`);
-    };
+    const dev = spawnDev(project.bin, project.dir);
+    child = dev.child;
+    const { stdout, fail } = dev;
     await stdout.waitFor(/the bot runs ping, tasks\./, 60_000).catch(fail);
     child.stdin!.write("!add 1 dev things\n");
     await stdout

@@ -43,6 +43,24 @@ export function watch(stream: NodeJS.ReadableStream) {
   };
 }
 
+/**
+ * Starts `<binPath> dev --no-watch` in `cwd` with pipes (the dev console on standard input and
+ * output); `fail` rethrows a waiting error with what the process wrote on standard error.
+ */
+export function spawnDev(binPath: string, cwd: string) {
+  const child = spawn(process.execPath, [binPath, "dev", "--no-watch"], {
+    cwd,
+    env: { ...cleanEnv(), NODE_OPTIONS: "", FORCE_COLOR: "0" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const stdout = watch(child.stdout!);
+  const stderr = watch(child.stderr!);
+  const fail = (error: Error): never => {
+    throw new Error(`${error.message}\nstderr:\n${stderr.text}`);
+  };
+  return { child, stdout, stderr, fail };
+}
+
 /** Runs `bot <args>` to the end with `input` on standard input; kills it after `timeoutMs`. */
 export async function runBot(
   args: string[],
