@@ -1,5 +1,6 @@
 // Benchmark: `bot start` (file storage) echoing against the sandbox, beside a bare undici poll + POST echo loop.
 import { spawn, type ChildProcess } from "node:child_process";
+import { subscribe } from "node:diagnostics_channel";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,10 @@ const SATURATION = 2_000;
 const ROUNDS = Number(process.env.REPLY_ROUNDS ?? 3);
 /** Set to a folder to write a CPU profile of each bot and bare-loop process (`node --cpu-prof`). */
 const PROFILE_DIR = process.env.REPLY_PROFILE;
+/** Sampling interval of those profiles in µs (`--cpu-prof-interval`); V8's default is 1000. */
+const PROFILE_FLAGS = process.env.REPLY_PROFILE_INTERVAL
+  ? ["--cpu-prof", `--cpu-prof-interval=${process.env.REPLY_PROFILE_INTERVAL}`]
+  : ["--cpu-prof"];
 
 /** Set to another checkout's root to measure its built bot instead (A/B runs of a change). */
 const BOT_ROOT = process.env.REPLY_BOT_ROOT
@@ -43,6 +48,8 @@ interface Round {
   throughput: number;
   /** Saturation: the echo process's CPU per reply (ms). */
   cpuPerReply: number;
+  /** Saturation: long polls (GET /events) the echo process made per reply. */
+  pollsPerReply: number;
   /** Saturation: how busy the benchmark's own process (sandbox + load generator) was, 0–1 of a core. */
   sandboxBusy: number;
 }
@@ -156,7 +163,11 @@ void main(async () => {
       ].join("\n"),
     );
     const profile = PROFILE_DIR
-      ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=bot-${round}.cpuprofile`]
+      ? [
+          ...PROFILE_FLAGS,
+          `--cpu-prof-dir=${PROFILE_DIR}`,
+          `--cpu-prof-name=bot-${round}.cpuprofile`,
+        ]
       : [];
     return spawnReady([...profile, bin, "start", "-c", config], /"msg":"ready"/, "bot start");
   }
@@ -166,7 +177,7 @@ void main(async () => {
       [
         ...(PROFILE_DIR
           ? // The tsx loader thread writes a profile too: each round gets a folder, the largest file is the loop's.
-            ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, `bare-${round}`)}`]
+            [...PROFILE_FLAGS, `--cpu-prof-dir=${join(PROFILE_DIR, `bare-${round}`)}`]
           : []),
         "--import",
         "tsx",
@@ -179,6 +190,13 @@ void main(async () => {
       "bare echo loop",
     );
 
+  // Long polls the sandbox served (GET /events), counted as they arrive: how many replies one poll
+  // carried is most of what separates a loop that polls again at once from one that waits.
+  let pollsSeen = 0;
+  subscribe("http.server.request.start", (m) => {
+    const req = (m as { request: { method?: string; url?: string } }).request;
+    if (req.method === "GET" && req.url?.startsWith("/api/v1/events")) pollsSeen++;
+  });
   // Replies, by the number they echo: when they reached the server; waiters for each.
   const repliedAt = new Map<number, number>();
   const waiting = new Map<number, () => void>();
@@ -251,10 +269,19 @@ void main(async () => {
     const cpu0 = cpuMs(proc.pid!);
     const own0 = ownCpuMs();
     const wall0 = performance.now();
+    const polls0 = pollsSeen;
     const throughput = await saturate(SATURATION);
+    const pollsPerReply = (pollsSeen - polls0) / SATURATION;
     const sandboxBusy = (ownCpuMs() - own0) / (performance.now() - wall0);
     const cpuPerReply = (cpuMs(proc.pid!) - cpu0) / SATURATION;
-    return { fixedLatencies, fixedCpuPerReply, throughput, cpuPerReply, sandboxBusy };
+    return {
+      fixedLatencies,
+      fixedCpuPerReply,
+      throughput,
+      cpuPerReply,
+      pollsPerReply,
+      sandboxBusy,
+    };
   }
 
   const bot: Round[] = [];
@@ -310,6 +337,7 @@ void main(async () => {
     row(`fixed ${RATE}/s: CPU per reply`, (r) => r.fixedCpuPerReply, "ms", "lower"),
     row("saturation: throughput", (r) => r.throughput, "msgs/s", "higher"),
     row("saturation: CPU per reply", (r) => r.cpuPerReply, "ms", "lower"),
+    row("saturation: polls per reply", (r) => r.pollsPerReply, "polls", "lower"),
   ];
   const value = (metric: string) => rows.find((r) => r.metric.endsWith(metric))!;
   const p50 = value("latency p50");
@@ -321,7 +349,7 @@ void main(async () => {
   return {
     name: "reply",
     title: "Reply: `bot start` echoing against the sandbox, beside a bare echo loop",
-    method: `The bot as users run it: \`node bin/bot.js start\` (the built CLI) with \`storage: file\` (every reply journals its intent and outcome), \`rateLimit: false\` and a one-command plugin answering \`!echo <n>\` with \`echo <n>\`, in its own process, against a sandbox in the benchmark's process. Beside it, in its own process too, \`bench/bare-echo.ts\`: a bare undici long-poll + POST loop with no framework, the floor. A load generator (an undici pool) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s, sent whether or not earlier ones were answered; latency is from the command's POST leaving to the reply being stored by the sandbox. Saturation: ${SATURATION.toLocaleString("en")} commands with ${IN_FLIGHT} in flight (each sender waits for its reply before the next). CPU per reply is the echo process's user + system time (/proc) over the phase, divided by its replies. ${ROUNDS} rounds, bot and bare loop alternating, each after a 300-command warm-up; each figure is the median of the rounds.`,
+    method: `The bot as users run it: \`node bin/bot.js start\` (the built CLI) with \`storage: file\` (every reply journals its intent and outcome), \`rateLimit: false\` and a one-command plugin answering \`!echo <n>\` with \`echo <n>\`, in its own process, against a sandbox in the benchmark's process. Beside it, in its own process too, \`bench/bare-echo.ts\`: a bare undici long-poll + POST loop with no framework, the floor. A load generator (an undici pool) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s, sent whether or not earlier ones were answered; latency is from the command's POST leaving to the reply being stored by the sandbox. Saturation: ${SATURATION.toLocaleString("en")} commands with ${IN_FLIGHT} in flight (each sender waits for its reply before the next). CPU per reply is the echo process's user + system time (/proc) over the phase, divided by its replies; polls per reply counts the GET /events requests the sandbox served over the saturation phase (the bare loop polls again only once a poll's replies are answered, the bot at once: it carries fewer replies per poll). ${ROUNDS} rounds, bot and bare loop alternating, each after a 300-command warm-up; each figure is the median of the rounds.`,
     rows,
     checks: [
       {
@@ -354,7 +382,7 @@ void main(async () => {
 
 /** One round's CPU and throughput figures, for the progress lines (the spread the medians hide). */
 function roundFigures(r: Round): string {
-  return `CPU per reply ${r.cpuPerReply.toFixed(3)} ms at saturation, ${r.fixedCpuPerReply.toFixed(2)} ms at ${RATE}/s; ${Math.round(r.throughput)} replies/s`;
+  return `CPU per reply ${r.cpuPerReply.toFixed(3)} ms at saturation, ${r.fixedCpuPerReply.toFixed(2)} ms at ${RATE}/s; ${Math.round(r.throughput)} replies/s, ${r.pollsPerReply.toFixed(3)} polls per reply`;
 }
 
 /** Rejects with a message naming `what` if `promise` has not settled within `ms`. */
