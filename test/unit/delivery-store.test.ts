@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from "node:fs/promises";
 import * as nodeFs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
 import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
 import { journalPath, openDeliveryStore } from "../../src/runtime/delivery/open-store.js";
@@ -80,10 +80,16 @@ describe("delivery stores", () => {
       }) as typeof nodeFs.writeSync,
     };
     const store = await FileDeliveryStore.open({ path, fs });
-    for (let id = 1; id <= 100; id++) {
-      await store.intend(intent(id));
-      await store.sent(id, 0, [id + 1000]);
-      await store.saveWatermark({ lastHandledId: id, handledAbove: [] });
+    // The 20 ms timer does not fire by itself here, however slow the machine.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      for (let id = 1; id <= 100; id++) {
+        await store.intend(intent(id));
+        await store.sent(id, 0, [id + 1000]);
+        await store.saveWatermark({ lastHandledId: id, handledAbove: [] });
+      }
+    } finally {
+      vi.useRealTimers();
     }
     expect(writes).toBe(100);
     await store.flush();

@@ -19,6 +19,7 @@ const scratch = (): string => {
 };
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.useRealTimers();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -54,15 +55,25 @@ describe("the journal's writes", () => {
   it("arms no timer per reply under load, and writes only the newest watermark", async () => {
     const path = join(scratch(), "j.jsonl");
     const store = await FileDeliveryStore.open({ path });
-    const timers = vi.spyOn(globalThis, "setTimeout");
+    // Timers do not fire by themselves here (however slow the machine), so every record goes out
+    // with the next turn's intents; the group writes themselves wait on real setImmediate.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const fakeSetTimeout = globalThis.setTimeout;
+    let timers = 0;
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      timers++;
+      return fakeSetTimeout(...args);
+    }) as typeof setTimeout;
     for (let id = 1; id <= 100; id++) {
-      store.intendNow(intent(id));
+      await store.intend(intent(id));
       store.sentNow(id, 0, [id + 1_000]);
       // Several saves between two writes (lanes finishing): only the newest is written.
       for (const above of [id + 3, id + 2, id + 1])
         await store.saveWatermark({ lastHandledId: id, handledAbove: [above] });
     }
-    expect(timers.mock.calls.length).toBeLessThanOrEqual(1);
+    globalThis.setTimeout = fakeSetTimeout;
+    vi.useRealTimers();
+    expect(timers).toBeLessThanOrEqual(1);
     await store.close();
     const records = readFileSync(path, "utf8").trim().split("\n");
     const watermarks = records.filter((r) => r.startsWith('{"w"'));
@@ -80,9 +91,9 @@ describe("the journal's writes", () => {
   it("writes an outcome that waited 20 ms even while a timer armed earlier is running", async () => {
     const path = join(scratch(), "j.jsonl");
     const store = await FileDeliveryStore.open({ path });
-    store.intendNow(intent(1));
+    await store.intend(intent(1));
     store.sentNow(1, 0, [11]); // arms the timer
-    store.intendNow(intent(2)); // writes the outcome; the timer stays armed
+    await store.intend(intent(2)); // writes the outcome; the timer stays armed
     await new Promise((r) => setTimeout(r, 12));
     store.sentNow(2, 0, [12]); // waits for the timer, which re-arms for the rest of its 20 ms
     const deadline = Date.now() + 5_000;
@@ -90,5 +101,67 @@ describe("the journal's writes", () => {
       await new Promise((r) => setTimeout(r, 2));
     expect(readFileSync(path, "utf8")).toContain('{"s":[2,0,[12]]}');
     await store.close();
+  });
+});
+
+describe("the file store's group commit", () => {
+  /** A file store whose writes are counted, and fail while `full` is set. */
+  async function counted(path: string) {
+    const state = { writes: 0, full: false };
+    const fs: JournalFs = {
+      ...nodeFs,
+      writeSync: ((...args: unknown[]) => {
+        if (state.full) throw new Error("ENOSPC: no space left on device, write");
+        state.writes++;
+        return (nodeFs.writeSync as (...a: unknown[]) => number)(...args);
+      }) as typeof nodeFs.writeSync,
+    };
+    return { store: await FileDeliveryStore.open({ path, fs }), state };
+  }
+
+  it("writes the intents of one turn in one write(2), each durable before its intend resolves", async () => {
+    const path = join(scratch(), "j.jsonl");
+    const { store, state } = await counted(path);
+    await store.intend(intent(1));
+    store.sentNow(1, 0, [1_001]); // waits for the next write
+    state.writes = 0;
+    const onDisk: boolean[] = [];
+    // A poll's worth of replies, as the dispatcher starts them: all in one turn.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.intend(intent(2 + i)).then(() => {
+          onDisk.push(readFileSync(path, "utf8").includes(`"incomingId":${2 + i},`));
+        }),
+      ),
+    );
+    expect(state.writes).toBe(1);
+    expect(onDisk).toEqual(Array.from({ length: 20 }, () => true));
+    // The waiting outcome went out in the same write, before the intents.
+    const lines = readFileSync(path, "utf8").trim().split("\n");
+    expect(lines[1]).toBe('{"s":[1,0,[1001]]}');
+    expect(lines).toHaveLength(22);
+    await store.close();
+  });
+
+  it("rejects every intent of a turn whose write failed, and keeps the outcomes waiting", async () => {
+    const path = join(scratch(), "j.jsonl");
+    const { store, state } = await counted(path);
+    await store.intend(intent(1));
+    store.sentNow(1, 0, [1_001]);
+    state.full = true;
+    const results = await Promise.allSettled([2, 3, 4].map((id) => store.intend(intent(id))));
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toContain("ENOSPC");
+    state.full = false;
+    await store.intend(intent(5));
+    await store.close();
+    const again = await FileDeliveryStore.open({ path });
+    const { replies } = await again.load();
+    // The outcome of 1 and the intent of 5 are on disk; the failed intents are not.
+    expect(replies.map((r) => [r.incomingId, r.ids ?? null])).toEqual([
+      [1, [1_001]],
+      [5, null],
+    ]);
+    await again.close();
   });
 });

@@ -9,11 +9,13 @@ import type { SentIds } from "../../src/runtime/context/actions.js";
 import type { MessageContext } from "../../src/runtime/context/context.js";
 import type { ChatUser, Directory } from "../../src/runtime/context/directory.js";
 import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
+import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
 import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
 import type { Outbox } from "../../src/runtime/delivery/outbox.js";
 import { ReplyGuard } from "../../src/runtime/delivery/reply-guard.js";
 import type { DeliveryStore } from "../../src/runtime/delivery/store.js";
 import type { JournalFs } from "../../src/storage/journal.js";
+import { createMemoryStore } from "../../src/storage/store.js";
 
 // The reply guard's fast path (`#onceNow`, taken when the store writes synchronously) must do
 // what its slow path does: the same posts, outcomes, loop-guard refusals, storage reports and
@@ -36,7 +38,7 @@ const users: ChatUser[] = [HUMAN, OTHER_BOT].map((userId) => ({
   isActive: true,
 }));
 
-/** What one run saw: its events in order, the journal as reloaded, and posts made without a wait. */
+/** What one run saw: its events in order, the journal as reloaded, and posts made in the guard's turn. */
 async function run(fast: boolean): Promise<{
   events: string[];
   journal: unknown;
@@ -92,7 +94,6 @@ async function run(fast: boolean): Promise<{
 
   let nextId = 100;
   let syncPosts = 0;
-  let inGuard = false;
   /** One reply or send through the guard; its outcome, or its error, goes into `events`. */
   async function reply(
     incomingId: number,
@@ -105,8 +106,12 @@ async function run(fast: boolean): Promise<{
       message: { id: incomingId, sender_id: sender },
       plugin: "echo",
     } as unknown as MessageContext;
+    // Set at the end of the turn the guard was called in (after the journal's group write, which
+    // was queued first when the fast path took the intent).
+    let turnOver = false;
     const post = (): Promise<SentIds> => {
-      if (inGuard) syncPosts++;
+      // (A refused target posts at once on both paths, with no intent to wait for: not counted.)
+      if (!turnOver && !how.badTarget) syncPosts++;
       // What a SIGKILL at the moment of sending would leave on disk.
       const onDisk = readFileSync(path, "utf8").includes(`"incomingId":${incomingId},"index":${n}`);
       events.push(`post ${incomingId}/${n} "${content}" intent on disk: ${onDisk}`);
@@ -118,9 +123,8 @@ async function run(fast: boolean): Promise<{
       if (how.badTarget) throw new TypeError("send: bad target");
       return { type: "channel", to: 1, topic: how.where ?? "t", content };
     };
-    inGuard = true;
     const sent = guard.guard(ctx, n, how.kind ?? "reply", () => how.where ?? "t", post, params);
-    inGuard = false;
+    setImmediate(() => (turnOver = true));
     try {
       const result = await sent;
       events.push(`-> ${JSON.stringify(result)}`);
@@ -169,8 +173,48 @@ describe("the reply guard's fast path", () => {
       'post 7/0 "disk full" intent on disk: false',
     ]);
     expect(fast.events).toContain("storage error: ENOSPC: no space left on device, write");
-    // The fast path was taken: posts made before the guard returned, which the slow path never does.
+    // The fast path was taken: posts made in the turn the guard was called in (right after the
+    // journal's group write), which the slow path's awaits never allow.
     expect(slow.syncPosts).toBe(0);
     expect(fast.syncPosts).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe("the reply guard's records", () => {
+  it("are the store's own (one copy of each reply), for the file and the key-value store", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "topicbot-guard-book-"));
+    dirs.push(dir);
+    const stores: DeliveryStore[] = [
+      await FileDeliveryStore.open({ path: join(dir, "j.jsonl") }),
+      new KeyValueDeliveryStore(createMemoryStore().namespace("topicbot:runtime")),
+    ];
+    for (const store of stores) {
+      const guard = new ReplyGuard({
+        store,
+        outbox: {
+          send: async () => ({ id: 0, ids: [] }),
+          landed: async () => undefined,
+          confirm: () => undefined,
+        },
+        directory: { users: () => Promise.resolve(users) } as unknown as Directory,
+        server: () => ({ featureLevel: 400, maxMessageLength: 10_000 }),
+        floor: () => 0,
+        now: () => 1,
+        log: { info: () => undefined, warn: () => undefined } as unknown as Logger,
+        onStorageError: () => undefined,
+      });
+      // An outcome the store took (not through the guard) is what the guard answers from.
+      await store.intend({
+        incomingId: 5,
+        index: 0,
+        params: { type: "channel", to: 1, topic: "t", content: "x" },
+        floor: 4,
+        at: 1,
+      });
+      await store.sent(5, 0, [77]);
+      expect(guard.sent(5, 0)).toEqual([77]);
+      expect(store.replies?.size).toBe(1);
+      await store.close();
+    }
   });
 });

@@ -31,20 +31,22 @@ export interface FileDeliveryStoreOptions {
 const COMPACT_AFTER = 10_000;
 
 /**
- * Longest an outcome or watermark record waits to share a write with the next intent. Under load
- * an intent comes sooner, so each reply costs one `write(2)`, not three; idle, the records go out
- * this much later, which a crash can only cost a read-back (outcomes) or a message handled again
- * whose replies the journal already holds (the watermark).
+ * Longest an outcome or watermark record waits to share a write with the next intents. Under load
+ * intents come sooner, so a turn's replies cost one `write(2)` together, outcomes included; idle,
+ * the records go out this much later, which a crash can only cost a read-back (outcomes) or a
+ * message handled again whose replies the journal already holds (the watermark).
  */
 const LAZY_MS = 20;
 
 /**
  * Keeps delivery state in an append-only journal, one JSON record a line: `{"w":state}` for the
- * watermark, `{"i":intent}` before a reply is sent, `{"s":[incomingId, index, ids]}` after. An
- * intent is written with a synchronous `write(2)` before `intend` resolves, so a SIGKILL right
- * after cannot lose it; with `fsync` a power cut cannot either. Outcomes and the watermark, which
+ * watermark, `{"i":intent}` before a reply is sent, `{"s":[incomingId, index, ids]}` after.
+ * Intents are group-committed: every intent of one turn of the event loop (a poll's messages, the
+ * replies whose lanes a burst of answers freed) goes out in one synchronous `write(2)` at the end
+ * of that turn, and `intend` resolves after it, so a SIGKILL after any `intend` resolved cannot
+ * lose that intent (and with `fsync`, a power cut cannot either). Outcomes and the watermark, which
  * the store contract lets be lazier, wait (at most 20 ms) to go out in the same write as the next
- * intent; `flush` and `close` write them at once. When the journal grows past what it holds by
+ * intents; `flush` and `close` write them at once. When the journal grows past what it holds by
  * 10,000 records it is rewritten (atomically) with only the newest watermark and the remembered
  * replies: cost per record stays O(1) on average.
  *
@@ -70,6 +72,11 @@ export class FileDeliveryStore implements DeliveryStore {
   #lazyTimer: NodeJS.Timeout | undefined;
   /** Why the last write failed, until one succeeds: later records report it too. */
   #failing: unknown;
+  /** Intent records of this turn, written together at its end (`#commitGroup`). */
+  #group: string[] = [];
+  /** What every `intend` of this turn returned: settled by the group's write. */
+  #groupWritten: Promise<void> | undefined;
+  #groupSettle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
 
   private constructor(journal: AppendJournal, book: ReplyBook, watermark?: DeliveryState) {
     this.#journal = journal;
@@ -130,14 +137,37 @@ export class FileDeliveryStore implements DeliveryStore {
     this.#later(undefined, state);
   }
 
-  async intend(intent: ReplyIntent): Promise<void> {
-    this.intendNow(intent);
+  /**
+   * Queues the intent for this turn's group write and resolves once that write is done (rejects
+   * if it failed). Every intent of a turn shares one write and one promise.
+   */
+  intend(intent: ReplyIntent): Promise<void> {
+    this.#book.intend(intent);
+    this.#group.push(`{"i":${JSON.stringify(intent)}}`);
+    if (this.#groupWritten === undefined) {
+      this.#groupWritten = new Promise<void>((resolve, reject) => {
+        this.#groupSettle = { resolve, reject };
+      });
+      setImmediate(() => this.#commitGroup());
+    }
+    return this.#groupWritten;
   }
 
-  /** Writes the intent (with the records waiting) in one synchronous append before it returns. */
-  intendNow(intent: ReplyIntent): void {
-    this.#book.intend(intent);
-    this.#writeLazy(`{"i":${JSON.stringify(intent)}}`);
+  /** Writes this turn's intents (and the records waiting) in one append, then settles their `intend`s. */
+  #commitGroup(): void {
+    const settle = this.#groupSettle;
+    if (settle === undefined) return; // written already (a flush or close came first)
+    const group = this.#group;
+    this.#group = [];
+    this.#groupWritten = undefined;
+    this.#groupSettle = undefined;
+    try {
+      this.#writeLazy(group);
+    } catch (error) {
+      settle.reject(error);
+      return;
+    }
+    settle.resolve();
   }
 
   async sent(incomingId: number, index: number, ids: number[]): Promise<void> {
@@ -149,8 +179,9 @@ export class FileDeliveryStore implements DeliveryStore {
     this.#later(`{"s":[${incomingId},${index},[${ids.join(",")}]]}`);
   }
 
-  /** Writes the outcome and watermark records still waiting. */
+  /** Writes the intents, outcomes and watermark still waiting. */
   async flush(): Promise<void> {
+    this.#commitGroup();
     this.#writeLazy();
   }
 
@@ -158,10 +189,16 @@ export class FileDeliveryStore implements DeliveryStore {
     clearTimeout(this.#lazyTimer);
     this.#lazyTimer = undefined;
     try {
+      this.#commitGroup();
       this.#writeLazy();
     } finally {
       this.#journal.close();
     }
+  }
+
+  /** The remembered replies (see `DeliveryStore.replies`). */
+  get replies(): ReplyBook {
+    return this.#book;
   }
 
   /** The journal file. */
@@ -200,19 +237,19 @@ export class FileDeliveryStore implements DeliveryStore {
   }
 
   /**
-   * Writes every waiting record, then `intent` if given, in one append. On failure the waiting
-   * records stay waiting (the intent does not: its caller hears of the failure) and it throws.
+   * Writes every waiting record, then `intents` if given, in one append. On failure the waiting
+   * records stay waiting (the intents do not: their callers hear of the failure) and it throws.
    */
-  #writeLazy(intent?: string): void {
+  #writeLazy(intents?: readonly string[]): void {
     const watermark = this.#lazyWatermark;
+    const waiting = this.#lazy.length;
     if (watermark !== undefined) this.#lazy.push(JSON.stringify({ w: watermark }));
-    if (intent !== undefined) this.#lazy.push(intent);
+    if (intents !== undefined) for (const intent of intents) this.#lazy.push(intent);
     if (this.#lazy.length === 0) return;
     try {
       this.#journal.appendMany(this.#lazy);
     } catch (error) {
-      if (intent !== undefined) this.#lazy.pop();
-      if (watermark !== undefined) this.#lazy.pop();
+      this.#lazy.length = waiting;
       this.#failing = error;
       throw error;
     }

@@ -43,6 +43,11 @@ export class KeyValueDeliveryStore implements DeliveryStore {
     this.#book = new ReplyBook(capacity, (id) => this.#track(this.#kv.delete(`${REPLY}${id}`)));
   }
 
+  /** The remembered replies (see `DeliveryStore.replies`). */
+  get replies(): ReplyBook {
+    return this.#book;
+  }
+
   async load(): Promise<DeliverySnapshot> {
     const saved = await this.#kv.get(WATERMARK);
     const watermark =

@@ -56,7 +56,10 @@ export interface ReplyGuardOptions {
  */
 export class ReplyGuard {
   readonly #o: ReplyGuardOptions;
+  /** The store's record of replies when it keeps one (it enters intents and outcomes), else our own. */
   readonly #book: ReplyBook;
+  /** True when `#book` is the guard's own, which it keeps current itself. */
+  readonly #ownBook: boolean;
   /** Per handling (context): the shared store's records of its message, read once. */
   readonly #shared = new WeakMap<MessageContext, Promise<void>>();
   /** The directory's user list last read, by ID (see `#usersById`). */
@@ -64,13 +67,15 @@ export class ReplyGuard {
 
   constructor(options: ReplyGuardOptions) {
     this.#o = options;
-    this.#book = new ReplyBook(options.capacity ?? 500);
+    const shared = options.store.replies;
+    this.#ownBook = shared === undefined;
+    this.#book = shared ?? new ReplyBook(options.capacity ?? 500);
   }
 
-  /** Takes in the replies a store loaded at start. */
+  /** Takes in the replies a store loaded at start (a store that keeps a book holds them already). */
   restore(records: ReplyRecord[]): void {
     for (const record of records) {
-      this.#book.put(record);
+      if (this.#ownBook) this.#book.put(record);
       if (record.ids) this.#o.outbox.confirm(record.ids);
     }
   }
@@ -100,12 +105,13 @@ export class ReplyGuard {
   /**
    * The fast path of `#once` for the common case, which it decides without waiting: a store only
    * this process writes (no shared records to read), no record of this reply yet, a loop-guard
-   * verdict at hand (the user list already fetched), and a store that writes an intent
-   * synchronously. Then the intent is written, the message posted and the outcome recorded with no
-   * await between them but the post's, instead of the handful of async steps `#once` takes for
-   * each reply. It does what `#once` does in that case, in the same order (the intent is durable
-   * before `post` is called); anything else, or a loop-guard refusal, it leaves to `#once`
-   * (undefined), which is pinned to it by test/unit/reply-guard-fast.test.ts.
+   * verdict at hand (the user list already fetched), and a store that takes outcomes
+   * synchronously. Then the intent is journaled, the message posted once the intent is durable,
+   * and the outcome recorded, with no waits but the journal's and the post's, instead of the
+   * handful of async steps `#once` takes for each reply. It does what `#once` does in that case,
+   * in the same order (the intent is durable before `post` is called); anything else, or a
+   * loop-guard refusal, it leaves to `#once` (undefined), which is pinned to it by
+   * test/unit/reply-guard-fast.test.ts.
    */
   #onceNow(
     ctx: MessageContext,
@@ -114,8 +120,8 @@ export class ReplyGuard {
     how: { where: string; isReply: boolean; willEdit: boolean; params: () => SendParams },
   ): Promise<SentIds> | undefined {
     const { store, loopGuard } = this.#o;
-    const { intendNow, sentNow } = store;
-    if (store.recordsOf || !intendNow || !sentNow) return undefined;
+    const { sentNow } = store;
+    if (store.recordsOf || !sentNow) return undefined;
     const incomingId = ctx.message.id;
     if (this.#book.get(incomingId, n) !== undefined) return undefined;
     if (loopGuard) {
@@ -136,15 +142,8 @@ export class ReplyGuard {
       return undefined;
     }
     const intent = this.#intend(incomingId, n, params, how.willEdit);
-    try {
-      intendNow.call(store, intent);
-      this.#o.onStorageOk?.();
-    } catch (error) {
-      if (error instanceof DeliveryFencedError) return Promise.reject(error);
-      this.#o.onStorageError(error);
-    }
-    return post().then((sent) => {
-      this.#book.sent(incomingId, n, sent.ids);
+    const recorded = (sent: SentIds): SentIds => {
+      if (this.#ownBook) this.#book.sent(incomingId, n, sent.ids);
       try {
         sentNow.call(store, incomingId, n, sent.ids);
         this.#o.onStorageOk?.();
@@ -152,7 +151,18 @@ export class ReplyGuard {
         this.#o.onStorageError(error);
       }
       return sent;
-    });
+    };
+    return store.intend(intent).then(
+      () => {
+        this.#o.onStorageOk?.();
+        return post().then(recorded);
+      },
+      (error: unknown) => {
+        if (error instanceof DeliveryFencedError) throw error;
+        this.#o.onStorageError(error);
+        return post().then(recorded);
+      },
+    );
   }
 
   async #once(
@@ -194,7 +204,10 @@ export class ReplyGuard {
     return sent;
   }
 
-  /** The intent to send reply `n` to `incomingId`, entered in the book (the caller journals it). */
+  /**
+   * The intent to send reply `n` to `incomingId`, entered in the guard's own book (the caller
+   * journals it; a store that keeps the book enters it there when it is journaled).
+   */
   #intend(incomingId: number, n: number, params: SendParams, willEdit: boolean): ReplyIntent {
     const intent: ReplyIntent = {
       incomingId,
@@ -205,12 +218,12 @@ export class ReplyGuard {
       at: this.#o.now(),
       ...(willEdit ? { willEdit: true } : {}),
     };
-    this.#book.intend(intent);
+    if (this.#ownBook) this.#book.intend(intent);
     return intent;
   }
 
   async #record(incomingId: number, n: number, ids: number[]): Promise<void> {
-    this.#book.sent(incomingId, n, ids);
+    if (this.#ownBook) this.#book.sent(incomingId, n, ids);
     await this.#journal(() => this.#o.store.sent(incomingId, n, ids));
   }
 

@@ -1,5 +1,6 @@
 // Where delivery state lives: the one seam between exactly-once delivery and its storage (memory, file, Redis).
 import type { SendParams } from "../../api/messages.js";
+import type { ReplyBook } from "./records.js";
 
 /** The watermark: every message up to `lastHandledId` was handled, and these above it too. */
 export interface DeliveryState {
@@ -55,6 +56,8 @@ export interface DeliverySnapshot {
  * Contract:
  * - `intend` resolves only when the intent would survive the process being killed at once
  *   (SIGKILL): a reply is never sent before its intent is stored.
+ * - `intend` may hold an intent back to write it together with the others of the same turn of
+ *   the event loop (group commit: one write for a poll's replies); it resolves after that write.
  * - `sent` may be lazier: an intent whose outcome was lost is resolved by read-back.
  * - Cost per reply is O(1) in how much is remembered (append or per-key writes, no rewrite of all).
  * - Damaged persisted state is an error naming where it lives and what to do, never a silent reset.
@@ -69,13 +72,16 @@ export interface DeliveryStore {
   /** Records the outcome of an intent: the IDs of the posted messages. */
   sent(incomingId: number, index: number, ids: number[]): Promise<void>;
   /**
-   * `intend` for a store that writes synchronously: the intent is as durable as `intend` makes it
-   * when this returns, and it throws when it is not. With it (and `sentNow`) the reply guard sends
-   * without waiting a turn of the event loop for the store.
+   * `sent` for a store that takes the outcome synchronously; throws when `sent` would reject.
+   * With it the reply guard records an outcome without waiting a turn of the event loop.
    */
-  intendNow?(intent: ReplyIntent): void;
-  /** `sent` for a store that takes the outcome synchronously; throws when `sent` would reject. */
   sentNow?(incomingId: number, index: number, ids: number[]): void;
+  /**
+   * The store's own record of the replies it holds, kept current by `load`, `intend` and `sent`
+   * as they are called. A store that keeps one hands it to the reply guard, which reads it instead
+   * of keeping a second copy of every reply; one without (Redis) leaves it out.
+   */
+  readonly replies?: ReplyBook;
   /**
    * A store shared by several processes (a cluster) answers for replies any of them recorded: the
    * reply guard reads one message's records here before its first reply to it. A store only this
