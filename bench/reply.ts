@@ -21,6 +21,9 @@ const ROUNDS = Number(process.env.REPLY_ROUNDS ?? 3);
 /** Set to a folder to write a CPU profile of each bot and bare-loop process (`node --cpu-prof`). */
 const PROFILE_DIR = process.env.REPLY_PROFILE;
 
+/** Set to `hold` or `grow` to run the bot with that `memory.youngGeneration` (A/B runs of the setting). */
+const YOUNG_GENERATION = process.env.REPLY_YOUNG_GENERATION;
+
 /** Set to another checkout's root to measure its built bot instead (A/B runs of a change). */
 const BOT_ROOT = process.env.REPLY_BOT_ROOT
   ? pathToFileURL(`${process.env.REPLY_BOT_ROOT.replace(/\/+$/, "")}/`)
@@ -150,6 +153,7 @@ void main(async () => {
         // Many users at 200 commands/s is the load, not abuse: the per-user limit would refuse it.
         "rateLimit: false",
         "storage: { type: file, path: bot.json }",
+        ...(YOUNG_GENERATION ? [`memory: { youngGeneration: ${YOUNG_GENERATION} }`] : []),
         "plugins:",
         "  - ./echo.mjs",
         "",
