@@ -12,6 +12,25 @@ import type { Logger } from "../log/logger.js";
  */
 export const HOLD_YOUNG_GENERATION_FLAG = "--semi-space-growth-factor=1";
 
+/**
+ * The flag to set for `settings`, given the process's own Node options (`process.execArgv` and
+ * `NODE_OPTIONS`): none for `grow`, and none when those already size the young generation (a
+ * `--max-semi-space-size` or `--semi-space-growth-factor` of the user's wins over the config).
+ */
+export function youngGenerationFlag(
+  settings: MemorySettings,
+  nodeOptions: readonly string[],
+): string | undefined {
+  if (settings.youngGeneration !== "hold") return undefined;
+  if (
+    nodeOptions.some((o) =>
+      /^--(max[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor)\b/.test(o),
+    )
+  )
+    return undefined;
+  return HOLD_YOUNG_GENERATION_FLAG;
+}
+
 /** Size of V8's young generation (new space) now, in MiB. */
 export function youngGenerationMiB(): number {
   const space = getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
@@ -20,13 +39,22 @@ export function youngGenerationMiB(): number {
 
 /**
  * Applies the `memory` settings to this process's V8. Called by `bot start` once, right after
- * the config is read; `grow` sets nothing. Logged at debug with the young generation's size.
+ * the config is read. Logged at debug with the young generation's size.
  */
 export function applyMemoryPolicy(settings: MemorySettings, log: Logger): void {
-  if (settings.youngGeneration !== "hold") return;
-  setFlagsFromString(HOLD_YOUNG_GENERATION_FLAG);
+  const nodeOptions = [
+    ...process.execArgv,
+    ...(process.env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean),
+  ];
+  const flag = youngGenerationFlag(settings, nodeOptions);
+  if (flag === undefined) {
+    if (settings.youngGeneration === "hold")
+      log.debug("memory.youngGeneration hold: left to the young-generation flag Node was given");
+    return;
+  }
+  setFlagsFromString(flag);
   log.debug(
-    { youngGenerationMiB: youngGenerationMiB(), flag: HOLD_YOUNG_GENERATION_FLAG },
+    { youngGenerationMiB: youngGenerationMiB(), flag },
     "memory.youngGeneration hold: V8's young generation keeps its start-up size",
   );
 }
