@@ -26,6 +26,9 @@ const PROFILE_FLAGS = process.env.REPLY_PROFILE_INTERVAL
   ? ["--cpu-prof", `--cpu-prof-interval=${process.env.REPLY_PROFILE_INTERVAL}`]
   : ["--cpu-prof"];
 
+/** Set to `hold` or `grow` to run the bot with that `memory.youngGeneration` (A/B runs of the setting). */
+const YOUNG_GENERATION = process.env.REPLY_YOUNG_GENERATION;
+
 /** Set to another checkout's root to measure its built bot instead (A/B runs of a change). */
 const BOT_ROOT = process.env.REPLY_BOT_ROOT
   ? pathToFileURL(`${process.env.REPLY_BOT_ROOT.replace(/\/+$/, "")}/`)
@@ -157,6 +160,7 @@ void main(async () => {
         // Many users at 200 commands/s is the load, not abuse: the per-user limit would refuse it.
         "rateLimit: false",
         "storage: { type: file, path: bot.json }",
+        ...(YOUNG_GENERATION ? [`memory: { youngGeneration: ${YOUNG_GENERATION} }`] : []),
         "plugins:",
         "  - ./echo.mjs",
         "",

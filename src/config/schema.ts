@@ -158,6 +158,18 @@ export const loggingConfig = z
   })
   .describe("Logging: pino JSON lines, API keys redacted.");
 
+/** The `memory` section: how `bot start` has V8 size its heap (docs/reliability.md, "Memory under a burst"). */
+export const memoryConfig = z
+  .strictObject({
+    youngGeneration: z
+      .enum(["hold", "grow"])
+      .default("hold")
+      .describe(
+        "`hold`: `bot start` keeps V8's young generation (where new objects live) at the size it reached during start-up, so a burst of commands does not double it (16 → 32 MiB on Node 20); `grow`: V8's own sizing. Only `bot start` applies it, never the library in another program.",
+      ),
+  })
+  .describe("How `bot start` sizes the JavaScript heap.");
+
 export const botConfig = z
   .strictObject({
     server: serverSection.optional(),
@@ -215,6 +227,7 @@ export const botConfig = z
         "Reply sent when a plugin's handler throws, or `false` for none; default: a short apology.",
       ),
     logging: loggingConfig.default({}),
+    memory: memoryConfig.default({ youngGeneration: "hold" }),
     storage: storageConfig.default({ type: "memory" }),
     cluster: clusterConfig.optional(),
     plugins: z
@@ -232,6 +245,7 @@ export const botConfig = z
 export type ServerConfig = z.output<typeof serverConfig>;
 export type StorageSettings = z.output<typeof storageConfig>;
 export type RateLimitSettings = z.output<typeof rateLimitConfig>;
+export type MemorySettings = z.output<typeof memoryConfig>;
 
 /** A loaded configuration: defaults applied, `server` resolved (from the file, a zuliprc or the environment). */
 export type BotConfig = Omit<z.output<typeof botConfig>, "server" | "timezone"> & {

@@ -65,6 +65,7 @@ describe("config fixtures", () => {
       allPublicChannels: false,
       rateLimit: { commands: 10, perSeconds: 10 },
       logging: {},
+      memory: { youngGeneration: "hold" },
       storage: { type: "memory" },
       plugins: [],
       schedules: [],

@@ -12,6 +12,7 @@ import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
 import { createMemoryStore } from "../../storage/store.js";
 import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
+import { applyMemoryPolicy } from "../memory-policy.js";
 import type { Output } from "../output.js";
 import { clusterStorage } from "../cluster-storage.js";
 import { subscribeToChannels } from "../subscribe.js";
@@ -80,6 +81,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     ...config.logging,
     secrets,
   });
+  applyMemoryPolicy(config.memory, log);
   if (!sandbox) log.info({ site: server.site, from: config.serverSource }, "connecting");
 
   const metrics = createBotMetrics();
