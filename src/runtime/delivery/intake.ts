@@ -7,7 +7,7 @@ import type { Narrow } from "../../api/common.js";
 import type { Message } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import { catchUp, newestMessageId, type CatchUpWindow } from "./catch-up.js";
-import { conversationKey, conversationOf } from "../dispatch/conversation.js";
+import { laneKey } from "../dispatch/conversation.js";
 import type { DeliveryLedger } from "./ledger.js";
 import type { Dispatcher, Handover } from "../dispatch/dispatcher.js";
 
@@ -29,9 +29,15 @@ export interface IntakeOptions {
   ledger: DeliveryLedger;
   /**
    * Handles one message; resolves when its conversation may move on to the next one: with nothing
-   * when the message is done, or with a HandedOn when a later call finishes it.
+   * when the message is done, or with a HandedOn when a later call finishes it. `arrivedAt`
+   * (`performance.now()` when its batch reached the intake) times the reply; undefined for
+   * messages caught up, which are not timed.
    */
-  handle(message: Message, flags: string[]): Promise<HandedOn | void>;
+  handle(
+    message: Message,
+    flags: string[],
+    arrivedAt: number | undefined,
+  ): Promise<HandedOn | void>;
   /** GET /messages narrows that see what the queue sees. */
   narrows: Narrow[];
   /** The bot's user ID once known; catch-up leaves the bot's own messages out. */
@@ -89,22 +95,30 @@ export class Intake {
    * synchronous pass, and only when it is full does the rest of the batch go on after a wait.
    */
   readonly sink = (events: AnyEvent[], signal: AbortSignal): Promise<void> | undefined => {
-    const waited = this.#take(events, 0, signal);
-    return waited === undefined ? undefined : this.#finishBatch(events, waited, signal);
+    // One clock reading per batch: its events arrived together.
+    const arrivedAt = performance.now();
+    const waited = this.#take(events, 0, signal, arrivedAt);
+    return waited === undefined ? undefined : this.#finishBatch(events, waited, signal, arrivedAt);
   };
 
   /**
    * Takes events from `from` on until the batch ends, the signal aborts, or the dispatcher is full
    * after a message (then it returns the index of the next event, which waits for room).
    */
-  #take(events: AnyEvent[], from: number, signal: AbortSignal): number | undefined {
+  #take(
+    events: AnyEvent[],
+    from: number,
+    signal: AbortSignal,
+    arrivedAt: number,
+  ): number | undefined {
     for (let i = from; i < events.length; i++) {
       const event = this.#parse(events[i]!);
       if (event) {
         if (event.type === "message") {
           const { message, flags } = event as unknown as { message: Message; flags: string[] };
           // Backpressure: no more events are taken (and no poll is made) until there is room.
-          if (this.#deliver(message, flags, event) && !this.#o.dispatcher.hasRoom) return i + 1;
+          if (this.#deliver(message, flags, event, arrivedAt) && !this.#o.dispatcher.hasRoom)
+            return i + 1;
         } else {
           this.#o.bus.emit(event.type, event);
         }
@@ -115,14 +129,19 @@ export class Intake {
   }
 
   /** The rest of a batch that found the dispatcher full: waits for room before each next take. */
-  async #finishBatch(events: AnyEvent[], next: number, signal: AbortSignal): Promise<void> {
+  async #finishBatch(
+    events: AnyEvent[],
+    next: number,
+    signal: AbortSignal,
+    arrivedAt: number,
+  ): Promise<void> {
     const room = new RoomWait(signal);
     try {
       let at: number | undefined = next;
       while (at !== undefined) {
         await room.until(this.#o.dispatcher.whenReady());
         if (signal.aborted) return;
-        at = this.#take(events, at, signal);
+        at = this.#take(events, at, signal, arrivedAt);
       }
     } finally {
       room.end();
@@ -147,16 +166,19 @@ export class Intake {
    * Claims a message and pushes it to its conversation's lane; false when it was handled already.
    * Synchronous: it runs for every message, and the waiting for room is the caller's.
    */
-  #deliver(message: Message, flags: string[], event: AnyEvent): boolean {
+  #deliver(
+    message: Message,
+    flags: string[],
+    event: AnyEvent,
+    arrivedAt: number | undefined,
+  ): boolean {
     const { ledger, dispatcher } = this.#o;
     if (!ledger.claim(message.id)) {
       this.#o.log.debug({ messageId: message.id }, "skipping a message handled already");
       return false;
     }
     this.#o.bus.emit("message", event);
-    dispatcher.push(conversationKey(conversationOf(message)), () =>
-      this.#handleOnce(message, flags),
-    );
+    dispatcher.push(laneKey(message), () => this.#handleOnce(message, flags, arrivedAt));
     return true;
   }
 
@@ -166,11 +188,15 @@ export class Intake {
    * not wait for the ledger's save: the save is batched per turn of the event loop and only ever
    * records finished messages, and stop waits for it (`Delivery.close`).
    */
-  #handleOnce(message: Message, flags: string[]): Promise<Handover | undefined> {
+  #handleOnce(
+    message: Message,
+    flags: string[],
+    arrivedAt: number | undefined,
+  ): Promise<Handover | undefined> {
     // Not an async function: its frame was the largest allocation per message (bench/dispatch.ts).
     let handled: Promise<HandedOn | void>;
     try {
-      handled = this.#o.handle(message, flags);
+      handled = this.#o.handle(message, flags, arrivedAt);
     } catch (error) {
       handled = Promise.reject(error);
     }
@@ -234,7 +260,7 @@ export class Intake {
     try {
       for (const { message, flags } of fresh) {
         const event: AnyEvent = { id: -1, type: "message", message, flags };
-        if (this.#deliver(message, flags, event) && !this.#o.dispatcher.hasRoom)
+        if (this.#deliver(message, flags, event, undefined) && !this.#o.dispatcher.hasRoom)
           await room.until(this.#o.dispatcher.whenReady());
         if (signal.aborted) return;
       }

@@ -1,5 +1,5 @@
 // A message's turn in its conversation's lane: the promise the lane waits on, and what ends it.
-import type { MessageContext } from "../context/context.js";
+import type { ContextTurn, MessageContext } from "../context/context.js";
 import type { HandedOn } from "../delivery/intake.js";
 import { handedOn } from "./overlap-lanes.js";
 
@@ -22,14 +22,20 @@ export interface TurnHooks {
  * message). One object per message instead of two closures and an executor: this is made for
  * every message. The context and its turn point at each other (`ctx` is set once it is built).
  */
-export class MessageTurn {
+export class MessageTurn implements ContextTurn {
   readonly released: Promise<HandedOn | undefined>;
   ctx!: MessageContext;
+  /**
+   * `performance.now()` when the message reached the intake, kept here (not in a map by message
+   * ID) for the first reply's latency; cleared when the pipeline ends (later replies are not timed).
+   */
+  arrivedAt: number | undefined;
   readonly #resolve: (value: HandedOn | undefined) => void;
   readonly #hooks: TurnHooks;
 
-  constructor(hooks: TurnHooks) {
+  constructor(hooks: TurnHooks, arrivedAt: number | undefined) {
     this.#hooks = hooks;
+    this.arrivedAt = arrivedAt;
     // The executor is one shared function: it hands the resolve function over through `captured`.
     this.released = new Promise(capture);
     this.#resolve = captured!;
@@ -59,6 +65,7 @@ export class MessageTurn {
   }
 
   #ended(threw: boolean, error: unknown): void {
+    this.arrivedAt = undefined;
     this.#hooks.ended(this.ctx, threw, error);
     this.end();
   }
