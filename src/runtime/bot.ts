@@ -277,6 +277,7 @@ export function createBot(options: BotOptions): Bot {
     dispatcher,
     ledger: delivery.ledger,
     handle: handler.handle,
+    start: handler.start,
     narrows: catchUpNarrows(register),
     me: (): number | undefined => lifecycle.me?.userId,
     catchUpWindow: options.catchUpWindow ?? {},

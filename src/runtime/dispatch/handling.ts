@@ -9,13 +9,13 @@ import {
   type MessageContext,
 } from "../context/context.js";
 import type { Dialogs } from "../context/session.js";
-import type { HandedOn } from "../delivery/intake.js";
+import type { ClaimedMessage, HandedOn } from "../delivery/intake.js";
 import { notify, type BotObserver } from "../observer.js";
 import type { BotServices } from "../services.js";
 import type { Middleware } from "./compose.js";
 import { conversationKey } from "./conversation.js";
 import { address, isOneToOne, type RespondTo } from "./gate.js";
-import { MessageTurn, type TurnHooks } from "./turn.js";
+import { MessageTurn, PromisedRelease, type TurnHooks } from "./turn.js";
 
 export interface MessageHandlerOptions {
   log: Logger;
@@ -67,19 +67,58 @@ export class MessageHandler {
   }
 
   /**
-   * Runs one message; resolves when its conversation may move on: when the pipeline ends (with
-   * the hand-over when a handler's overlap strategy holds the message for a later call), or
-   * earlier when a handler waits for an answer (ctx.ask). One turn object and two `then`
-   * callbacks per message, without an async frame, as it runs for every message.
+   * Runs one message the intake claimed, and releases it (`claimed.release`) when its
+   * conversation may move on: the fast path, with no promise of its own (see `#begin`).
    */
+  readonly start = (claimed: ClaimedMessage): void => {
+    this.#begin(
+      new MessageTurn(this.#hooks, claimed.arrivedAt, claimed),
+      claimed.message,
+      claimed.flags,
+    );
+  };
+
+  /** `start` for a caller that awaits the turn: resolves when its conversation may move on. */
   readonly handle = (
     message: Message,
     flags: string[],
     arrivedAt: number | undefined,
   ): Promise<HandedOn | undefined> => {
+    const release = new PromisedRelease();
+    this.#begin(new MessageTurn(this.#hooks, arrivedAt, release), message, flags);
+    return release.promise;
+  };
+
+  /**
+   * Cluster mode acknowledges a message when `handle` resolves, so there the conversation waits
+   * for the call that takes the message: overlap strategies run as `queue` (docs/agents.md).
+   */
+  readonly handleWhole = async (message: Message, flags: string[]): Promise<void> => {
+    const later = await this.handle(message, flags, performance.now());
+    if (later) await later.delivered;
+  };
+
+  /**
+   * The built-in admission, one stage that runs for every message: the bot's own messages stop
+   * here; who follows the conversation is marked (`ctx.follow`, and those follows kept alive);
+   * then the gate. Synchronous unless someone follows a conversation, so that compose makes no
+   * promise and no `next` closure for three checks.
+   */
+  readonly admit: Middleware<MessageContext> = (ctx, next) => {
+    if (ctx.message.sender_id === ctx.me.userId) return undefined;
+    if (this.#o.follows.maybeAny) return this.#markFollowers(ctx).then(() => this.#gate(ctx, next));
+    return this.#gate(ctx, next);
+  };
+
+  /**
+   * Builds the turn's context and offers it to an open question, else runs the pipeline. The turn
+   * is released when the pipeline ends (with the hand-over when a handler's overlap strategy holds
+   * the message for a later call), or earlier when a handler waits for an answer (ctx.ask). One
+   * turn object, one context and two `then` callbacks per message, without an async frame.
+   */
+  #begin(turn: MessageTurn, message: Message, flags: string[]): void {
     const services = this.#services!;
     const { prefix, respondTo, dialogs, outside } = this.#o;
-    const turn = new MessageTurn(this.#hooks, arrivedAt);
     const ctx = new MessageContextObject({
       message,
       flags,
@@ -108,29 +147,7 @@ export class MessageHandler {
           turn.end();
         });
     else this.#run(turn);
-    return turn.released;
-  };
-
-  /**
-   * Cluster mode acknowledges a message when `handle` resolves, so there the conversation waits
-   * for the call that takes the message: overlap strategies run as `queue` (docs/agents.md).
-   */
-  readonly handleWhole = async (message: Message, flags: string[]): Promise<void> => {
-    const later = await this.handle(message, flags, performance.now());
-    if (later) await later.delivered;
-  };
-
-  /**
-   * The built-in admission, one stage that runs for every message: the bot's own messages stop
-   * here; who follows the conversation is marked (`ctx.follow`, and those follows kept alive);
-   * then the gate. Synchronous unless someone follows a conversation, so that compose makes no
-   * promise and no `next` closure for three checks.
-   */
-  readonly admit: Middleware<MessageContext> = (ctx, next) => {
-    if (ctx.message.sender_id === ctx.me.userId) return undefined;
-    if (this.#o.follows.maybeAny) return this.#markFollowers(ctx).then(() => this.#gate(ctx, next));
-    return this.#gate(ctx, next);
-  };
+  }
 
   /** Runs the pipeline for the turn's context (ctx.ask may release the turn before it ends). */
   #run(turn: MessageTurn): void {
