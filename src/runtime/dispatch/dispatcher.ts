@@ -63,8 +63,8 @@ interface Lane extends LaneRelease {
 export class Dispatcher {
   readonly #options: DispatcherOptions;
   readonly #lanes = new Map<string, Lane>();
-  /** Keys of lanes with work and no runner, oldest first. */
-  readonly #ready: string[] = [];
+  /** Lanes with work and no runner, oldest first (the lanes themselves: no second lookup by key). */
+  readonly #ready: Lane[] = [];
   #running = 0;
   #queued = 0;
   /** Messages handed over by their tasks and not yet delivered. */
@@ -95,7 +95,7 @@ export class Dispatcher {
     }
     lane.tasks.push(task);
     this.#queued++;
-    if (!lane.running && lane.tasks.length === 1) this.#ready.push(key);
+    if (!lane.running && lane.tasks.length === 1) this.#ready.push(lane);
     this.#pump();
   }
 
@@ -118,8 +118,7 @@ export class Dispatcher {
 
   #pump(): void {
     while (this.#running < this.#options.concurrency && this.#ready.length > 0) {
-      const key = this.#ready.shift()!;
-      const lane = this.#lanes.get(key)!;
+      const lane = this.#ready.shift()!;
       const task = lane.tasks.shift()!;
       this.#queued--;
       lane.running = true;
@@ -176,7 +175,7 @@ export class Dispatcher {
     if (handover !== undefined) this.#hold(lane.key, handover);
     lane.running = false;
     this.#running--;
-    if (lane.tasks.length > 0) this.#ready.push(lane.key);
+    if (lane.tasks.length > 0) this.#ready.push(lane);
     else this.#lanes.delete(lane.key);
     this.#pump();
     this.#wakeIfIdle();
