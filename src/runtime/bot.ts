@@ -1,11 +1,10 @@
-// createBot: wires the event source, the event bus, the middleware pipeline, the router and the plugins.
+// createBot: assembles one bot (client, event source, intake, dispatcher, router, delivery, services, plugins) and hands back its API.
+// How a message goes through it: dispatch/handling.ts; how it starts and stops: lifecycle.ts.
 import { timeZoneOption } from "../time/zone-option.js";
 import { EventEmitter } from "eventemitter3";
 import { createClient, type ApiClient, type ClientOptions } from "../client/client.js";
 import type { BackoffOptions } from "../client/backoff.js";
 import type { DeadlinePolicy } from "../client/retry.js";
-import { ApiError } from "../client/errors.js";
-import { describeHandlerFailure } from "../log/handler-failure.js";
 import { DEFAULT_RATE_LIMIT } from "./commands/rate-limit.js";
 import type { AnyEvent, RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
@@ -18,41 +17,32 @@ import { catchUpNarrows, type CatchUpWindow } from "./delivery/catch-up.js";
 import type { CommandInfo } from "./commands/command.js";
 import type { RateLimit } from "./commands/guards.js";
 import { createCommandRuntime } from "./commands/runtime.js";
-import { compose, type Middleware } from "./dispatch/compose.js";
-import {
-  MessageContextObject,
-  takeAnswer,
-  type ContextServices,
-  type MessageContext,
-} from "./context/context.js";
-import { createDelivery, saveOnStop } from "./delivery/delivery.js";
+import type { Middleware } from "./dispatch/compose.js";
+import type { MessageContext } from "./context/context.js";
+import { createDelivery } from "./delivery/delivery.js";
 import { KeyValueDeliveryStore } from "./delivery/kv-store.js";
 import { RUNTIME_NAMESPACE } from "./delivery/open-store.js";
-import { DeliveryFencedError, type DeliveryStore } from "./delivery/store.js";
+import type { DeliveryStore } from "./delivery/store.js";
 import { Directory } from "./context/directory.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
-import { Intake, type HandedOn } from "./delivery/intake.js";
+import { Intake } from "./delivery/intake.js";
 import { OverlapRoom } from "./dispatch/overlap-lanes.js";
-import { MessageTurn, type TurnHooks } from "./dispatch/turn.js";
-import { LoopGuardError, type LoopGuardOptions } from "./delivery/loop-guard.js";
-import {
-  address,
-  botAccount,
-  isOneToOne,
-  type BotAccount,
-  type RespondTo,
-} from "./dispatch/gate.js";
+import type { LoopGuardOptions } from "./delivery/loop-guard.js";
+import type { BotAccount, RespondTo } from "./dispatch/gate.js";
+import { handlerErrorReporter } from "./dispatch/handler-errors.js";
+import { MessageHandler } from "./dispatch/handling.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
-import { Router, type HandledReporter, type HandlerErrorReporter } from "./dispatch/router.js";
+import { Router } from "./dispatch/router.js";
 import { DEFAULT_LIMITS } from "../webhooks/config.js";
 import { createBotServices, type BotServicesView, type ServiceOptions } from "./services.js";
 import { Dialogs } from "./context/session.js";
 import { Follows } from "../agents/follows.js";
-import { conversationKey } from "./dispatch/conversation.js";
 import { notify, type BotObserver } from "./observer.js";
 import { isTimeZone } from "./context/time.js";
+import { BotLifecycle } from "./lifecycle.js";
 
+export { describeFatal } from "./lifecycle.js";
 export type { PluginApi, EventListener } from "./plugin-api.js";
 
 export interface BotOptions extends ServiceOptions {
@@ -184,7 +174,7 @@ export function createBot(options: BotOptions): Bot {
     throw new TypeError("createBot needs `client` or `server`");
   const log = options.logger ?? silentLogger();
   const connected = () =>
-    state === "running" && (!(events instanceof EventQueue) || !!events.queueId);
+    lifecycle.state === "running" && (!(events instanceof EventQueue) || !!events.queueId);
   const outside = createBotServices(options, {
     log,
     api: () => api,
@@ -199,7 +189,6 @@ export function createBot(options: BotOptions): Bot {
   const api = options.client ?? createClient(outside.clientOptions(options.server!));
   const prefix = options.prefix ?? "!";
   const respondTo = options.respondTo ?? "addressed";
-  const errorReply = options.errorReply ?? DEFAULT_ERROR_REPLY;
   const now = options.now ?? Date.now;
   const timeZone =
     timeZoneOption(options, "createBot") ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -213,7 +202,6 @@ export function createBot(options: BotOptions): Bot {
     onError: (error) => log.warn({ err: error }, "could not store an open question"),
   });
   const follows = new Follows(storage.namespace("topicbot:follows"), now);
-  const inflight = new Inflight();
   const register: RegisterParams = {
     fetch_event_types: ["realm", "realm_user"],
     ...options.register,
@@ -232,22 +220,9 @@ export function createBot(options: BotOptions): Bot {
     maxQueued: options.maxQueued ?? 100,
     onError: (error, key) => log.error({ err: error, conversation: key }, "message task failed"),
   });
-  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
-
-  let me: BotAccount | undefined;
-  let firstRegistration: Registration | undefined;
-  let pipeline: ((ctx: MessageContext) => Promise<void>) | undefined;
-  let state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
-  let resolveDone!: () => void;
-  let rejectDone!: (error: unknown) => void;
-  const done = new Promise<void>((resolve, reject) => {
-    resolveDone = resolve;
-    rejectDone = reject;
-  });
-  done.catch(() => undefined);
 
   const registration = (): Registration | undefined =>
-    (events instanceof EventQueue ? events.registration : undefined) ?? firstRegistration;
+    (events instanceof EventQueue ? events.registration : undefined) ?? lifecycle.firstRegistration;
   const server = (): ServerFacts => ({
     featureLevel: registration()?.zulip_feature_level,
     maxMessageLength: registration()?.max_message_length ?? DEFAULT_MAX_MESSAGE_LENGTH,
@@ -262,14 +237,13 @@ export function createBot(options: BotOptions): Bot {
     metrics: outside.metrics,
     directory,
     server,
-    me: () => me!.userId,
+    me: () => lifecycle.me!.userId,
     now,
     replyMemory: options.replyMemory,
     sendRetry: options.sendRetry,
     loopGuard: options.loopGuard,
     health: options.storageHealth,
   });
-  const { ledger } = delivery;
   bus.on("realm_user", () => directory.invalidate());
   const commands = createCommandRuntime({
     prefix,
@@ -287,33 +261,28 @@ export function createBot(options: BotOptions): Bot {
       onCalls: (running) => notify(options.observer?.overlapCalls, running),
     }),
   });
-
-  /**
-   * A handler threw: logged with its plugin, and the sender told as the handler chose (see
-   * ListenerOptions.errorReply). An action the server refused is logged as one line with its
-   * endpoint and code, and by default gets no reply from a listener (only from a command).
-   */
-  const reportHandlerError: HandlerErrorReporter = async (error, ctx, origin) => {
-    outside.failed(ctx);
-    // The guard logged why, once; an error reply would only be refused as well.
-    if (error instanceof LoopGuardError) return;
-    // Cluster mode: this node lost the message's partition; its new owner handles it.
-    if (error instanceof DeliveryFencedError)
-      return log.info({ messageId: ctx.message.id }, error.message);
-    const refused = error instanceof ApiError;
-    const handler = ctx.command ? `command ${ctx.command.name}` : "handler";
-    const failure = describeHandlerFailure(error, origin.plugin, handler, ctx.message.id);
-    log.error(failure.fields, failure.message);
-    // A listener's action the server refused is logged only, unless the listener asks otherwise.
-    const choice = origin.errorReply ?? (origin.kind !== "listener" || !refused);
-    const text = choice === true ? errorReply : choice;
-    if (text === false) return;
-    await ctx
-      .reply(failure.replyDetail && choice === true ? `${text} (${failure.replyDetail})` : text)
-      .catch((replyError: unknown) =>
-        log.warn({ err: replyError }, "could not send the error reply"),
-      );
-  };
+  const handler = new MessageHandler({
+    log,
+    outside,
+    dialogs,
+    follows,
+    prefix,
+    respondTo,
+    observer: options.observer,
+  });
+  const intake = new Intake({
+    api,
+    log: log.child({ component: "events" }),
+    bus,
+    dispatcher,
+    ledger: delivery.ledger,
+    handle: handler.handle,
+    start: handler.start,
+    narrows: catchUpNarrows(register),
+    me: (): number | undefined => lifecycle.me?.userId,
+    catchUpWindow: options.catchUpWindow ?? {},
+    now,
+  });
 
   const scoped = (plugin: string): PluginApi =>
     createPluginApi(plugin, {
@@ -325,142 +294,54 @@ export function createBot(options: BotOptions): Bot {
       sessions: storage.namespace("topicbot:sessions"),
       services: outside.plugins,
       me: () => {
-        if (!me) throw new Error(`plugin "${plugin}": bot.me is available once the bot starts`);
-        return me;
+        if (!lifecycle.me)
+          throw new Error(`plugin "${plugin}": bot.me is available once the bot starts`);
+        return lifecycle.me;
       },
       addMiddleware: (name, mw) => {
-        if (pipeline)
+        if (handler.isReady)
           throw new Error(`plugin "${name}": use() must be called before the bot starts`);
         middleware.push(mw);
       },
     });
 
-  /** With `LOG_LEVEL=debug`, one line per handled message: plugin, handler and duration. */
-  const logHandled = (): HandledReporter | undefined =>
-    log.isLevelEnabled?.("debug")
-      ? (ctx, { plugin, kind, ms }) =>
-          log.debug(
-            {
-              messageId: ctx.message.id,
-              plugin,
-              handler: ctx.command ? `command ${ctx.command.name}` : kind,
-              durationMs: Math.round(ms * 1000) / 1000,
-            },
-            `handled message ${ctx.message.id}`,
-          )
-      : undefined;
-  /**
-   * The built-in admission, one stage that runs for every message: the bot's own messages stop
-   * here; who follows the conversation is marked (`ctx.follow`, and those follows kept alive);
-   * then the gate. Synchronous unless someone follows a conversation, so that compose makes no
-   * promise and no `next` closure for three checks.
-   */
-  const admit: Middleware<MessageContext> = (ctx, next) => {
-    if (ctx.message.sender_id === ctx.me.userId) return undefined;
-    if (follows.maybeAny) return markFollowers(ctx).then(() => gate(ctx, next));
-    return gate(ctx, next);
-  };
-  const markFollowers = async (ctx: MessageContext): Promise<void> => {
-    const key = conversationKey(ctx.conversation);
-    ctx.followedBy = await follows.followers(key);
-    if (ctx.followedBy.length > 0) await follows.touch(key);
-  };
-  const gate: Middleware<MessageContext> = (ctx, next) => {
-    if (ctx.addressedVia !== null || respondTo === "all" || ctx.followedBy.length > 0)
-      return next();
-    notify(options.observer?.ignored, ctx.message.id, { reason: "not-addressed" });
-    return undefined;
-  };
-
-  let services: ContextServices | undefined;
-
-  /**
-   * Runs one message; resolves when its conversation may move on: when the pipeline ends (with
-   * the hand-over when a handler's overlap strategy holds the message for a later call), or
-   * earlier when a handler waits for an answer (ctx.ask). One turn object and two `then`
-   * callbacks per message, without an async frame, as it runs for every message.
-   */
-  function handleMessage(message: Message, flags: string[]): Promise<HandedOn | undefined> {
-    const turn = new MessageTurn(turnHooks);
-    const ctx = new MessageContextObject({
-      message,
-      flags,
-      addressing: address(message.content, {
-        isDirect: message.type === "private",
-        oneToOne: isOneToOne(message),
-        bot: me!,
-        prefix,
-        respondTo,
-      }),
-      services: services!,
-      turn,
-    });
-    turn.ctx = ctx;
-    // The answer to an open question goes to the handler that asked, not to the router; in
-    // outgoing-webhook mode a mention's queue copy is not offered, or one answer would count twice.
-    if (dialogs.mayHave() && message.sender_id !== me!.userId && !outside.leftToWebhook(ctx))
-      void takeAnswer(ctx, dialogs)
-        .then((taken) => (taken ? turn.end() : runTurn(turn)))
-        .catch((error: unknown) => {
-          log.error({ err: error, messageId: message.id }, "message pipeline failed");
-          turn.end();
-        });
-    else runTurn(turn);
-    return turn.released;
-  }
-
-  /** Counts a message's outcome when its pipeline ended, and logs a pipeline that threw. */
-  const turnHooks: TurnHooks = {
-    ended(ctx, threw, error) {
-      outside.finished(ctx, threw);
-      if (threw) log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed");
-      inflight.leave();
-    },
-  };
-
-  /** Runs the pipeline for the turn's context (ctx.ask may release the turn before it ends). */
-  function runTurn(turn: MessageTurn): void {
-    if (outside.leaveToWebhook(turn.ctx)) return turn.end();
-    inflight.enter();
-    turn.follow(pipeline!(turn.ctx));
-  }
-
-  /**
-   * Cluster mode acknowledges a message when `handle` resolves, so there the conversation waits
-   * for the call that takes the message: overlap strategies run as `queue` (docs/agents.md).
-   */
-  async function handleWhole(message: Message, flags: string[]): Promise<void> {
-    const later = await handleMessage(message, flags);
-    if (later) await later.delivered;
-  }
-
-  const intake = new Intake({
+  const lifecycle: BotLifecycle = new BotLifecycle({
+    options,
+    log,
     api,
-    log: log.child({ component: "events" }),
+    storage,
     bus,
+    events,
     dispatcher,
-    ledger,
-    handle: handleMessage,
-    narrows: catchUpNarrows(register),
-    me: () => me?.userId,
-    catchUpWindow: options.catchUpWindow ?? {},
+    router,
+    commands,
+    middleware,
+    delivery,
+    dialogs,
+    follows,
+    intake,
+    outside,
+    handler,
+    reportHandlerError: handlerErrorReporter(
+      log,
+      outside,
+      options.errorReply ?? DEFAULT_ERROR_REPLY,
+    ),
+    scoped,
+    server,
+    prefix,
     now,
+    timeZone,
   });
 
-  const onSignal = (signal: NodeJS.Signals): void => {
-    log.info({ signal }, "stopping");
-    void bot.stop();
-  };
-
-  const top = scoped("bot");
-  const bot: Bot = {
-    ...top,
-    done,
+  return {
+    ...scoped("bot"),
+    done: lifecycle.done,
     storage,
     directory,
     get me() {
-      if (!me) throw new Error("bot.me is available after start()");
-      return me;
+      if (!lifecycle.me) throw new Error("bot.me is available after start()");
+      return lifecycle.me;
     },
     get registration() {
       return registration();
@@ -476,173 +357,7 @@ export function createBot(options: BotOptions): Bot {
     },
     webhookRoutes: outside.webhookRoutes,
     handleOutgoing: outside.handleOutgoing,
-
-    async start() {
-      if (state !== "new") throw new Error(`bot cannot start: it is ${state}`);
-      state = "starting";
-      try {
-        const own = await api.users.me();
-        me = botAccount({ userId: own.user_id, email: own.email, fullName: own.full_name });
-        services = {
-          api,
-          me,
-          log,
-          sendMessage: delivery.outbox.send,
-          server,
-          sessions: storage.namespace("topicbot:sessions"),
-          dialogs,
-          follows,
-          now,
-          timeZone,
-          guard: delivery.replies.guard,
-          firstReply: outside.firstReply,
-        };
-        const about = new Map<string, string | undefined>();
-        for (const entry of options.plugins ?? []) {
-          const { plugin, settings } =
-            "plugin" in entry ? entry : { plugin: entry, settings: undefined };
-          about.set(plugin.name, plugin.description);
-          try {
-            router.pluginOverlap(plugin.name, plugin.overlap);
-            const config = plugin.config ? plugin.config.parse(settings ?? {}) : settings;
-            await plugin.setup(scoped(plugin.name), config);
-          } catch (error) {
-            throw new Error(
-              `plugin "${plugin.name}" failed in setup: ${error instanceof Error ? error.message : String(error)}`,
-              { cause: error },
-            );
-          }
-        }
-        commands.registerHelp(router, about);
-        pipeline = compose([
-          admit,
-          ...middleware,
-          router.middleware(reportHandlerError, logHandled()),
-          commands.unknownCommand(router),
-        ]);
-        await delivery.load();
-        await dialogs.load();
-        await follows.load();
-        await intake.baseline();
-        await outside.start({ me, context: services, pipeline, dialogs, prefix });
-        options.attach?.({ handle: handleWhole, emit: (event) => bus.emit(event.type, event) });
-        const sink = outside.observe(intake.sink);
-        const observed = options.observer?.event;
-        firstRegistration = await events.start(
-          observed
-            ? (received, signal) => {
-                for (const event of received) notify(observed, event);
-                return sink(received, signal);
-              }
-            : sink,
-          {
-            onRegistered: (_registration, { signal }) => intake.catchUp(signal),
-            onFatal: (error) => {
-              const fatal = describeFatal(error, api.site);
-              log.error({ err: error }, `stopping: ${fatal.message}`);
-              void stopWith(fatal);
-            },
-          },
-        );
-        state = "running";
-        if (options.handleSignals ?? true) {
-          process.once("SIGINT", onSignal);
-          process.once("SIGTERM", onSignal);
-        }
-        log.info({ bot: me.fullName, email: me.email, userId: me.userId }, "bot started");
-      } catch (error) {
-        state = "stopped";
-        await outside.stop();
-        if (!options.client) await api.close();
-        throw describeFatal(error, api.site);
-      }
-    },
-
-    stop: () => stopWith(undefined),
+    start: () => lifecycle.start(),
+    stop: () => lifecycle.stop(),
   };
-
-  /** Resolves true when `work` finished within `ms`, false when the time ran out first. */
-  async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    });
-    try {
-      return await Promise.race([work.then(() => true), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async function stopWith(error: unknown): Promise<void> {
-    if (state === "stopping" || state === "stopped") return done.catch(() => undefined);
-    state = "stopping";
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    try {
-      await outside.stop();
-      // 1. No more polling. 2. Let handlers finish (bounded). 3. Delete the queue. 4. Flush.
-      await (events.halt ? events.halt() : events.stop());
-      // Messages an overlap strategy still holds for a later call are left for the next start.
-      router.overlap.close();
-      const deadline = now() + stopTimeoutMs;
-      let drained = await within(dispatcher.whenIdle(), stopTimeoutMs);
-      // Open questions end unanswered, so the handlers waiting on them can finish.
-      dialogs.cancelAll();
-      if (drained) drained = await within(inflight.whenNone(), Math.max(0, deadline - now()));
-      if (!drained)
-        log.warn(
-          { running: ledger.running, stopTimeoutMs },
-          "handlers still running at the stop timeout; stopping anyway (their messages are caught up on the next start)",
-        );
-      if (events.halt) await events.stop();
-      error ??= await saveOnStop(delivery, storage, log);
-    } finally {
-      if (!options.client) await api.close();
-      state = "stopped";
-      log.info("bot stopped");
-      log.flush();
-      if (error === undefined) resolveDone();
-      else rejectDone(error);
-    }
-  }
-
-  return bot;
-}
-
-/** Counts pipelines running; `whenNone()` resolves when none is (stop waits for them). */
-class Inflight {
-  #count = 0;
-  #waiters: (() => void)[] = [];
-
-  enter(): void {
-    this.#count++;
-  }
-
-  leave(): void {
-    if (--this.#count > 0 || this.#waiters.length === 0) return;
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
-  whenNone(): Promise<void> {
-    if (this.#count === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-}
-
-/** Failures that end the bot (at start or later), in words that say what to check. */
-export function describeFatal(error: unknown, site: string): Error {
-  if (!(error instanceof ApiError))
-    return error instanceof Error ? error : new Error(String(error));
-  const what =
-    error.code === "USER_DEACTIVATED"
-      ? `the bot's account was deactivated (USER_DEACTIVATED); reactivate it on ${site}`
-      : error.code === "REALM_DEACTIVATED"
-        ? `the organization at ${site} was deactivated (REALM_DEACTIVATED)`
-        : error.code === "INVALID_API_KEY" || error.status === 401
-          ? `the server at ${site} refused the bot's credentials (${error.code}); check server.email and server.apiKey`
-          : undefined;
-  return what === undefined ? error : new Error(what, { cause: error });
 }

@@ -135,8 +135,8 @@ export interface BotServices extends BotServicesView {
   observe(sink: EventSink): EventSink;
   /** Marks a message whose handler threw (the router catches those) so it counts as failed. */
   failed(ctx: MessageContext): void;
-  /** A context sent its first reply: observes the reply latency since its message arrived. */
-  firstReply(ctx: MessageContext): void;
+  /** A context sent its first reply: observes the reply latency since its message arrived (`performance.now()`). */
+  firstReply(ctx: MessageContext, arrivedAt: number): void;
   /**
    * In outgoing-webhook mode, true for a mention or direct message seen on the event queue: the
    * server POSTs it to the webhook too, and only that copy is handled (answers to `ask` included).
@@ -147,9 +147,6 @@ export interface BotServices extends BotServicesView {
   /** Stops the receiver and the cron jobs (waiting for runs in progress). Safe to call twice. */
   stop(): Promise<void>;
 }
-
-/** How many message arrival times are kept for reply latency (messages no plugin handles drop out). */
-const MAX_ARRIVALS = 10_000;
 
 /**
  * The cron, webhook, health and metrics services of one bot.
@@ -186,7 +183,6 @@ export function createBotServices(
     deps
       .api()
       .messages.send({ type: "channel", to: post.to, topic: post.topic, content: post.content });
-  const arrivals = new Map<number, number>();
   const failures = new WeakSet<MessageContext>();
   const fromWebhook = new WeakSet<MessageContext>();
   const unauthenticated: string[] = [];
@@ -243,11 +239,12 @@ export function createBotServices(
     const { me, context, pipeline, dialogs, prefix } = running;
     metrics.eventReceived("message");
     lastEventAt = now();
-    arrivals.set(m.message.id, performance.now());
     const replies: string[] = [];
     let answering = true;
     let suspend!: () => void;
     const suspended = new Promise<void>((resolve) => (suspend = resolve));
+    // The first reply before the chain ends is timed from now (as on the event path).
+    const turn = { suspend: () => suspend(), arrivedAt: performance.now() as number | undefined };
     const ctx = new MessageContextObject({
       message: m.message,
       flags: m.trigger === "mention" ? ["mentioned"] : [],
@@ -258,7 +255,7 @@ export function createBotServices(
       }),
       // Not through the reply guard: captured replies are not posted, so there is nothing to record.
       services: { ...context, guard: undefined },
-      turn: { suspend },
+      turn,
       // Replies go into the HTTP answer while it is open; later ones (after `ask`) are posted.
       replyVia: (content, post) => {
         if (!answering) return post();
@@ -276,6 +273,7 @@ export function createBotServices(
       () => finished(ctx, false),
       () => finished(ctx, true),
     );
+    void run.then(() => (turn.arrivedAt = undefined));
     try {
       await Promise.race([run, suspended]);
     } finally {
@@ -284,16 +282,13 @@ export function createBotServices(
     return replies.length > 0 ? replies.join("\n\n") : undefined;
   }
 
-  // Replies after the chain ends (none, or a handler's after `ask`) are not timed: the arrival goes.
   function finished(ctx: MessageContext, threw: boolean): void {
-    arrivals.delete(ctx.message.id);
     if (threw || failures.has(ctx)) metrics.eventFailed("message");
     else metrics.eventHandled("message");
   }
 
   function leaveToWebhook(ctx: MessageContext): boolean {
     if (!leftToWebhook(ctx)) return false;
-    arrivals.delete(ctx.message.id);
     ctx.log.debug("left to the outgoing webhook");
     metrics.eventHandled("message");
     return true;
@@ -338,26 +333,16 @@ export function createBotServices(
         },
       };
     },
-    // Not async, and one clock reading per batch (its events arrived together): it sees every event.
+    // Not async, and one clock reading per batch: it sees every event. (Each message's arrival,
+    // for the reply latency, travels with the message from the intake: see `MessageTurn`.)
     observe: (sink) => (batch: AnyEvent[], signal: AbortSignal) => {
       lastEventAt = now();
-      const arrived = performance.now();
-      for (const event of batch) {
-        metrics.eventReceived(event.type);
-        const id = (event as { message?: { id?: unknown } }).message?.id;
-        if (event.type === "message" && typeof id === "number") {
-          arrivals.set(id, arrived);
-          if (arrivals.size > MAX_ARRIVALS) arrivals.delete(arrivals.keys().next().value!);
-        }
-      }
+      for (const event of batch) metrics.eventReceived(event.type);
       return sink(batch, signal);
     },
     failed: (ctx) => failures.add(ctx),
-    firstReply(ctx) {
-      const arrived = arrivals.get(ctx.message.id);
-      if (arrived === undefined) return;
-      arrivals.delete(ctx.message.id);
-      metrics.replySent((performance.now() - arrived) / 1000);
+    firstReply(_ctx, arrivedAt) {
+      metrics.replySent((performance.now() - arrivedAt) / 1000);
     },
 
     async start(bot) {

@@ -56,14 +56,23 @@ function argumentNotes(compiled: CompiledSpec): string[] {
   return described.map(([name, a]) => `- ${code(name)} (${a.kind}): ${a.description}`);
 }
 
-/** What argument types of one command may use: a class, so each command costs one small object. */
+/**
+ * What argument types of one command may use: a class, so each command costs one small object.
+ * The clock is read on first use of `now` (a time argument), not for every command.
+ */
 class SenderArgEnv implements ArgEnv {
+  #now: number | undefined;
+
   constructor(
     readonly directory: Directory,
     readonly senderId: number,
-    readonly now: number,
+    readonly clock: () => number,
     readonly fallbackZone: string,
   ) {}
+
+  get now(): number {
+    return (this.#now ??= this.clock());
+  }
 
   /** The sender's profile time zone, else the configured one. */
   async timeZone(): Promise<string> {
@@ -98,7 +107,7 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
   };
 
   const argEnv = (ctx: MessageContext): ArgEnv =>
-    new SenderArgEnv(directory, ctx.message.sender_id, options.now(), options.timeZone);
+    new SenderArgEnv(directory, ctx.message.sender_id, options.now, options.timeZone);
 
   /** False (after telling the sender) when the sender's role is not among `roles`. */
   const roleAllows = async (

@@ -89,8 +89,8 @@ export interface ContextServices extends ActionEnv {
   guard?: SendGuard;
   /** The conversations plugins follow (`ctx.follow`); none in contexts built outside a bot. */
   follows?: Follows;
-  /** Told when a context sends its first reply (reply latency metrics). */
-  firstReply?: (ctx: MessageContext) => void;
+  /** Told when a context sends its first reply, with its turn's `arrivedAt` (reply latency metrics). */
+  firstReply?: (ctx: MessageContext, arrivedAt: number) => void;
 }
 
 export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
@@ -104,18 +104,28 @@ const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 export const dialogKey = (conversation: Conversation, userId: number): string =>
   `${conversationKey(conversation)}|${userId}`;
 
+/**
+ * A message's turn in its conversation, as its context sees it. An object, not a callback: the
+ * runtime's turn (`MessageTurn`) is made per message, and a bound callback would be one more.
+ */
+export interface ContextTurn {
+  /** A handler starts waiting for an answer: the message no longer holds up others. */
+  suspend(): void;
+  /**
+   * `performance.now()` when the message arrived, while its first reply is still to be timed
+   * (reply latency); undefined for a message not timed or once its pipeline ended.
+   */
+  readonly arrivedAt?: number | undefined;
+}
+
 /** How a context is made: the message, how the gate read it, and the bot's services. */
 export interface ContextInit {
   message: Message;
   flags: string[];
   addressing: Addressing;
   services: ContextServices;
-  /**
-   * The message's turn in its conversation: `suspend()` is called when a handler starts waiting
-   * for an answer, so that its message no longer holds up others. An object, not a callback: the
-   * runtime's turn (`MessageTurn`) is made per message, and a bound callback would be one more.
-   */
-  turn?: { suspend(): void };
+  /** The message's turn in its conversation (see `ContextTurn`). */
+  turn?: ContextTurn;
   /**
    * Decides where a reply goes: `post()` sends it; the outgoing-webhook mode instead captures it
    * into its HTTP answer (and answers with no IDs).
@@ -163,7 +173,7 @@ export class MessageContextObject {
   /** Aborted when a newer message interrupts this call (`overlap: "interrupt"`); else never. */
   signal: AbortSignal = NEVER_ABORTED;
   readonly #services: ContextServices;
-  readonly #turn: { suspend(): void } | undefined;
+  readonly #turn: ContextTurn | undefined;
   readonly #replyVia: ContextInit["replyVia"];
   #conversation: Conversation | undefined = undefined;
   #sender: Sender | undefined = undefined;
@@ -499,7 +509,8 @@ export class MessageContextObject {
       : await post();
     if (kind === "reply" && !this.#replied) {
       this.#replied = true;
-      env.firstReply?.(this);
+      const arrivedAt = this.#turn?.arrivedAt;
+      if (arrivedAt !== undefined) env.firstReply?.(this, arrivedAt);
     }
     return {
       id: sent.id,

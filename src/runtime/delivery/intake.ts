@@ -7,9 +7,9 @@ import type { Narrow } from "../../api/common.js";
 import type { Message } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import { catchUp, newestMessageId, type CatchUpWindow } from "./catch-up.js";
-import { conversationKey, conversationOf } from "../dispatch/conversation.js";
+import { laneKey } from "../dispatch/conversation.js";
 import type { DeliveryLedger } from "./ledger.js";
-import type { Dispatcher, Handover } from "../dispatch/dispatcher.js";
+import type { Dispatcher, LaneRelease, SelfReleasingTask } from "../dispatch/dispatcher.js";
 
 /**
  * A message the pipeline handed on (an overlap strategy holds it for a later call): its lane is
@@ -29,9 +29,21 @@ export interface IntakeOptions {
   ledger: DeliveryLedger;
   /**
    * Handles one message; resolves when its conversation may move on to the next one: with nothing
-   * when the message is done, or with a HandedOn when a later call finishes it.
+   * when the message is done, or with a HandedOn when a later call finishes it. `arrivedAt`
+   * (`performance.now()` when its batch reached the intake) times the reply; undefined for
+   * messages caught up, which are not timed.
    */
-  handle(message: Message, flags: string[]): Promise<HandedOn | void>;
+  handle(
+    message: Message,
+    flags: string[],
+    arrivedAt: number | undefined,
+  ): Promise<HandedOn | void>;
+  /**
+   * The fast path of `handle`, which the bot gives: starts handling a claimed message and calls
+   * `claimed.release()` (or `fail()`) when its conversation may move on, instead of resolving a
+   * promise, so that no promise per message stands between the handler, the ledger and the lane.
+   */
+  start?(claimed: ClaimedMessage): void;
   /** GET /messages narrows that see what the queue sees. */
   narrows: Narrow[];
   /** The bot's user ID once known; catch-up leaves the bot's own messages out. */
@@ -89,22 +101,30 @@ export class Intake {
    * synchronous pass, and only when it is full does the rest of the batch go on after a wait.
    */
   readonly sink = (events: AnyEvent[], signal: AbortSignal): Promise<void> | undefined => {
-    const waited = this.#take(events, 0, signal);
-    return waited === undefined ? undefined : this.#finishBatch(events, waited, signal);
+    // One clock reading per batch: its events arrived together.
+    const arrivedAt = performance.now();
+    const waited = this.#take(events, 0, signal, arrivedAt);
+    return waited === undefined ? undefined : this.#finishBatch(events, waited, signal, arrivedAt);
   };
 
   /**
    * Takes events from `from` on until the batch ends, the signal aborts, or the dispatcher is full
    * after a message (then it returns the index of the next event, which waits for room).
    */
-  #take(events: AnyEvent[], from: number, signal: AbortSignal): number | undefined {
+  #take(
+    events: AnyEvent[],
+    from: number,
+    signal: AbortSignal,
+    arrivedAt: number,
+  ): number | undefined {
     for (let i = from; i < events.length; i++) {
       const event = this.#parse(events[i]!);
       if (event) {
         if (event.type === "message") {
           const { message, flags } = event as unknown as { message: Message; flags: string[] };
           // Backpressure: no more events are taken (and no poll is made) until there is room.
-          if (this.#deliver(message, flags, event) && !this.#o.dispatcher.hasRoom) return i + 1;
+          if (this.#deliver(message, flags, event, arrivedAt) && !this.#o.dispatcher.hasRoom)
+            return i + 1;
         } else {
           this.#o.bus.emit(event.type, event);
         }
@@ -115,14 +135,19 @@ export class Intake {
   }
 
   /** The rest of a batch that found the dispatcher full: waits for room before each next take. */
-  async #finishBatch(events: AnyEvent[], next: number, signal: AbortSignal): Promise<void> {
+  async #finishBatch(
+    events: AnyEvent[],
+    next: number,
+    signal: AbortSignal,
+    arrivedAt: number,
+  ): Promise<void> {
     const room = new RoomWait(signal);
     try {
       let at: number | undefined = next;
       while (at !== undefined) {
         await room.until(this.#o.dispatcher.whenReady());
         if (signal.aborted) return;
-        at = this.#take(events, at, signal);
+        at = this.#take(events, at, signal, arrivedAt);
       }
     } finally {
       room.end();
@@ -147,59 +172,20 @@ export class Intake {
    * Claims a message and pushes it to its conversation's lane; false when it was handled already.
    * Synchronous: it runs for every message, and the waiting for room is the caller's.
    */
-  #deliver(message: Message, flags: string[], event: AnyEvent): boolean {
+  #deliver(
+    message: Message,
+    flags: string[],
+    event: AnyEvent,
+    arrivedAt: number | undefined,
+  ): boolean {
     const { ledger, dispatcher } = this.#o;
     if (!ledger.claim(message.id)) {
       this.#o.log.debug({ messageId: message.id }, "skipping a message handled already");
       return false;
     }
     this.#o.bus.emit("message", event);
-    dispatcher.push(conversationKey(conversationOf(message)), () =>
-      this.#handleOnce(message, flags),
-    );
+    dispatcher.push(laneKey(message), new ClaimedMessage(message, flags, arrivedAt, this.#o));
     return true;
-  }
-
-  /**
-   * Handles one claimed message, and finishes it in the ledger when its lane is released, unless
-   * the pipeline handed it on ("lane released" and "delivered" are then two moments). The lane does
-   * not wait for the ledger's save: the save is batched per turn of the event loop and only ever
-   * records finished messages, and stop waits for it (`Delivery.close`).
-   */
-  #handleOnce(message: Message, flags: string[]): Promise<Handover | undefined> {
-    // Not an async function: its frame was the largest allocation per message (bench/dispatch.ts).
-    let handled: Promise<HandedOn | void>;
-    try {
-      handled = this.#o.handle(message, flags);
-    } catch (error) {
-      handled = Promise.reject(error);
-    }
-    return handled.then(
-      (handedOn) => {
-        if (handedOn !== undefined) return this.#deliverLater(message.id, handedOn);
-        void this.#o.ledger.finish(message.id);
-        return undefined;
-      },
-      (error: unknown) => {
-        void this.#o.ledger.finish(message.id);
-        throw error;
-      },
-    );
-  }
-
-  /** The ledger finishes a handed-on message when the call that took it ended, not before. */
-  #deliverLater(id: number, handedOn: HandedOn): Handover {
-    const { ledger } = this.#o;
-    return {
-      delivered: handedOn.delivered.then((handled) =>
-        handled
-          ? ledger.finish(id)
-          : this.#o.log.debug(
-              { messageId: id },
-              "message held at stop; it is caught up on the next start",
-            ),
-      ),
-    };
   }
 
   /**
@@ -234,7 +220,7 @@ export class Intake {
     try {
       for (const { message, flags } of fresh) {
         const event: AnyEvent = { id: -1, type: "message", message, flags };
-        if (this.#deliver(message, flags, event) && !this.#o.dispatcher.hasRoom)
+        if (this.#deliver(message, flags, event, undefined) && !this.#o.dispatcher.hasRoom)
           await room.until(this.#o.dispatcher.whenReady());
         if (signal.aborted) return;
       }
@@ -278,5 +264,81 @@ export class Intake {
         "could not read the newest message; no catch-up until one is handled",
       );
     }
+  }
+}
+
+/**
+ * One claimed message on its way through its conversation's lane: the dispatcher's task, and what
+ * the handler hands back when the conversation may move on. One object per message carries the
+ * message, its arrival, the claim and the lane, in place of a closure and three chained promises.
+ * On release it finishes the message in the ledger, unless the pipeline handed it on ("lane
+ * released" and "delivered" are then two moments). The lane does not wait for the ledger's save:
+ * the save is batched per turn of the event loop and only ever records finished messages, and stop
+ * waits for it (`Delivery.close`).
+ */
+export class ClaimedMessage implements SelfReleasingTask {
+  readonly message: Message;
+  readonly flags: string[];
+  /** `performance.now()` when its batch reached the intake; undefined when caught up. */
+  readonly arrivedAt: number | undefined;
+  readonly #o: IntakeOptions;
+  #lane: LaneRelease | undefined;
+  #released = false;
+
+  constructor(
+    message: Message,
+    flags: string[],
+    arrivedAt: number | undefined,
+    options: IntakeOptions,
+  ) {
+    this.message = message;
+    this.flags = flags;
+    this.arrivedAt = arrivedAt;
+    this.#o = options;
+  }
+
+  /** The lane's turn came: the bot's fast path (`start`), else `handle` and its promise. */
+  start(lane: LaneRelease): void {
+    this.#lane = lane;
+    const o = this.#o;
+    try {
+      if (o.start) return o.start(this);
+      o.handle(this.message, this.flags, this.arrivedAt).then(
+        (handedOn) => this.release(handedOn ?? undefined),
+        (error: unknown) => this.fail(error),
+      );
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** The conversation may move on; with `handedOn` when a later call finishes the message. Once. */
+  release(handedOn: HandedOn | undefined): void {
+    if (this.#released) return;
+    this.#released = true;
+    const { ledger } = this.#o;
+    if (handedOn === undefined) {
+      void ledger.finish(this.message.id);
+      return this.#lane!.done(undefined);
+    }
+    const id = this.message.id;
+    // The ledger finishes a handed-on message when the call that took it ended, not before.
+    const delivered = handedOn.delivered.then((handled) =>
+      handled
+        ? ledger.finish(id)
+        : this.#o.log.debug(
+            { messageId: id },
+            "message held at stop; it is caught up on the next start",
+          ),
+    );
+    this.#lane!.done({ delivered });
+  }
+
+  /** Handling threw before the conversation could move on: finished, and the lane told. Once. */
+  fail(error: unknown): void {
+    if (this.#released) return;
+    this.#released = true;
+    void this.#o.ledger.finish(this.message.id);
+    this.#lane!.failed(error);
   }
 }

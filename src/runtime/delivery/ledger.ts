@@ -1,5 +1,6 @@
 // Delivery bookkeeping: which messages were handled (a persisted watermark plus recent IDs), so none is handled twice.
 import { MinHeap } from "./min-heap.js";
+import { IdSet } from "./id-set.js";
 import { RecentIds } from "./recent.js";
 import type { DeliveryState, DeliveryStore } from "./store.js";
 
@@ -33,7 +34,8 @@ export class DeliveryLedger {
   readonly #recent: RecentIds;
   readonly #onError: (error: unknown) => void;
   readonly #onSaved: () => void;
-  readonly #running = new Set<number>();
+  /** The claimed IDs not finished yet (an `IdSet`: one is added and one removed per message). */
+  readonly #running = new IdSet();
   /** The running IDs, smallest first; finished ones leave it when they reach the top. */
   readonly #runningOrder = new MinHeap();
   /** Finished IDs above the oldest running one, smallest first; the watermark passes them in order. */

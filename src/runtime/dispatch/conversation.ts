@@ -30,3 +30,14 @@ export function conversationKey(conversation: Conversation): string {
     ? `channel:${conversation.streamId}:${conversation.topic.toLowerCase()}`
     : `direct:${conversation.userIds.join(",")}`;
 }
+
+/**
+ * `conversationKey(conversationOf(message))` without the conversation object in between for a
+ * channel message: the intake keys every message's lane with it. A fast path for the common
+ * case; direct messages take the general one (`conversation.test.ts` pins the two together).
+ */
+export function laneKey(message: Message): string {
+  if (message.type === "stream")
+    return `channel:${message.stream_id!}:${message.subject.toLowerCase()}`;
+  return conversationKey(conversationOf(message));
+}

@@ -1,0 +1,68 @@
+// The dispatch path's fast paths against the general code they stand in for: lane keys and the ID set.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Message } from "../../src/api/messages.js";
+import { IdSet } from "../../src/runtime/delivery/id-set.js";
+import {
+  conversationKey,
+  conversationOf,
+  laneKey,
+} from "../../src/runtime/dispatch/conversation.js";
+
+const user = fc.record({ id: fc.integer({ min: 1, max: 50 }) });
+
+/** Channel and direct messages with the fields a conversation is made of. */
+const message: fc.Arbitrary<Message> = fc.oneof(
+  fc.record({
+    type: fc.constant("stream"),
+    stream_id: fc.integer({ min: 1, max: 1_000_000 }),
+    display_recipient: fc.string(),
+    subject: fc.oneof(fc.string(), fc.constantFrom("Deploys", "DEPLOYS", "İstanbul", "ß straße")),
+    sender_id: fc.integer({ min: 1, max: 50 }),
+  }),
+  fc.record({
+    type: fc.constant("private"),
+    display_recipient: fc.array(user, { maxLength: 5 }),
+    subject: fc.constant(""),
+    sender_id: fc.integer({ min: 1, max: 50 }),
+  }),
+) as unknown as fc.Arbitrary<Message>;
+
+describe("laneKey", () => {
+  it("is conversationKey(conversationOf(message)) for every message", () => {
+    fc.assert(
+      fc.property(message, (m) => {
+        expect(laneKey(m)).toBe(conversationKey(conversationOf(m)));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+describe("IdSet", () => {
+  it("answers as a Set would through adds, deletes and growth", () => {
+    const op = fc.tuple(
+      fc.constantFrom("add", "delete", "has"),
+      // Few distinct IDs keep the table small and its probe chains long; huge IDs exercise the
+      // high bits of the hash.
+      fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 2 ** 40, max: 2 ** 40 + 40 })),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 100, maxLength: 600, size: "max" }), (ops) => {
+        const ids = new IdSet(2);
+        const model = new Set<number>();
+        for (const [what, id] of ops) {
+          if (what === "add") {
+            expect(ids.add(id)).toBe(!model.has(id));
+            model.add(id);
+          } else if (what === "delete") expect(ids.delete(id)).toBe(model.delete(id));
+          else expect(ids.has(id)).toBe(model.has(id));
+          expect(ids.size).toBe(model.size);
+        }
+        for (const id of model) expect(ids.has(id)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+    expect(() => new IdSet().add(0)).toThrow(/positive integer/);
+  });
+});
