@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `bot` (and `topicbot`) executable: runs the compiled CLI.
-import { main } from "../dist/src/cli/main.js";
+// The `bot` (and `topicbot`) executable: runs the built CLI (dist/bundle/cli.js, scripts/bundle.mjs).
+import { main } from "../dist/bundle/cli.js";
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -1,0 +1,67 @@
+// Build step after tsc: bundles the published JavaScript with esbuild into dist/bundle/, one file per package export plus the CLI, sharing code-split chunks.
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { URL, fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+// Why (issue 17, start-up): Node's ES-module loader costs about 0.4 ms per file, and `bot start`
+// loaded ~250 of tsc's files plus zod's 95 and yaml's 73. Every export and the CLI are entry points
+// of ONE esbuild run with code splitting, so each module exists exactly once at run time: a user's
+// plugin importing "topicbot" and the CLI that loads it share the same chunks (classes, symbols,
+// `instanceof`, module-level registries). The CLI's lazy `import()`s (commands, sandbox, dev,
+// cluster, webhook receiver, Markdown) stay separate chunks that `bot start` does not load.
+// Types still come from tsc (dist/src/**/*.d.ts), which is why the bundled packages stay in
+// `dependencies`: the declarations import them.
+
+const root = new URL("..", import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+
+/** Output name (under dist/bundle/) → source entry; package.json's `exports` and bin/bot.js point at these. */
+const ENTRIES = {
+  index: "src/index.ts",
+  client: "src/client/index.ts",
+  sandbox: "src/sandbox/index.ts",
+  testing: "src/testing/index.ts",
+  webhooks: "src/webhooks/index.ts",
+  ai: "src/ai/index.ts",
+  cli: "src/cli/main.ts",
+};
+
+/**
+ * Pure-JavaScript dependencies compiled into the chunks (only what topicbot uses of them, e.g. none
+ * of zod's 62 locale files). zod is safe to inline: users take `z` from "topicbot"; a schema built
+ * with their own zod copy is read through its public shape (`safeParse`, `_zod.def`), and zod
+ * keeps its registry and config on `globalThis`, shared between copies.
+ */
+const INLINED = ["zod", "yaml", "eventemitter3"];
+/** Everything else stays an import of the installed package: native parts, worker files, paths read at run time, optional peers. */
+const external = [
+  ...Object.keys(pkg.dependencies ?? {}),
+  ...Object.keys(pkg.peerDependencies ?? {}),
+].filter((name) => !INLINED.includes(name));
+
+// Chunk names carry content hashes: clear the last build so no stale chunk is shipped.
+rmSync(new URL("dist/bundle", root), { recursive: true, force: true });
+
+const result = await build({
+  absWorkingDir: fileURLToPath(root),
+  entryPoints: ENTRIES,
+  outdir: "dist/bundle",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external,
+  // The inlined CommonJS packages (yaml, eventemitter3) call `require` for Node's built-ins.
+  banner: {
+    js: 'import { createRequire as __topicbotCreateRequire } from "node:module"; const require = __topicbotCreateRequire(import.meta.url);',
+  },
+  sourcemap: true,
+  metafile: true,
+  logLevel: "warning",
+});
+
+// Which source modules each output file holds: test/e2e/cli-start-lazy.test.ts reads it to tell
+// what `bot start` loaded. Beside the bundle, not shipped.
+writeFileSync(new URL("dist/bundle-meta.json", root), JSON.stringify(result.metafile));
