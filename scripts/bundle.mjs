@@ -1,5 +1,6 @@
 // Build step after tsc: bundles the published JavaScript with esbuild into dist/bundle/, one file per package export plus the CLI, sharing code-split chunks.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { sep } from "node:path";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -27,10 +28,10 @@ const ENTRIES = {
 };
 
 /**
- * Pure-JavaScript dependencies compiled into the chunks (only what topicbot uses of them, e.g. none
- * of zod's 62 locale files). zod is safe to inline: users take `z` from "topicbot"; a schema built
- * with their own zod copy is read through its public shape (`safeParse`, `_zod.def`), and zod
- * keeps its registry and config on `globalThis`, shared between copies.
+ * Pure-JavaScript dependencies compiled into the chunks. zod is safe to inline: users take `z`
+ * from "topicbot"; a schema built with their own zod copy is read through its public shape
+ * (`safeParse`, `_zod.def`), and zod keeps its registry and config on `globalThis`, shared
+ * between copies.
  */
 const INLINED = ["zod", "yaml", "eventemitter3"];
 /** Everything else stays an import of the installed package: native parts, worker files, paths read at run time, optional peers. */
@@ -38,6 +39,44 @@ const external = [
   ...Object.keys(pkg.dependencies ?? {}),
   ...Object.keys(pkg.peerDependencies ?? {}),
 ].filter((name) => !INLINED.includes(name));
+
+/**
+ * zod's 62 non-English locales (366 KB, half of zod) are compiled on every start only because
+ * `z.locales` (and `z.core.locales`) name them all. In the bundle each becomes a function that
+ * loads that locale from the installed zod (its CommonJS file) when called: `z.locales.fr()` works
+ * as before and costs nothing until used. English stays inlined: zod configures it at import.
+ */
+const zodLocalesOnUse = {
+  name: "zod-locales-on-use",
+  setup(build) {
+    const folder = new URL("node_modules/zod/v4/locales/", root);
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${sep}node_modules${sep}zod${sep}v4${sep}`)
+        ? { path: "zod-locales", namespace: "zod-locales-on-use" }
+        : undefined,
+    );
+    build.onResolve({ filter: /^zod\/v4\/locales\/[\w-]+\.cjs$/ }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    build.onLoad({ filter: /.*/, namespace: "zod-locales-on-use" }, () => {
+      const index = readFileSync(new URL("index.js", folder), "utf8");
+      const locales = [
+        ...index.matchAll(/export \{ default as (\w+) \} from "\.\/([\w-]+)\.js";/g),
+      ];
+      if (locales.length < 2 || !locales.some(([, name]) => name === "en"))
+        throw new Error("zod's locales/index.js changed shape: update scripts/bundle.mjs");
+      const lines = locales.map(([, name, file]) => {
+        if (file === "en") return `export { default as en } from "zod/v4/locales/en.js";`;
+        if (!existsSync(new URL(`${file}.cjs`, folder)))
+          throw new Error(`zod has no v4/locales/${file}.cjs: update scripts/bundle.mjs`);
+        // The CommonJS locale file's module.exports is the locale function.
+        return `export const ${name} = (...args) => require("zod/v4/locales/${file}.cjs")(...args);`;
+      });
+      return { contents: lines.join("\n"), resolveDir: fileURLToPath(root), loader: "js" };
+    });
+  },
+};
 
 // Chunk names carry content hashes: clear the last build so no stale chunk is shipped.
 rmSync(new URL("dist/bundle", root), { recursive: true, force: true });
@@ -60,6 +99,7 @@ const result = await build({
   sourcemap: true,
   metafile: true,
   logLevel: "warning",
+  plugins: [zodLocalesOnUse],
 });
 
 // Which source modules each output file holds: test/e2e/cli-start-lazy.test.ts reads it to tell
