@@ -32,6 +32,17 @@ async function rssMiB(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in ms, from /proc (Linux; clock ticks of
+ * 10 ms). Steadier than wall time on a loaded machine, where a process waits for a core.
+ */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), counted after the ") " of the name.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Compiles `bench/<name>.ts` (types stripped, nothing bundled) to `dist/bench/<name>.js`. */
 async function compileBot(name: string): Promise<void> {
   const source = await readFile(fileURLToPath(new URL(`bench/${name}.ts`, root)), "utf8");
@@ -47,6 +58,8 @@ interface Start {
   ready: number;
   /** RSS after sitting idle for IDLE_MS after the first answer, in MiB. */
   idleRss: number;
+  /** CPU time the bot used from spawn to its first answer, in ms. */
+  cpu: number;
 }
 
 /**
@@ -86,9 +99,10 @@ async function timeFirstAnswer(
     const readyAt = performance.now();
     await post(topic, command);
     await waitFor(() => answeredAt !== undefined, "answer");
+    const cpu = await cpuMs(child.pid!);
     await sleep(IDLE_MS);
     const idleRss = await rssMiB(child.pid!);
-    return { firstAnswer: answeredAt! - started, ready: readyAt - started, idleRss };
+    return { firstAnswer: answeredAt! - started, ready: readyAt - started, idleRss, cpu };
   } finally {
     stop();
     await stopChild(child);
@@ -169,7 +183,7 @@ void main(async () => {
   return {
     name: "startup",
     title: "Startup: spawn to first answer, and idle memory",
-    method: `\`node bin/bot.js start -c <config>\` (the built CLI, the \`ping\` plugin, JSON logs, memory storage) against a sandbox on loopback: timed from spawn to its \`"msg":"ready"\` line, then a human posts \`!ping\` into a fresh topic and the clock stops when the sandbox stores the bot's answer; RSS is read from /proc ${IDLE_MS / 1000} s after that answer. Baselines, timed the same way with \`!echo <n>\`: a zulip-js bot (\`bench/zulip-js-echo.ts\`: zulip-js 2.1 as its README uses it, \`users.me.getProfile\`, \`queues.register\`, an \`events.retrieve\` loop answering with \`messages.send\`), the baseline issue 17 names; and a bare bot (\`bench/bare-echo.ts\`: undici, GET /users/me, POST /register, a poll loop), the floor. Both are compiled to plain JavaScript inside the checkout. The three alternate, ${RUNS} rounds after one warm-up each; medians. Also shown: spawning \`node -e\` to its first line.`,
+    method: `\`node bin/bot.js start -c <config>\` (the built CLI, the \`ping\` plugin, JSON logs, memory storage) against a sandbox on loopback: timed from spawn to its \`"msg":"ready"\` line, then a human posts \`!ping\` into a fresh topic and the clock stops when the sandbox stores the bot's answer; RSS is read from /proc ${IDLE_MS / 1000} s after that answer. Baselines, timed the same way with \`!echo <n>\`: a zulip-js bot (\`bench/zulip-js-echo.ts\`: zulip-js 2.1 as its README uses it, \`users.me.getProfile\`, \`queues.register\`, an \`events.retrieve\` loop answering with \`messages.send\`), the baseline issue 17 names; and a bare bot (\`bench/bare-echo.ts\`: undici, GET /users/me, POST /register, a poll loop), the floor. Both are compiled to plain JavaScript inside the checkout. The three alternate, ${RUNS} rounds after one warm-up each; medians. Also shown: each process's CPU time (user + system, from /proc) when its answer is stored, steadier than wall time on a loaded machine; and spawning \`node -e\` to its first line.`,
     rows: [
       {
         metric: "spawn to first answer (median)",
@@ -194,6 +208,22 @@ void main(async () => {
         unit: "ms",
         better: "lower",
         baselineIs: "zulip-js bot",
+      },
+      {
+        metric: "CPU time, spawn to first answer (median)",
+        value: med(bot, "cpu"),
+        baseline: med(zjs, "cpu"),
+        unit: "ms",
+        better: "lower",
+        baselineIs: "zulip-js bot",
+      },
+      {
+        metric: "CPU time, spawn to first answer (median)",
+        value: med(bot, "cpu"),
+        baseline: med(bare, "cpu"),
+        unit: "ms",
+        better: "lower",
+        baselineIs: "bare undici bot",
       },
       {
         metric: "spawn to ready line (median)",

@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// The `bot` (and `topicbot`) executable: runs the compiled CLI.
-import { main } from "../dist/src/cli/main.js";
+// The `bot` (and `topicbot`) executable: runs the built CLI (dist/bundle/cli.js, made by scripts/bundle.mjs).
+import module from "node:module";
 
+// Node 22.1 and later keep V8's compiled code of the modules on disk, so a later start skips
+// compiling them (start-up time, issue 17); Node 20 has no such cache and skips this.
+module.enableCompileCache?.();
+
+const { main } = await import("../dist/bundle/cli.js");
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {

@@ -6,7 +6,15 @@ import process from "node:process";
 import { URL } from "node:url";
 
 const root = new URL("..", import.meta.url).pathname;
-const SOURCES = ["src", "plugins", "web", "tsconfig.json", "tsconfig.build.json", "package.json"];
+const SOURCES = [
+  "src",
+  "plugins",
+  "web",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "package.json",
+  "scripts/bundle.mjs",
+];
 
 /** The newest modification time under a path (files and folders, recursively). */
 function newest(path) {
@@ -19,7 +27,7 @@ function newest(path) {
   );
 }
 
-const built = join(root, "dist", "src", "cli", "main.js");
+const built = join(root, "dist", "bundle", "cli.js");
 const sources = Math.max(...SOURCES.map((p) => newest(join(root, p))));
 const console = join(root, "dist", "web", "app.js");
 if (

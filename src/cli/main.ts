@@ -3,10 +3,9 @@ import type { CommanderError } from "commander";
 import { ConfigError } from "../config/errors.js";
 import { ApiError } from "../client/errors.js";
 import { processOutput, type Output } from "./output.js";
-import { ownPackage } from "./own-package.js";
+import { ownPackage } from "../own-files.js";
 import type { ClusterStatusOptions } from "./commands/cluster.js";
 import type { DevCommandOptions } from "./commands/dev.js";
-import { registerSend } from "./commands/send.js";
 import { plainStartOptions } from "./plain-start.js";
 
 // Each subcommand's module is imported when that subcommand runs, not before: `bot start` never
@@ -42,6 +41,7 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     }
   }
   const { Command, CommanderError, InvalidArgumentError } = await import("commander");
+  const { registerSend } = await import("./commands/send.js");
   const parsePort = (value: string): number => {
     const port = Number(value);
     if (!Number.isInteger(port) || port < 0 || port > 65_535)

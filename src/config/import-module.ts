@@ -1,6 +1,7 @@
 // Importing plugin modules into the CLI's one module graph: TypeScript through tsx's process-wide hooks, fresh copies for `bot dev`.
 import { createRequire, register as registerHooks } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ownPath } from "../own-files.js";
 
 /** The query parameter that marks a module (and the plugin files it imports) as one `bot dev` load. */
 const RELOAD_PARAM = "topicbot-reload";
@@ -63,12 +64,8 @@ function keepOwnCodeNative(nativeJs: RequireHandler): void {
   };
 }
 
-/** topicbot's own code as file URL prefixes (this module is in src/config or dist/src/config). */
-const OWN_ROOT = pathToFileURL(fileURLToPath(new URL("../../", import.meta.url))).href.replace(
-  /\/dist\/$/,
-  "/",
-);
-const OWN_CODE = [`${OWN_ROOT}src/`, `${OWN_ROOT}dist/`];
+/** topicbot's own code as file URL prefixes: its sources and its build (bundle chunks, built-in plugins). */
+const OWN_CODE = [pathToFileURL(ownPath("src/")).href, pathToFileURL(ownPath("dist/")).href];
 
 /**
  * A resolve hook, passed to Node as source: a module imported by one that carries the reload

@@ -2,7 +2,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Plugin, PluginInstance } from "../runtime/plugin.js";
 import type { BotConfig } from "./schema.js";
 import { LineCounter, parseDocument } from "yaml";
@@ -10,13 +9,14 @@ import type { z } from "zod";
 import { allConfigErrors, ConfigError, didYouMean } from "./errors.js";
 import { issueError, yamlLocator, type Locate } from "./load.js";
 import { importFile } from "./import-module.js";
+import { ownPath, runsBuilt } from "../own-files.js";
 
 export { importFile };
 
 const keyPathOf = (index: number): PropertyKey[] => ["plugins", index];
 
-/** Folder of the built-in plugins: `plugins/` beside `src/`, in the source tree and in `dist/` alike. */
-const BUILTIN_DIR = fileURLToPath(new URL("../../plugins/", import.meta.url));
+/** Folder of the built-in plugins: `plugins/` in the source tree, `dist/plugins/` in the build. */
+const BUILTIN_DIR = ownPath(runsBuilt() ? "dist/plugins" : "plugins");
 const EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
 function findModule(base: string): string | undefined {

@@ -12,11 +12,13 @@ import { createScratchProject, type ScratchProject } from "../helpers/scratch-pr
 const run = promisify(execFile);
 
 /**
- * A plugin that depends on topicbot's module identity: `arg.*` arguments, `instanceof ApiError`,
+ * A plugin that depends on topicbot's module identity: `arg.*` arguments, `instanceof ApiError`
+ * (the class of "topicbot" and of "topicbot/client", two entries of the bundle, must be one),
  * plus storage, a dialog (`ctx.ask`) and a scheduled message.
  */
 const TASKS = `// tasks: a to-do list, a question, a scheduled note and an API error, in TypeScript.
 import { ApiError, arg, definePlugin, z } from "topicbot";
+import { ApiError as ClientApiError } from "topicbot/client";
 
 export default definePlugin({
   name: "tasks",
@@ -47,7 +49,8 @@ export default definePlugin({
         await ctx.api.messages.send({ type: "channel", to: "no-such-channel", topic: "x", content: "x" });
         await ctx.reply("sent?");
       } catch (error) {
-        await ctx.reply(error instanceof ApiError ? \`ApiError \${error.code}\` : \`not an ApiError: \${String(error)}\`);
+        const one = error instanceof ApiError && error instanceof ClientApiError;
+        await ctx.reply(one ? \`ApiError \${error.code}\` : \`not the one ApiError: \${String(error)}\`);
       }
     });
   },

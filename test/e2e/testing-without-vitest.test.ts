@@ -3,8 +3,9 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
 
+/** The `topicbot/testing` entry as published (package.json `exports`, built by scripts/bundle.mjs). */
 const testing = pathToFileURL(
-  fileURLToPath(new URL("../../dist/src/testing/index.js", import.meta.url)),
+  fileURLToPath(new URL("../../dist/bundle/testing.js", import.meta.url)),
 );
 
 /** A resolve hook that makes `vitest` unresolvable, as in a project that never installed it. */

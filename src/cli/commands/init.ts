@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { projectFiles } from "../templates.js";
-import { ownPackage } from "../own-package.js";
+import { ownPackage } from "../../own-files.js";
 import type { Output } from "../output.js";
 
 export interface InitOptions {

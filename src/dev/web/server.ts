@@ -3,7 +3,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Message } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import type { Bot } from "../../runtime/bot.js";
@@ -14,6 +14,7 @@ import type { DevClock } from "../dev-clock.js";
 import type { LoadedPlugin } from "../plugins.js";
 import type { Place } from "../terminal.js";
 import type { DevWorld, ShownMessage, ShownReaction, ShownUpload } from "../world.js";
+import { ownPath } from "../../own-files.js";
 import { readInside } from "./inside.js";
 import { ConsoleRecord } from "./record.js";
 import type { ReloadFailure } from "./reload-error.js";
@@ -53,10 +54,7 @@ export interface WebConsole {
 }
 
 /** The bundled page (dist/web when running from dist or from source after a build). */
-const ASSET_DIRS = [
-  new URL("../../../dist/web/", import.meta.url),
-  new URL("../../../web/", import.meta.url),
-];
+const ASSET_DIRS = [pathToFileURL(ownPath("dist/web/")), pathToFileURL(ownPath("web/"))];
 const ASSETS: Record<string, string> = {
   "/app.js": "text/javascript; charset=utf-8",
   "/app.css": "text/css; charset=utf-8",
