@@ -40,6 +40,7 @@ import { Dialogs } from "./context/session.js";
 import { Follows } from "../agents/follows.js";
 import { notify, type BotObserver } from "./observer.js";
 import { isTimeZone } from "./context/time.js";
+import { processTimeZone } from "../time/zoned.js";
 import { BotLifecycle } from "./lifecycle.js";
 
 export { describeFatal } from "./lifecycle.js";
@@ -190,9 +191,11 @@ export function createBot(options: BotOptions): Bot {
   const prefix = options.prefix ?? "!";
   const respondTo = options.respondTo ?? "addressed";
   const now = options.now ?? Date.now;
-  const timeZone =
-    timeZoneOption(options, "createBot") ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  if (!isTimeZone(timeZone)) throw new RangeError(`timeZone: unknown time zone "${timeZone}"`);
+  const configuredZone = timeZoneOption(options, "createBot");
+  if (configuredZone !== undefined && !isTimeZone(configuredZone))
+    throw new RangeError(`timeZone: unknown time zone "${configuredZone}"`);
+  /** The bot's time zone: the configured one, else the process's, resolved on first use. */
+  const timeZone = (): string => configuredZone ?? processTimeZone();
   const storage = options.storage ?? createMemoryStore(now);
   const bus = new EventEmitter();
   const middleware: Middleware<MessageContext>[] = [];

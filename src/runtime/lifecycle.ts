@@ -51,7 +51,8 @@ export interface BotParts {
   server(): ServerFacts;
   prefix: string;
   now: () => number;
-  timeZone: string;
+  /** The bot's time zone (resolved on first use: see `processTimeZone`). */
+  timeZone: () => string;
 }
 
 /**
@@ -209,7 +210,9 @@ function contextServices(p: BotParts, me: BotAccount): ContextServices {
     dialogs: p.dialogs,
     follows: p.follows,
     now: p.now,
-    timeZone: p.timeZone,
+    get timeZone() {
+      return p.timeZone();
+    },
     guard: p.delivery.replies.guard,
     firstReply: p.outside.firstReply,
   };

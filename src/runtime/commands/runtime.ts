@@ -29,7 +29,8 @@ export interface CommandRuntimeOptions {
   /** Per-user command limit; false for none. */
   rateLimit: RateLimit | false;
   /** Time zone for times when the sender's profile has none. */
-  timeZone: string;
+  /** The bot's time zone, for senders without one (resolved on first use). */
+  timeZone: () => string;
   now: () => number;
   /** Answer addressed messages that match nothing with "did you mean". Default true. */
   unknownCommandReply: boolean;
@@ -67,7 +68,7 @@ class SenderArgEnv implements ArgEnv {
     readonly directory: Directory,
     readonly senderId: number,
     readonly clock: () => number,
-    readonly fallbackZone: string,
+    readonly fallbackZone: () => string,
   ) {}
 
   get now(): number {
@@ -77,7 +78,7 @@ class SenderArgEnv implements ArgEnv {
   /** The sender's profile time zone, else the configured one. */
   async timeZone(): Promise<string> {
     const sender = await this.directory.user(this.senderId).catch(() => undefined);
-    return sender?.timezone && isTimeZone(sender.timezone) ? sender.timezone : this.fallbackZone;
+    return sender?.timezone && isTimeZone(sender.timezone) ? sender.timezone : this.fallbackZone();
   }
 }
 
