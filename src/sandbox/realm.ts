@@ -133,6 +133,12 @@ export interface RealmSettings {
   allowEditHistory: boolean;
   /** Public access: GET /users answers requests without credentials. */
   enableSpectatorAccess: boolean;
+  /**
+   * Who sees every user (`can_access_all_users_group`): `role:everyone` (the server's default) or
+   * `role:members`, where a guest sees only users they share a channel or a direct message with,
+   * bots, and "Unknown user" for the rest (see `userAccess.ts`).
+   */
+  canAccessAllUsersGroup: "role:everyone" | "role:members";
   /** How the simulated push bouncer answers: `ok`, or the error code it makes the server give. */
   pushBouncer:
     | "ok"
@@ -155,6 +161,7 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   wildcardMentionMinRole: 300,
   allowEditHistory: true,
   enableSpectatorAccess: false,
+  canAccessAllUsersGroup: "role:everyone",
   pushBouncer: "ok",
 };
 
