@@ -74,3 +74,14 @@ export function reactionText(op: "add" | "remove", emoji: string, content: strin
   const excerpt = content.length > 40 ? `${content.slice(0, 39)}…` : content;
   return `${op === "add" ? "reacted" : "took back"} :${emoji}: on ${JSON.stringify(excerpt)}`;
 }
+
+/**
+ * How many terminal rows `text` takes at `columns` characters a row (each line at least one):
+ * what `bot dev` moves up over to rewrite a chat line in place when its message is edited.
+ */
+export function rowsOf(text: string, columns: number): number {
+  const width = Math.max(1, columns);
+  return text
+    .split("\n")
+    .reduce((rows, line) => rows + Math.max(1, Math.ceil([...line].length / width)), 0);
+}

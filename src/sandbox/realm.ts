@@ -293,7 +293,15 @@ export class Realm {
   pushEvent(userIds: Iterable<number>, event: Record<string, unknown> & { type: string }): void {
     const wanted = new Set(userIds);
     for (const queue of this.queues.all()) if (wanted.has(queue.userId)) queue.push(event);
-    for (const listener of this.#eventListeners) listener(event, wanted);
+    this.announce(event, wanted);
+  }
+
+  /**
+   * Tells `onEvent` listeners of an event delivered to `userIds` queue by queue (an edit, whose
+   * copies differ by viewer, is pushed that way rather than through `pushEvent`).
+   */
+  announce(event: Record<string, unknown> & { type: string }, userIds: ReadonlySet<number>): void {
+    for (const listener of this.#eventListeners) listener(event, userIds);
   }
 
   /** Calls `listener` with every event pushed to users' queues; returns the unsubscribe function. */

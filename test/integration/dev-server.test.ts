@@ -9,7 +9,7 @@ import { ConfigError } from "../../src/config/errors.js";
 import { runDevSession, type DevOptions } from "../../src/dev/session.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 
-/** A plain-ESM plugin (no build step): `!like` reacts with `emoji`, `!hi` answers `greeting`. */
+/** A plain-ESM plugin (no build step): `!like` reacts with `emoji`, `!hi` answers `greeting`, `!tell` streams. */
 const likePlugin = (emoji: string, greeting: string): string => `
 export default {
   name: "like",
@@ -17,6 +17,12 @@ export default {
   setup(bot) {
     bot.command("like", { description: "React" }, (ctx) => ctx.react(${JSON.stringify(emoji)}));
     bot.command("hi", { description: "Greet" }, (ctx) => ctx.reply(${JSON.stringify(greeting)}));
+    bot.command("tell", { description: "Stream" }, (ctx) =>
+      ctx.stream((async function* () {
+        yield "draft";
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        yield " done";
+      })(), { minEditIntervalMs: 20 }));
   },
 };
 `;
@@ -94,6 +100,11 @@ describe("bot dev on a configured server", () => {
     await dev.expect(
       /\[#general > dev\] Topic Bot \(like › command like\): reacted :thumbs_up: on "!like"/,
     );
+
+    // A streamed answer: its edits arrive on the developer's queue and are shown.
+    dev.type("!tell");
+    await dev.expect(/Topic Bot \(like › command tell\): draft\n/);
+    await dev.expect(/Topic Bot \(like › command tell, edited\): draft done\n/);
 
     // Someone else speaks, in the channel and to the developer directly.
     const adam = sandbox.user("adam");

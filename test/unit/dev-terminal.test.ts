@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatLine, parseInput, type Place } from "../../src/dev/terminal.js";
+import { chatLine, parseInput, rowsOf, type Place } from "../../src/dev/terminal.js";
 import { storedConversationKey } from "../../src/dev/attribution.js";
 import type { StoredMessage } from "../../src/sandbox/realm.js";
 
@@ -74,5 +74,14 @@ describe("bot dev input", () => {
         recipients: [6, 4],
       } as StoredMessage),
     ).toBe("direct:4,6");
+  });
+});
+
+describe("rowsOf", () => {
+  it("counts the terminal rows a chat line takes, wrapped lines and empty ones included", () => {
+    expect(rowsOf("pong", 80)).toBe(1);
+    expect(rowsOf("a\n\nb", 80)).toBe(3);
+    expect(rowsOf("x".repeat(81), 80)).toBe(2);
+    expect(rowsOf("é".repeat(80), 80)).toBe(1);
   });
 });
