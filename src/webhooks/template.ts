@@ -57,13 +57,22 @@ function onOwnLines(before: string, block: string): string {
   return `${before === "" || before.endsWith("\n") ? "" : "\n"}${block}\n`;
 }
 
-/** Turns a value into message text: strings as they are, other scalars printed, structures as JSON. */
-function show(value: unknown): string {
+/**
+ * Turns a value into message text: strings as they are, other scalars printed, structures as
+ * JSON. A structure nested too deeply to print (a payload of 100,000 nested lists) is the
+ * sender's mistake, named with its field, not a stack overflow and a 500.
+ */
+function show(value: unknown, where: string, path: string[]): string {
   if (value === null) return "";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
     return String(value);
-  return JSON.stringify(value);
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new TemplateError(where, path.join("."), "is nested too deeply to print");
+  }
 }
 
 /** Walks `path` through `vars`; reports the deepest existing prefix when a step is missing. */
@@ -171,7 +180,7 @@ export function compileTemplate(
           continue;
         }
         afterBlock = p.filter === "quote" || p.filter === "block";
-        const value = show(lookup(vars, p.path, where));
+        const value = show(lookup(vars, p.path, where), where, p.path);
         if (!options.markdown) out += value;
         else if (p.filter === "code") out += code(value, Infinity);
         else if (p.filter === "quote") out += onOwnLines(out, codeBlock(value, "quote"));

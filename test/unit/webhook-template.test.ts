@@ -109,3 +109,25 @@ describe("Markdown templates: a value cannot write lines of the template's own",
     expect(renderTemplate("{{ payload.t }}", { payload: { t: "a\nb" } }, "r")).toBe("a\nb");
   });
 });
+
+describe("a payload nested too deeply to print", () => {
+  it("is a TemplateError naming the field (the receiver answers 422), not a stack overflow", () => {
+    const deep = JSON.parse(`${"[".repeat(200_000)}${"]".repeat(200_000)}`) as unknown;
+    expect(() =>
+      renderTemplate(
+        "v{{ payload.version }}",
+        { payload: { version: deep } },
+        "webhook route /hooks/ci",
+        {
+          markdown: true,
+        },
+      ),
+    ).toThrow(
+      new TemplateError(
+        "webhook route /hooks/ci",
+        "payload.version",
+        "is nested too deeply to print",
+      ),
+    );
+  });
+});
