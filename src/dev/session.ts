@@ -20,6 +20,7 @@ import {
   describePlace,
   helpText,
   parseInput,
+  printable,
   reactionText,
   rowsOf,
   type Input,
@@ -164,7 +165,9 @@ async function chat(
         const via = u.ownerId === botId() ? attribution.latest() : undefined;
         web?.upload(u, via);
         show(
-          `${u.ownerName}${via ? ` (${via})` : ""} uploaded ${u.filename} (${u.bytes} bytes): ${u.url}`,
+          printable(
+            `${u.ownerName}${via ? ` (${via})` : ""} uploaded ${u.filename} (${u.bytes} bytes): ${u.url}`,
+          ),
         );
       },
     },

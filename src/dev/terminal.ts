@@ -63,10 +63,31 @@ export function parseInput(line: string, current: Place): Input {
 export const describePlace = (place: Place): string =>
   place.type === "channel" ? `#${place.channel} > ${place.topic}` : `@${place.to}`;
 
+/** Control characters but line break and tab: C0, DEL and C1 (ESC starts terminal escape sequences). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from the chat made safe to print on a terminal: control characters are shown as `\x1b`
+ * and the like instead of being sent. A message on the server is written by anyone there, and an
+ * escape sequence in it could clear the developer's screen, rewrite what they see, set their
+ * window title or (OSC 52) their clipboard.
+ *
+ * @example
+ * printable("hi\u001b[2J"); // "hi\\x1b[2J"
+ */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
 /** A chat line: `[#general > dev] Topic Bot (ping › command ping): pong`, continuation lines indented. */
 export function chatLine(where: string, who: string, text: string, via?: string): string {
-  const head = `[${where}] ${who}${via ? ` (${via})` : ""}: `;
-  return head + text.split("\n").join(`\n${" ".repeat(Math.min(head.length, 8))}`);
+  const head = printable(`[${where}] ${who}${via ? ` (${via})` : ""}: `);
+  return (
+    head +
+    printable(text)
+      .split("\n")
+      .join(`\n${" ".repeat(Math.min(head.length, 8))}`)
+  );
 }
 
 /** What a reaction line says: `reacted :tada: on "!deploy v2"` (the message cut at 40 characters). */

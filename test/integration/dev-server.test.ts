@@ -116,6 +116,15 @@ describe("bot dev on a configured server", () => {
       content: "morning all",
     });
     await dev.expect(/\[#general > dev\] Adam Admin: morning all/);
+    // Anyone on the server can write escape sequences: they are shown, not sent to the terminal.
+    await adamClient.messages.send({
+      type: "channel",
+      to: "general",
+      topic: "dev",
+      content: "look \u001b]52;c;ZXZpbA==\u0007\u001b[2J here",
+    });
+    await dev.expect(/Adam Admin: look \\x1b\]52;c;ZXZpbA==\\x07\\x1b\[2J here/);
+    expect(dev.printed()).not.toContain("\u001b");
     await adamClient.messages.send({
       type: "direct",
       to: [sandbox.user("mia").userId],
