@@ -64,6 +64,7 @@ export const describePlace = (place: Place): string =>
   place.type === "channel" ? `#${place.channel} > ${place.topic}` : `@${place.to}`;
 
 /** Control characters but line break and tab: C0, DEL and C1 (ESC starts terminal escape sequences). */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /**
