@@ -22,27 +22,36 @@ interface Measured {
   result: StreamResult;
   /** From the first post to the last edit, in s. */
   seconds: number;
-  /** Every request the bot made in that time (polls, posts, edits, typing). */
+  /** Every request the bot made in that time from the API budget (posts, edits, typing). */
   requests: number;
-  /** Requests the sandbox refused with 429 in that time. */
+  /** Those the sandbox refused with 429 in that time. */
   refused: number;
+  /** Event polls (a budget of their own) made, and refused, in that time. */
+  polls: number;
+  pollsRefused: number;
   /** From the source's last token to the last edit landing, in ms. */
   lagMs: number;
   final: string;
 }
 
-/** Counts the bot's requests and 429s at the sandbox's rate limiter. */
+/**
+ * Counts the bot's requests and 429s at the sandbox's rate limiter: `requests` and `refused` in
+ * the budget posts, edits and typing spend; the long poll's (a budget of its own, as on a server)
+ * apart.
+ */
 function countRequests(sandbox: Sandbox) {
   const limiter = sandbox.rateLimiter!;
-  const counts = { requests: 0, refused: 0 };
+  const counts = { requests: 0, refused: 0, polls: 0, pollsRefused: 0 };
   const check = limiter.check.bind(limiter);
-  limiter.check = (userId) => {
-    if (userId !== sandbox.bot.userId) return check(userId);
-    counts.requests++;
+  limiter.check = (userId, bucket = "api") => {
+    if (userId !== sandbox.bot.userId) return check(userId, bucket);
+    if (bucket === "api") counts.requests++;
+    else counts.polls++;
     try {
-      return check(userId);
+      return check(userId, bucket);
     } catch (error) {
-      counts.refused++;
+      if (bucket === "api") counts.refused++;
+      else counts.pollsRefused++;
       throw error;
     }
   };
@@ -81,6 +90,8 @@ async function measure(sandbox: Sandbox, phase: Phase): Promise<Measured> {
   await new Promise((resolve) => setTimeout(resolve, LIMIT.windowSeconds * 1000));
   counts.requests = 0;
   counts.refused = 0;
+  counts.polls = 0;
+  counts.pollsRefused = 0;
   const { realm } = sandbox;
   realm.postMessage({
     sender: realm.users.get(sandbox.user("mia").userId)!,
@@ -99,6 +110,8 @@ async function measure(sandbox: Sandbox, phase: Phase): Promise<Measured> {
     seconds: (d.end - d.start) / 1000,
     requests: measured.requests,
     refused: measured.refused,
+    polls: measured.polls,
+    pollsRefused: measured.pollsRefused,
     lagMs: d.end - d.sourceEnd,
     final,
   };
@@ -119,7 +132,7 @@ await main(async () => {
       const editsPerSecond = m.result.edits / m.seconds;
       const requestsPerSecond = m.requests / m.seconds;
       progress(
-        `${m.result.edits} edits, ${m.requests} requests, ${m.refused} refused in ${m.seconds.toFixed(1)} s`,
+        `${m.result.edits} edits, ${m.requests} requests, ${m.refused} refused, ${m.polls} polls (${m.pollsRefused} refused) in ${m.seconds.toFixed(1)} s`,
       );
       const allowed = `allowed: ${LIMIT.requests} requests per ${LIMIT.windowSeconds} s`;
       rows.push(
@@ -132,7 +145,7 @@ await main(async () => {
           baselineIs: allowed,
         },
         {
-          metric: `${phase.label}: all bot requests/s (edits, posts, typing, polls)`,
+          metric: `${phase.label}: bot requests/s (edits, posts, typing; polls have their own budget)`,
           value: requestsPerSecond,
           baseline: ALLOWED,
           unit: "/s",
@@ -162,10 +175,13 @@ await main(async () => {
           ok: m.result.complete && m.final === expected,
         },
         {
-          what: `${phase.label}: ${requestsPerSecond.toFixed(1)} requests/s sent, within the ${ALLOWED}/s the rate limit allows, ${m.refused} refused with 429`,
-          ok: m.refused === 0 && requestsPerSecond <= ALLOWED * 1.05,
-          // With no interval, the client's header pacing alone must hold the line (polls and
-          // edits race for the last requests of a window): a goal, not a failure.
+          // The limit is a sliding window: a run shorter than two windows may average more than
+          // its rate without breaking it (30 at once, then more as the first ones leave), so
+          // "within the limit" is what the server says: nothing refused.
+          what: `${phase.label}: within the rate limit (${LIMIT.requests} requests per ${LIMIT.windowSeconds} s): ${m.refused} of ${m.requests} requests and ${m.pollsRefused} of ${m.polls} polls refused with 429`,
+          ok: m.refused === 0 && m.pollsRefused === 0,
+          // With no interval, the client's header pacing alone must hold the line: a goal, not
+          // a failure.
           ...(phase.interval === 0 ? { goal: true } : {}),
         },
       );
@@ -176,7 +192,7 @@ await main(async () => {
   return {
     name: "stream",
     title: "Streamed answers (ctx.stream): edits sent vs the rate limit",
-    method: `A bot on the sandbox over loopback (rate limit ${LIMIT.requests} requests per ${LIMIT.windowSeconds} s per user, the client's pacing on) streams a ${TOKENS}-token answer, one token every ${TOKEN_MS} ms, into one message: once with the default 1 s between edits, once with no interval so the server's rate-limit headers alone pace it. Requests are counted at the sandbox's rate limiter, from the first post to the last edit (after a quiet window, so start-up requests do not count).`,
+    method: `A bot on the sandbox over loopback (rate limit ${LIMIT.requests} requests per ${LIMIT.windowSeconds} s per user, the client's pacing on) streams a ${TOKENS}-token answer, one token every ${TOKEN_MS} ms, into one message: once with the default 1 s between edits, once with no interval so the server's rate-limit headers alone pace it. Requests are counted at the sandbox's rate limiter, from the first post to the last edit (after a quiet window, so start-up requests do not count); the event long poll spends from a budget of its own, as on a server, and is counted apart.`,
     rows,
     checks,
   };

@@ -1,5 +1,5 @@
 // poll: a question with options, reactions as votes, a tally kept live in the poll message.
-import { conversationKey, definePlugin, md, raw, tokenize, z } from "topicbot";
+import { conversationKey, definePlugin, md, raw, tokenize, z, type MessageContext } from "topicbot";
 import { countVotes, renderPoll, winner, type Poll } from "./tally.js";
 
 const FRUIT = [
@@ -24,6 +24,16 @@ const MAX_OPTION = 100;
  * own into the poll message (a forged `:banana: pizza: **99** votes`).
  */
 const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
+
+/** The server's role numbers up to moderator (100 owner, 200 administrator, 300 moderator). */
+const MODERATOR = 300;
+
+/** Whether the sender is a moderator, an administrator or an owner, as the server says now. */
+async function isModerator(ctx: MessageContext): Promise<boolean> {
+  const { members } = await ctx.api.users.list({ user_ids: [ctx.sender.userId] });
+  const role = members.find((m) => m.user_id === ctx.sender.userId)?.role;
+  return typeof role === "number" && role <= MODERATOR;
+}
 
 export default definePlugin({
   name: "poll",
@@ -62,6 +72,13 @@ export default definePlugin({
           const poll = id === undefined ? undefined : await bot.storage.get<Poll>(pollKey(id));
           if (id === undefined || !poll || poll.closed) {
             await ctx.reply("There is no open poll in this conversation.");
+            return;
+          }
+          // Anyone can start a poll; only whoever asked (or a moderator) ends it for everyone.
+          if (poll.authorId !== ctx.sender.userId && !(await isModerator(ctx))) {
+            await ctx.reply(
+              md`Only ${poll.author} (who asked) or a moderator can close this poll.`,
+            );
             return;
           }
           poll.closed = true;
@@ -104,6 +121,7 @@ export default definePlugin({
           options,
           emoji: config.emoji.slice(0, options.length),
           author: ctx.sender.fullName,
+          authorId: ctx.sender.userId,
           closed: false,
         };
         const sent = await ctx.reply(

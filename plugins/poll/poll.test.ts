@@ -50,6 +50,20 @@ describe("poll", () => {
     await t.dialog([["!poll close", "Poll closed: **Tea?**. Result: no votes."]]);
   });
 
+  it("is closed only by whoever asked or a moderator, not by another member or a guest", async () => {
+    t = await createTestBot({ plugins: [poll] });
+    await t.send('!poll "Ship on Friday?" yes no', { as: "mia" });
+    await t.expectReply(/^\*\*Poll: Ship on Friday\?\*\*/);
+    await t.send("!poll close", { as: "gus" });
+    await t.expectReply("Only Mia Member (who asked) or a moderator can close this poll.");
+    await t.send("!poll close", { as: "max" });
+    await t.expectReply("Poll closed: **Ship on Friday?**. Result: no votes.");
+    await t.send('!poll "Tea?" yes no', { as: "gus" });
+    await t.expectReply(/^\*\*Poll: Tea\?\*\*/);
+    await t.send("!poll close", { as: "gus" });
+    await t.expectReply("Poll closed: **Tea?**. Result: no votes.");
+  });
+
   it("keeps a question and its options to one line each, and bounds their lengths", async () => {
     t = await createTestBot({ plugins: [poll] });
     // A line break inside quotes would forge vote lines of its own.

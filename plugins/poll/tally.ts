@@ -7,6 +7,8 @@ export interface Poll {
   /** The emoji name that votes for each option, in option order. */
   emoji: string[];
   author: string;
+  /** Who asked: they (and moderators) may close it. Absent in polls saved by older versions. */
+  authorId?: number;
   closed: boolean;
 }
 

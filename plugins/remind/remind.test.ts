@@ -149,6 +149,48 @@ describe("remind", () => {
     expect(t.scheduled().map((s) => s.content)).toEqual(["Reminder from **Gus Guest**: hi"]);
   });
 
+  it("for a guest in a realm that limits what guests see, never names a user the server hides from them", async () => {
+    t = await createTestBot({
+      plugins: [remind],
+      now: START,
+      sandbox: { settings: { canAccessAllUsersGroup: "role:members" } },
+    });
+    const gus = t.user("gus").userId;
+    for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+    const lobby = t.realm.addChannel("lobby");
+    for (const who of [t.sandbox.bot.userId, gus, t.user("mia").userId])
+      t.realm.subscribe(lobby, who);
+    // A direct message from Max: the server shows Max to the guest from now on.
+    await t.clientFor("max").messages.send({ type: "direct", to: [gus], content: "hello" });
+
+    const { members } = await t.clientFor("gus").users.list({});
+    const serverShows = new Map(members.map((m) => [m.user_id, m.full_name !== "Unknown user"]));
+    const botAccepts = new Map<string, boolean>();
+    for (const handle of ["olivia", "adam", "max", "mia", "gus"]) {
+      const user = t.user(handle);
+      await t.send(`!remind @**${user.fullName}|${user.userId}** in 1 minute x`, {
+        as: "gus",
+        channel: "lobby",
+      });
+      const answer = await t.reply();
+      botAccepts.set(handle, answer.content.startsWith("I'll remind"));
+      // Never more than the server: a name the guest may not see is not confirmed back to them.
+      if (botAccepts.get(handle)) expect(serverShows.get(user.userId)).toBe(true);
+      else expect(answer.content).toMatch(/^I don't know a user /);
+    }
+    // Channel co-subscribers and the guest agree with the server; a DM partner the bot cannot know
+    // of (it does not read others' DMs) is refused: stricter than the server, documented.
+    expect(Object.fromEntries(botAccepts)).toEqual({
+      olivia: false,
+      adam: false,
+      max: false,
+      mia: true,
+      gus: true,
+    });
+    expect(serverShows.get(t.user("max").userId)).toBe(true);
+    expect(serverShows.get(t.user("olivia").userId)).toBe(false);
+  });
+
   it("quotes a reminder of several lines, so none of them passes for the bot's own", async () => {
     t = await createTestBot({ plugins: [remind], now: START });
     const forged = "see you\nReminder from **Olivia Owner**: you are fired";

@@ -67,7 +67,7 @@ export default definePlugin({
         };
         await bot.storage.set("round", round);
       },
-      { name: "standup: prompt", timezone: config.timezone },
+      { name: "standup: prompt", timeZone: config.timezone },
     );
 
     bot.cron(
@@ -79,7 +79,7 @@ export default definePlugin({
         await bot.storage.set("round", round);
         await bot.api.messages.send({ ...where, content: summary(round) });
       },
-      { name: "standup: summary", timezone: config.timezone },
+      { name: "standup: summary", timeZone: config.timezone },
     );
 
     // Every message in the stand-up topic after the prompt is an answer (the latest one per person).

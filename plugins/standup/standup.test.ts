@@ -1,8 +1,22 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTestBot, describePluginDefaults, type TestBot } from "topicbot/testing";
 import standup, { dayIn } from "./index.js";
 
+// Every warning the plugin makes the process emit, from the first bot of this file on.
+const warnings = vi.spyOn(process, "emitWarning");
+
 describePluginDefaults(standup);
+
+it("schedules its jobs without a deprecation warning (bot.cron's `timeZone`)", async () => {
+  const t = await createTestBot({
+    plugins: [{ plugin: standup, settings: { channel: "team", timezone: "Europe/Paris" } }],
+  });
+  await t.close();
+  const codes = warnings.mock.calls.map(([, options]) =>
+    typeof options === "object" && options !== null && "code" in options ? options.code : options,
+  );
+  expect(codes).not.toContain("TOPICBOT_TIMEZONE");
+});
 
 describe("standup", () => {
   let t: TestBot;

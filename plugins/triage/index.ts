@@ -20,6 +20,22 @@ export function messageIdOf(word: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** What an administrator sets so that reports reach the moderators. */
+const SETTING =
+  "an administrator sets one in Settings → Organization settings → Moderation → Moderation requests channel (realm setting `moderation_request_channel_id`)";
+
+/**
+ * Whether the server refused a report because the organization has no moderation request channel
+ * (none set, or it was archived). The server answers BAD_REQUEST, a code it uses for many
+ * refusals, so its message is what tells this one apart. Read by shape, not `instanceof ApiError`:
+ * a plugin may hold another copy of topicbot than the runtime that threw.
+ */
+export function noModerationChannel(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name !== "ApiError") return false;
+  const { status, msg } = error as Error & { status?: unknown; msg?: unknown };
+  return status === 400 && typeof msg === "string" && /moderation request channel/i.test(msg);
+}
+
 export default definePlugin({
   name: "triage",
   description:
@@ -42,7 +58,16 @@ export default definePlugin({
           ? undefined
           : rules.find((r) => r.regex.test(ctx.message.content));
       if (!hit) return next();
-      await ctx.report(hit.reason, hit.explanation ?? `matched the triage rule /${hit.pattern}/`);
+      try {
+        await ctx.report(hit.reason, hit.explanation ?? `matched the triage rule /${hit.pattern}/`);
+      } catch (error) {
+        if (!noModerationChannel(error)) throw error;
+        bot.log.warn(
+          { messageId: ctx.message.id, rule: hit.pattern },
+          `triage: a message matched a rule but the organization has no moderation request channel, so nothing was reported; ${SETTING}`,
+        );
+        return;
+      }
       await markRead(ctx);
       bot.log.info({ messageId: ctx.message.id, rule: hit.pattern }, "reported a message by rule");
     });
@@ -78,16 +103,24 @@ export default definePlugin({
           return;
         }
         const by = `Triaged by ${ctx.sender.fullName}`;
-        await ctx.api.messages.report({
-          message_id: messageId,
-          report_type: reason,
-          // The server quotes the description into the moderators' channel: mentions made inert.
-          // One line: a line break would let the explanation write lines of the notice's own
-          // (a forged quote of the "reported" message).
-          description: escapeText(
-            (explanation ? `${explanation} (${by})` : by).replace(/\s+/g, " ").trim(),
-          ),
-        });
+        try {
+          await ctx.api.messages.report({
+            message_id: messageId,
+            report_type: reason,
+            // The server quotes the description into the moderators' channel: mentions made inert.
+            // One line: a line break would let the explanation write lines of the notice's own
+            // (a forged quote of the "reported" message).
+            description: escapeText(
+              (explanation ? `${explanation} (${by})` : by).replace(/\s+/g, " ").trim(),
+            ),
+          });
+        } catch (error) {
+          if (!noModerationChannel(error)) throw error;
+          await ctx.reply(
+            `I can't report messages yet: this organization has no moderation request channel for reports to go to. To fix it, ${SETTING}.`,
+          );
+          return;
+        }
         await markRead(ctx);
         await ctx.reply(
           `Reported message ${messageId} to the moderators for ${reason}. Thank you.`,

@@ -88,6 +88,41 @@ describe("triage", () => {
   });
 });
 
+describe("triage without a moderation request channel", () => {
+  let t: TestBot;
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it("says what is missing and which setting fixes it, by command and by rule", async () => {
+    t = await createTestBot({
+      plugins: [
+        { plugin: triage, settings: { rules: [{ pattern: "cheap watches", reason: "spam" }] } },
+      ],
+      config: { respondTo: "all" },
+      sandbox: { settings: { moderationRequestChannel: null } },
+    });
+    const bad = await t.send("an awful message", { as: "gus", topic: "market" });
+    await t.send(`!triage ${bad} spam`, { topic: "market" });
+    const answer = await t.reply();
+    expect(answer.content).toBe(
+      "I can't report messages yet: this organization has no moderation request channel for reports to go to. " +
+        "To fix it, an administrator sets one in Settings → Organization settings → Moderation → Moderation requests channel " +
+        "(realm setting `moderation_request_channel_id`).",
+    );
+    expect(answer.content).not.toMatch(/Sorry|went wrong/);
+
+    await t.send("CHEAP WATCHES here!", { as: "gus", topic: "market" });
+    await t.expectNoReply();
+    expect(t.reports()).toEqual([]);
+    expect(t.errors()).toEqual([
+      expect.stringMatching(
+        /^triage: a message matched a rule but the organization has no moderation request channel.*moderation_request_channel_id/,
+      ),
+    ]);
+  });
+});
+
 describe("messageIdOf", () => {
   it("reads message IDs from numbers and links", () => {
     expect(messageIdOf("42")).toBe(42);

@@ -30,6 +30,12 @@ export interface StreamOptions {
   typingEveryMs?: number;
   /** Stops the stream early (the text so far is kept, with the marker). */
   signal?: AbortSignal;
+  /**
+   * Applied to the text before it is shown, each time (it sees the whole text so far, so a
+   * mention split across chunks is caught): `escapeText` for text a user can steer, such as a
+   * model's answer (`answer()` passes it), so it cannot ping anyone. Default: shown as it is.
+   */
+  neutralize?: (text: string) => string;
   /** Injectable for tests. */
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -158,8 +164,12 @@ export async function streamAnswer(
     void reader.then(resolve);
   });
 
+  const neutralize = options.neutralize ?? ((text: string): string => text);
+  /** Whether `text` fits one message once neutralized (escaping may lengthen it). */
+  const fits = (text: string): boolean => neutralize(text).length <= limit;
+
   const show = async (content: string): Promise<void> => {
-    const text = content.replace(/\s+$/, "");
+    const text = neutralize(content.replace(/\s+$/, ""));
     if (text.trim() === "" || text === current.shown) return;
     if (current.id === undefined) {
       const posted = await io.post(text);
@@ -182,8 +192,14 @@ export async function streamAnswer(
   const write = async (final: boolean): Promise<void> => {
     for (;;) {
       const rest = full.slice(sealed);
-      if (rest.length <= limit) return show(final && error !== undefined ? rest + marker : rest);
-      const cut = cutPoint(rest, limit);
+      if (fits(rest)) return show(final && error !== undefined ? rest + marker : rest);
+      let window = limit;
+      let cut = cutPoint(rest, window);
+      // Escaping may lengthen the head: narrow the window by the excess until it fits.
+      while (cut > 1 && !fits(rest.slice(0, cut))) {
+        window = Math.max(1, window - (neutralize(rest.slice(0, cut)).length - limit));
+        cut = cutPoint(rest, window);
+      }
       await show(rest.slice(0, cut));
       sealed += cut;
       current = { id: undefined, shown: "" };

@@ -82,5 +82,6 @@ export async function answer(ctx: MessageContext, options: AnswerOptions): Promi
     tools,
     stopWhen: stepCountIs(options.maxSteps ?? 4),
   });
-  return ctx.stream(result.textStream);
+  // The model's words are steered by whoever wrote to it: they may not ping anyone.
+  return ctx.stream(result.textStream, { neutralize: escapeText });
 }

@@ -155,22 +155,27 @@ export function createClient(options: ClientOptions): ApiClient {
   let longPollTimeoutMs = (options.longPollTimeoutSeconds ?? 90) * 1000;
   const rateLimit: RateLimitState = {};
   const pacing = options.pacing;
-  const pacer =
+  // Pacing waits count as rate-limit waits for observers (metrics), like retry-after sleeps.
+  const onWait = (endpoint: string, ms: number): void => {
+    if (pacing) pacing.onWait?.(endpoint, ms);
+    options.onCall?.({ type: "rateLimitWait", endpoint, ms });
+  };
+  const pacer = pacing === false ? undefined : new Pacer({ ...pacing, onWait });
+  // The event long poll spends from a budget of its own on the server (its Tornado process has
+  // separate buckets), so it is paced apart: its headers say nothing of the other requests' budget.
+  const pollPacer =
     pacing === false
       ? undefined
-      : new Pacer({
-          ...pacing,
-          // Pacing waits count as rate-limit waits for observers (metrics), like retry-after sleeps.
-          onWait: (endpoint, ms) => {
-            pacing?.onWait?.(endpoint, ms);
-            options.onCall?.({ type: "rateLimitWait", endpoint, ms });
-          },
-        });
+      : new Pacer({ maxWaitMs: pacing?.maxWaitMs, now: pacing?.now, onWait });
 
-  /** Takes the `X-RateLimit-*` headers of a response into `rateLimit` and the pacer. */
-  function observeRateLimit(headers: Record<string, string | string[] | undefined>): void {
+  /** Takes the `X-RateLimit-*` headers of a response into `rateLimit` (not a poll's) and its pacer. */
+  function observeRateLimit(
+    headers: Record<string, string | string[] | undefined>,
+    longPoll: boolean,
+  ): void {
     const remaining = header(headers, "x-ratelimit-remaining");
     const reset = header(headers, "x-ratelimit-reset");
+    if (longPoll) return pollPacer?.observe({ remaining, reset });
     const limit = header(headers, "x-ratelimit-limit");
     if (limit !== undefined) rateLimit.limit = limit;
     if (remaining !== undefined) rateLimit.remaining = remaining;
@@ -219,9 +224,9 @@ export function createClient(options: ClientOptions): ApiClient {
       const started = performance.now();
       let answered = false;
       try {
-        // Long polls wait on the server, not on the rate limit.
-        if (pacer && !ep.longPoll) {
-          const wait = pacer.beforeRequest(name, callOptions.signal);
+        const lane = ep.longPoll ? pollPacer : pacer;
+        if (lane) {
+          const wait = lane.beforeRequest(name, callOptions.signal);
           if (wait) await wait;
         }
         const res = await transport.send({
@@ -242,7 +247,7 @@ export function createClient(options: ClientOptions): ApiClient {
           status: res.status,
           ms: performance.now() - started,
         });
-        observeRateLimit(res.headers);
+        observeRateLimit(res.headers, ep.longPoll === true);
         if (res.status >= 400 || res.body.result !== "success") {
           const error = ApiError.fromBody(res.body, res.status, name);
           if (

@@ -51,11 +51,29 @@ export class Pacer {
     this.#budget = options.budget;
   }
 
-  /** Takes the numbers of a response's headers (absent headers leave the budget as it is). */
+  /**
+   * Takes the numbers of a response's headers (absent headers leave the budget as it is). The
+   * server writes them when it counts the request, so responses of requests that overlapped can
+   * be out of date when they arrive (a long poll's, counted when it started, arrive after every
+   * send made meanwhile): numbers for an earlier window are ignored, and within one window the
+   * lower count holds (the other response did not know of requests sent after it was counted).
+   */
   observe(headers: { remaining?: number; reset?: number }): void {
-    if (this.#budget) return this.#budget.observe(headers);
+    if (this.#budget)
+      return this.#budget.observe({
+        remaining: headers.remaining,
+        reset: headers.reset === undefined ? undefined : resetTime(headers.reset) / 1000,
+      });
+    const resetAt = headers.reset === undefined ? undefined : resetTime(headers.reset);
+    if (resetAt !== undefined && this.#resetAt !== undefined) {
+      if (resetAt < this.#resetAt) return;
+      if (resetAt === this.#resetAt && headers.remaining !== undefined) {
+        this.#remaining = Math.min(this.#remaining ?? headers.remaining, headers.remaining);
+        return;
+      }
+    }
     if (headers.remaining !== undefined) this.#remaining = headers.remaining;
-    if (headers.reset !== undefined) this.#resetAt = headers.reset * 1000;
+    if (resetAt !== undefined) this.#resetAt = resetAt;
   }
 
   /** How long the next request would wait now, in milliseconds. */
@@ -104,6 +122,15 @@ export class Pacer {
     }
     if (waited > 0) this.#onWait?.(endpoint, waited);
   }
+}
+
+/**
+ * When the limit lifts, in epoch ms, from `X-RateLimit-Reset`. The server writes whole seconds,
+ * truncated (`int(now + secs_to_freedom)`): the limit may lift up to a second after the number,
+ * so a whole number counts as the end of its second. A fractional one is taken as it is.
+ */
+export function resetTime(reset: number): number {
+  return Number.isInteger(reset) ? (reset + 1) * 1000 : reset * 1000;
 }
 
 /** A shared budget can be refilled by another process's response: a waiter looks again this often. */

@@ -7,6 +7,9 @@ import type { StoredMessage } from "../sandbox/realm.js";
 const ACTIONS = [
   "reply",
   "send",
+  "poll",
+  "stream",
+  "edit",
   "react",
   "upload",
   "schedule",
@@ -107,7 +110,9 @@ export class Attribution {
         this.#byHandled.set(ctx.message.id, label);
         this.#latest = { label, at: Date.now() };
         const result = await original.apply(ctx, args);
-        const ids = (result as { ids?: unknown } | undefined)?.ids;
+        // `reply`, `send` and `poll` resolve with `ids`; `stream` with `messageIds`.
+        const answer = result as { ids?: unknown; messageIds?: unknown } | undefined;
+        const ids = answer?.ids ?? answer?.messageIds;
         if (Array.isArray(ids))
           for (const id of ids as number[]) {
             this.#bySent.set(id, label);

@@ -59,6 +59,7 @@ class SandboxWorld implements DevWorld {
   readonly #people: People;
   #speaker: string;
   #observer: RealmObserver | undefined;
+  #stopEdits: (() => void) | undefined;
   readonly server;
   readonly description;
   readonly remote = false;
@@ -122,6 +123,12 @@ class SandboxWorld implements DevWorld {
       const stored = realm.message(m.id);
       if (stored) view.message(shown(stored));
     });
+    // Content edits (a streamed answer growing); moves and topic changes are not shown.
+    this.#stopEdits = realm.onEvent((event) => {
+      if (event.type !== "update_message" || typeof event.message_id !== "number") return;
+      const stored = realm.message(event.message_id);
+      if (stored && typeof event.content === "string") view.edit(shown(stored));
+    });
     observer.on("reaction", (r) => {
       const stored = realm.message(r.messageId);
       if (stored) view.reaction({ ...r, message: shown(stored) });
@@ -139,6 +146,7 @@ class SandboxWorld implements DevWorld {
 
   async close(): Promise<void> {
     this.#observer?.close();
+    this.#stopEdits?.();
     await this.#people.close();
     await this.sandbox.close();
   }

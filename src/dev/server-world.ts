@@ -1,5 +1,5 @@
 // `bot dev` on a configured server: the developer speaks as their own account and watches its event queue.
-import { messageEvent, reactionEvent, type AnyEvent } from "../api/events.js";
+import { messageEvent, reactionEvent, updateMessageEvent, type AnyEvent } from "../api/events.js";
 import type { Message } from "../api/messages.js";
 import { createClient, type ApiClient } from "../client/client.js";
 import type { ZuliprcCredentials } from "../config/zuliprc.js";
@@ -136,7 +136,7 @@ class ServerWorld implements DevWorld {
     this.#logger = logger;
     const queue = new EventQueue({
       client: this.#client,
-      register: { event_types: ["message", "reaction"], apply_markdown: false },
+      register: { event_types: ["message", "reaction", "update_message"], apply_markdown: false },
       logger,
     });
     this.#queue = queue;
@@ -149,6 +149,14 @@ class ServerWorld implements DevWorld {
     if (event.type === "message") {
       const parsed = messageEvent.safeParse(event);
       if (parsed.success) view.message(this.#remember(parsed.data.message));
+    } else if (event.type === "update_message") {
+      // Content edits only (a streamed answer growing); moves are not shown.
+      const parsed = updateMessageEvent.safeParse(event);
+      if (!parsed.success || parsed.data.content === undefined) return;
+      const message = await this.#message(parsed.data.message_id);
+      if (!message) return;
+      message.content = parsed.data.content;
+      view.edit(message);
     } else if (event.type === "reaction") {
       const parsed = reactionEvent.safeParse(event);
       if (!parsed.success) return;

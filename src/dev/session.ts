@@ -20,7 +20,9 @@ import {
   describePlace,
   helpText,
   parseInput,
+  printable,
   reactionText,
+  rowsOf,
   type Input,
   type Place,
 } from "./terminal.js";
@@ -97,12 +99,29 @@ async function chat(
   });
   // Set once the banner is printed; lines shown before it are plain.
   let rl: Interface | undefined = undefined;
-  const show = (text: string): void => {
+  /** The message whose chat line was printed last, and the rows it took: its edits rewrite it. */
+  let lastLine: { messageId: number; rows: number } | undefined;
+  const columns = (): number => (output as { columns?: number }).columns ?? 80;
+  const show = (text: string, messageId?: number): void => {
     if (rl && interactiveOutput(output)) {
       output.write("\r\x1b[K");
       write(text);
       rl.prompt(true);
     } else write(text);
+    lastLine = messageId === undefined ? undefined : { messageId, rows: rowsOf(text, columns()) };
+  };
+  /**
+   * A message's new text (a streamed answer growing): on a terminal, its line is rewritten in
+   * place while it is the last one printed; otherwise (or piped) the new text is a new line.
+   */
+  const showEdit = (text: string, messageId: number): void => {
+    if (rl && interactiveOutput(output) && lastLine?.messageId === messageId) {
+      // Up from the prompt over the old text, then clear everything below.
+      output.write(`\r\x1b[K\x1b[${lastLine.rows}A\r\x1b[J`);
+      write(text);
+      rl.prompt(true);
+      lastLine = { messageId, rows: rowsOf(text, columns()) };
+    } else show(text, messageId);
   };
 
   // What happens in the world, as it happens; the developer's own lines are not echoed.
@@ -121,7 +140,14 @@ async function chat(
           typed.splice(echo, 1);
           return;
         }
-        show(chatLine(m.where, m.senderName, m.content, via));
+        show(chatLine(m.where, m.senderName, m.content, via), m.id);
+      },
+      edit: (m) => {
+        const via = m.senderId === botId() ? attribution.ofMessage(m) : undefined;
+        showEdit(
+          chatLine(m.where, m.senderName, m.content, via ? `${via}, edited` : "edited"),
+          m.id,
+        );
       },
       reaction: (r) => {
         const via = r.userId === botId() ? attribution.ofReaction(r.message.id) : undefined;
@@ -139,7 +165,9 @@ async function chat(
         const via = u.ownerId === botId() ? attribution.latest() : undefined;
         web?.upload(u, via);
         show(
-          `${u.ownerName}${via ? ` (${via})` : ""} uploaded ${u.filename} (${u.bytes} bytes): ${u.url}`,
+          printable(
+            `${u.ownerName}${via ? ` (${via})` : ""} uploaded ${u.filename} (${u.bytes} bytes): ${u.url}`,
+          ),
         );
       },
     },

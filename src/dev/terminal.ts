@@ -63,14 +63,47 @@ export function parseInput(line: string, current: Place): Input {
 export const describePlace = (place: Place): string =>
   place.type === "channel" ? `#${place.channel} > ${place.topic}` : `@${place.to}`;
 
+/** Control characters but line break and tab: C0, DEL and C1 (ESC starts terminal escape sequences). */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from the chat made safe to print on a terminal: control characters are shown as `\x1b`
+ * and the like instead of being sent. A message on the server is written by anyone there, and an
+ * escape sequence in it could clear the developer's screen, rewrite what they see, set their
+ * window title or (OSC 52) their clipboard.
+ *
+ * @example
+ * printable("hi\u001b[2J"); // "hi\\x1b[2J"
+ */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
 /** A chat line: `[#general > dev] Topic Bot (ping › command ping): pong`, continuation lines indented. */
 export function chatLine(where: string, who: string, text: string, via?: string): string {
-  const head = `[${where}] ${who}${via ? ` (${via})` : ""}: `;
-  return head + text.split("\n").join(`\n${" ".repeat(Math.min(head.length, 8))}`);
+  const head = printable(`[${where}] ${who}${via ? ` (${via})` : ""}: `);
+  return (
+    head +
+    printable(text)
+      .split("\n")
+      .join(`\n${" ".repeat(Math.min(head.length, 8))}`)
+  );
 }
 
 /** What a reaction line says: `reacted :tada: on "!deploy v2"` (the message cut at 40 characters). */
 export function reactionText(op: "add" | "remove", emoji: string, content: string): string {
   const excerpt = content.length > 40 ? `${content.slice(0, 39)}…` : content;
   return `${op === "add" ? "reacted" : "took back"} :${emoji}: on ${JSON.stringify(excerpt)}`;
+}
+
+/**
+ * How many terminal rows `text` takes at `columns` characters a row (each line at least one):
+ * what `bot dev` moves up over to rewrite a chat line in place when its message is edited.
+ */
+export function rowsOf(text: string, columns: number): number {
+  const width = Math.max(1, columns);
+  return text
+    .split("\n")
+    .reduce((rows, line) => rows + Math.max(1, Math.ceil([...line].length / width)), 0);
 }

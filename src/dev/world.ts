@@ -40,6 +40,8 @@ export interface ShownUpload {
 /** Receives what happens in the world, as it happens. */
 export interface WorldView {
   message(m: ShownMessage): void;
+  /** A message's content was edited (a streamed answer growing, `ctx.edit`); `m` holds the new text. */
+  edit(m: ShownMessage): void;
   reaction(r: ShownReaction): void;
   upload(u: ShownUpload): void;
 }

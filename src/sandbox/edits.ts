@@ -145,6 +145,7 @@ export function editMessage(realm: Realm, req: EditRequest): void {
       shown.subject = realm.displayTopic(event.subject, allowEmpty);
     queue.push(shown);
   }
+  realm.announce(event, new Set([...audience].filter((id) => !lost.has(id))));
 }
 
 /**

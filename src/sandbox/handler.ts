@@ -220,7 +220,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     const user = credentials ? authenticate(realm, credentials) : undefined;
     if (!user && route.endpoint.auth === "required") throw notLoggedIn();
     if (user && options.rateLimiter) {
-      const { headers } = options.rateLimiter.check(user.userId);
+      // The event long poll spends from buckets of its own, as on a server (its Tornado process).
+      const bucket = route.endpoint.path === "/events" ? "events" : "api";
+      const { headers } = options.rateLimiter.check(user.userId, bucket);
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     }
 

@@ -12,10 +12,16 @@ export interface RateLimitVerdict {
   headers: Record<string, string>;
 }
 
+/**
+ * Which budget a request spends. As on a real server, the event long poll (`/events`, served by
+ * its Tornado process) has buckets of its own, separate from every other API request's.
+ */
+export type RateLimitBucket = "api" | "events";
+
 export class RateLimiter {
   readonly options: RateLimitOptions;
   readonly #now: () => number;
-  readonly #log = new Map<number, number[]>();
+  readonly #log = new Map<string, number[]>();
 
   constructor(options: RateLimitOptions, now: () => number) {
     this.options = options;
@@ -23,14 +29,15 @@ export class RateLimiter {
   }
 
   /**
-   * Counts a request of `userId`; returns the headers to send, or throws `RATE_LIMIT_HIT`
+   * Counts a request of `userId` in `bucket`; returns the headers to send, or throws `RATE_LIMIT_HIT`
    * (HTTP 429, `retry-after` in the body and the `Retry-After` header) when over the limit.
    */
-  check(userId: number): RateLimitVerdict {
+  check(userId: number, bucket: RateLimitBucket = "api"): RateLimitVerdict {
     const now = this.#now();
     const windowMs = this.options.windowSeconds * 1000;
-    const times = (this.#log.get(userId) ?? []).filter((t) => t > now - windowMs);
-    this.#log.set(userId, times);
+    const key = `${bucket}:${userId}`;
+    const times = (this.#log.get(key) ?? []).filter((t) => t > now - windowMs);
+    this.#log.set(key, times);
     const limit = this.options.requests;
     if (times.length >= limit) {
       const freeAt = times[0]! + windowMs;
@@ -38,7 +45,7 @@ export class RateLimiter {
       const headers = {
         "X-RateLimit-Limit": String(limit),
         "X-RateLimit-Remaining": "0",
-        "X-RateLimit-Reset": String(Math.ceil(freeAt / 1000)),
+        "X-RateLimit-Reset": String(Math.floor(freeAt / 1000)),
         "Retry-After": String(Math.ceil(retryAfter)),
       };
       throw new SandboxError("RATE_LIMIT_HIT", "API usage exceeded rate limit", {
@@ -48,12 +55,15 @@ export class RateLimiter {
       });
     }
     times.push(now);
-    const resetMs = times[0]! + windowMs;
+    // As the server: the time at which no limit applies any more (the newest call leaves the
+    // window), in whole seconds, truncated (`int(now + secs_to_freedom)`). A refusal instead
+    // says when the next request may go (the oldest call leaves).
+    const resetMs = now + windowMs;
     return {
       headers: {
         "X-RateLimit-Limit": String(limit),
         "X-RateLimit-Remaining": String(limit - times.length),
-        "X-RateLimit-Reset": String(Math.ceil(resetMs / 1000)),
+        "X-RateLimit-Reset": String(Math.floor(resetMs / 1000)),
       },
     };
   }

@@ -133,6 +133,12 @@ export interface RealmSettings {
   allowEditHistory: boolean;
   /** Public access: GET /users answers requests without credentials. */
   enableSpectatorAccess: boolean;
+  /**
+   * Who sees every user (`can_access_all_users_group`): `role:everyone` (the server's default) or
+   * `role:members`, where a guest sees only users they share a channel or a direct message with,
+   * bots, and "Unknown user" for the rest (see `userAccess.ts`).
+   */
+  canAccessAllUsersGroup: "role:everyone" | "role:members";
   /** How the simulated push bouncer answers: `ok`, or the error code it makes the server give. */
   pushBouncer:
     | "ok"
@@ -155,6 +161,7 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   wildcardMentionMinRole: 300,
   allowEditHistory: true,
   enableSpectatorAccess: false,
+  canAccessAllUsersGroup: "role:everyone",
   pushBouncer: "ok",
 };
 
@@ -286,7 +293,15 @@ export class Realm {
   pushEvent(userIds: Iterable<number>, event: Record<string, unknown> & { type: string }): void {
     const wanted = new Set(userIds);
     for (const queue of this.queues.all()) if (wanted.has(queue.userId)) queue.push(event);
-    for (const listener of this.#eventListeners) listener(event, wanted);
+    this.announce(event, wanted);
+  }
+
+  /**
+   * Tells `onEvent` listeners of an event delivered to `userIds` queue by queue (an edit, whose
+   * copies differ by viewer, is pushed that way rather than through `pushEvent`).
+   */
+  announce(event: Record<string, unknown> & { type: string }, userIds: ReadonlySet<number>): void {
+    for (const listener of this.#eventListeners) listener(event, userIds);
   }
 
   /** Calls `listener` with every event pushed to users' queues; returns the unsubscribe function. */

@@ -1,5 +1,5 @@
 // Message templates: `{{ payload.field }}` and `{{ payload.list.0.name }}`, with errors that name the field.
-import { code, escapeAfter, opensMention } from "../markdown/escape.js";
+import { code, codeBlock, escapeAfter, opensMention } from "../markdown/escape.js";
 
 /** A template that does not parse, or a field missing at render time. Names where and which field. */
 export class TemplateError extends Error {
@@ -16,7 +16,10 @@ export class TemplateError extends Error {
   }
 }
 
-type Part = { text: string } | { field: string; path: string[]; filter?: "code" };
+/** How a Markdown template writes a value: one line (default), a code span, or a fenced block. */
+type Filter = "code" | "quote" | "block";
+
+type Part = { text: string } | { field: string; path: string[]; filter?: Filter };
 
 /** A parsed template. */
 export interface Template {
@@ -29,24 +32,47 @@ export interface Template {
 
 export interface TemplateOptions {
   /**
-   * The template is message Markdown: values are escaped (`escapeText`: mentions inert), `{{ x | code }}`
-   * writes a value as a code span it cannot break out of, and mention syntax around a placeholder
-   * (`@**{{ payload.user }}**`) is refused. Default false (plain text, such as a topic).
+   * The template is message Markdown: values are escaped (`escapeText`: mentions inert) and written
+   * on one line (line breaks become spaces, so a value cannot write lines that look like the
+   * template's own); `{{ x | code }}` writes a value as a code span it cannot break out of;
+   * `{{ x | quote }}` and `{{ x | block }}` keep its lines inside a fenced quote or code block on
+   * lines of its own; mention syntax around a placeholder (`@**{{ payload.user }}**`) is refused.
+   * Default false (plain text, such as a topic).
    */
   markdown?: boolean;
 }
 
 const FIELD = /^[A-Za-z_][\w-]*(?:\.[\w-]+)*$/;
 /** `payload.cmd | code`: a field and a filter. */
-const FILTERED = /^(.*?)\s*\|\s*code$/;
+const FILTERED = /^(.*?)\s*\|\s*(code|quote|block)$/;
 
-/** Turns a value into message text: strings as they are, other scalars printed, structures as JSON. */
-function show(value: unknown): string {
+/** Every kind of line break Markdown or a chat client may start a new line at. */
+const LINE_BREAKS = /\r\n|[\r\n\u2028\u2029\u0085\v\f]/g;
+
+/** A value on one line: a payload cannot forge a line of the template's own (an "Approved by" line). */
+const oneLine = (value: string): string => value.replace(LINE_BREAKS, " ");
+
+/** A fenced block starts and ends a line: the text before it ends with a line break, and so does the block. */
+function onOwnLines(before: string, block: string): string {
+  return `${before === "" || before.endsWith("\n") ? "" : "\n"}${block}\n`;
+}
+
+/**
+ * Turns a value into message text: strings as they are, other scalars printed, structures as
+ * JSON. A structure nested too deeply to print (a payload of 100,000 nested lists) is the
+ * sender's mistake, named with its field, not a stack overflow and a 500.
+ */
+function show(value: unknown, where: string, path: string[]): string {
   if (value === null) return "";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
     return String(value);
-  return JSON.stringify(value);
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new TemplateError(where, path.join("."), "is nested too deeply to print");
+  }
 }
 
 /** Walks `path` through `vars`; reports the deepest existing prefix when a step is missing. */
@@ -130,7 +156,11 @@ export function compileTemplate(
       );
     if (text) parts.push({ text });
     text = "";
-    parts.push({ field, path: field.split("."), ...(filtered ? { filter: "code" as const } : {}) });
+    parts.push({
+      field,
+      path: field.split("."),
+      ...(filtered ? { filter: filtered[2] as Filter } : {}),
+    });
     rest = rest.slice(close + 2);
   }
   if (text) parts.push({ text });
@@ -140,18 +170,24 @@ export function compileTemplate(
     fields,
     render(vars) {
       let out = "";
+      /** The last part written was a fenced block, which ends with its own line break. */
+      let afterBlock = false;
       for (const p of parts) {
-        if ("text" in p) out += p.text;
-        else {
-          const value = show(lookup(vars, p.path, where));
-          out += !options.markdown
-            ? value
-            : p.filter
-              ? code(value, Infinity)
-              : escapeAfter(out, value);
+        if ("text" in p) {
+          // The template's own line break after a block is the one the block already wrote.
+          out += afterBlock && p.text.startsWith("\n") ? p.text.slice(1) : p.text;
+          afterBlock = false;
+          continue;
         }
+        afterBlock = p.filter === "quote" || p.filter === "block";
+        const value = show(lookup(vars, p.path, where), where, p.path);
+        if (!options.markdown) out += value;
+        else if (p.filter === "code") out += code(value, Infinity);
+        else if (p.filter === "quote") out += onOwnLines(out, codeBlock(value, "quote"));
+        else if (p.filter === "block") out += onOwnLines(out, codeBlock(value));
+        else out += escapeAfter(out, oneLine(value));
       }
-      return out;
+      return afterBlock ? out.slice(0, -1) : out;
     },
   };
 }

@@ -182,6 +182,44 @@ describe("bot dev", () => {
     expect(server.realm.messages.map((m) => m.content)).toEqual(["!ping", "pong"]);
   }, 60_000);
 
+  it("shows a streamed answer's edits, labelled with the handler that streams", async () => {
+    dir = await mkdtemp(join(tmpdir(), "topicbot-dev-"));
+    await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
+    await writeFile(join(dir, "bot.config.yaml"), "plugins:\n  - ping\n  - ./tell.ts\n");
+    await writeFile(
+      join(dir, "tell.ts"),
+      `// tell: streams its answer in three chunks.
+async function* chunks() {
+  for (const word of ["once", " upon", " a time"]) {
+    yield word;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+export default {
+  name: "tell",
+  setup(bot: any) {
+    bot.command("tell", { description: "Tell a story" }, (ctx: any) => ctx.stream(chunks(), { minEditIntervalMs: 50 }));
+  },
+};
+`,
+    );
+    child = spawn(process.execPath, [bin, "dev", "--no-watch"], {
+      cwd: dir,
+      env: { ...process.env, NODE_OPTIONS: "", FORCE_COLOR: "0" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const dev = devProcess(child);
+    await dev.expect(/the bot runs ping, tell\./, 20_000);
+    dev.type("!ping");
+    await dev.expect(/Topic Bot \(ping › command ping\): pong/);
+    dev.type("!tell");
+    // The first chunk is posted by the streaming handler, not the one that answered before it.
+    await dev.expect(/\[#general > dev\] Topic Bot \(tell › command tell\): once\n/);
+    await dev.expect(/Topic Bot \(tell › command tell, edited\): once upon a time\n/);
+    dev.type("/quit");
+    expect(await exitCode(child, dev.output)).toBe(0);
+  }, 60_000);
+
   it("reloads after each atomic save (a temp file renamed over the plugin), three times", async () => {
     dir = await mkdtemp(join(tmpdir(), "topicbot-dev-"));
     await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');

@@ -9,7 +9,7 @@ import { ConfigError } from "../../src/config/errors.js";
 import { runDevSession, type DevOptions } from "../../src/dev/session.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 
-/** A plain-ESM plugin (no build step): `!like` reacts with `emoji`, `!hi` answers `greeting`. */
+/** A plain-ESM plugin (no build step): `!like` reacts with `emoji`, `!hi` answers `greeting`, `!tell` streams. */
 const likePlugin = (emoji: string, greeting: string): string => `
 export default {
   name: "like",
@@ -17,6 +17,12 @@ export default {
   setup(bot) {
     bot.command("like", { description: "React" }, (ctx) => ctx.react(${JSON.stringify(emoji)}));
     bot.command("hi", { description: "Greet" }, (ctx) => ctx.reply(${JSON.stringify(greeting)}));
+    bot.command("tell", { description: "Stream" }, (ctx) =>
+      ctx.stream((async function* () {
+        yield "draft";
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        yield " done";
+      })(), { minEditIntervalMs: 20 }));
   },
 };
 `;
@@ -95,6 +101,11 @@ describe("bot dev on a configured server", () => {
       /\[#general > dev\] Topic Bot \(like › command like\): reacted :thumbs_up: on "!like"/,
     );
 
+    // A streamed answer: its edits arrive on the developer's queue and are shown.
+    dev.type("!tell");
+    await dev.expect(/Topic Bot \(like › command tell\): draft\n/);
+    await dev.expect(/Topic Bot \(like › command tell, edited\): draft done\n/);
+
     // Someone else speaks, in the channel and to the developer directly.
     const adam = sandbox.user("adam");
     const adamClient = createClient({ site: sandbox.url, email: adam.email, apiKey: adam.apiKey });
@@ -105,6 +116,15 @@ describe("bot dev on a configured server", () => {
       content: "morning all",
     });
     await dev.expect(/\[#general > dev\] Adam Admin: morning all/);
+    // Anyone on the server can write escape sequences: they are shown, not sent to the terminal.
+    await adamClient.messages.send({
+      type: "channel",
+      to: "general",
+      topic: "dev",
+      content: "look \u001b]52;c;ZXZpbA==\u0007\u001b[2J here",
+    });
+    await dev.expect(/Adam Admin: look \\x1b\]52;c;ZXZpbA==\\x07\\x1b\[2J here/);
+    expect(dev.printed()).not.toContain("\u001b");
     await adamClient.messages.send({
       type: "direct",
       to: [sandbox.user("mia").userId],

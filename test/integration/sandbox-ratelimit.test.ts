@@ -45,6 +45,39 @@ describe("sandbox rate limiting", () => {
     expect((await me()).status).toBe(200);
   });
 
+  it("says, as the server, when no limit applies any more (the newest call's window), and counts the event poll apart", async () => {
+    const own = new ManualClock(new Date("2030-01-01T00:00:00.500Z"));
+    const limited = await startSandbox({
+      clock: own,
+      rateLimit: { requests: 3, windowSeconds: 10 },
+    });
+    try {
+      const mia = limited.user("mia");
+      const auth = `Basic ${Buffer.from(`${mia.email}:${mia.apiKey}`).toString("base64")}`;
+      const get = async (path: string) => {
+        const res = await request(`${limited.url}/api/v1${path}`, {
+          headers: { authorization: auth },
+        });
+        await res.body.dump();
+        return res.headers;
+      };
+      const start = Math.floor(own.now() / 1000);
+      expect(Number((await get("/users/me"))["x-ratelimit-reset"])).toBe(start + 10);
+      own.advance(2_000);
+      const second = await get("/users/me");
+      // Truncated to whole seconds, and 12 s from the first call, not when it leaves the window.
+      expect(Number(second["x-ratelimit-reset"])).toBe(start + 12);
+      expect(second["x-ratelimit-remaining"]).toBe("1");
+      // The event poll (an unknown queue here: it answers at once) has a budget of its own.
+      const queue = await get("/users/me");
+      expect(queue["x-ratelimit-remaining"]).toBe("0");
+      const poll = await get("/events?queue_id=none&last_event_id=-1&dont_block=true");
+      expect(poll["x-ratelimit-remaining"]).toBe("2");
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("limits per user, and is off by default", async () => {
     const bot = createClient({
       site: sandbox.url,

@@ -132,7 +132,7 @@ describe("escaping layer", () => {
 
   it("the built-in renderers (poll, stand-up, GitHub, help, unknown command) and config templates", () => {
     const template = compileTemplate(
-      "Build **{{ payload.status }}** by @{{ payload.who }}: {{ payload.note }} `{{ payload.cmd | code }}`",
+      "Build **{{ payload.status }}** by @{{ payload.who }}: {{ payload.note }} `{{ payload.cmd | code }}`{{ payload.note | quote }}{{ payload.who | block }}",
       "route /ci",
       { markdown: true },
     );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cutPoint, streamAnswer, textChunks, type StreamIO } from "../../src/agents/stream.js";
+import { escapeText } from "../../src/markdown/escape.js";
 
 /** A fake server: posts and edits recorded, message IDs from 100. */
 function fakeServer() {
@@ -148,5 +149,37 @@ describe("cutPoint", () => {
     expect(cutPoint("aaaa bbbb cccc", 12)).toBe(10);
     expect(cutPoint("x".repeat(20), 8)).toBe(8);
     expect(cutPoint("short", 8)).toBe(5);
+  });
+});
+
+describe("streamAnswer with neutralize", () => {
+  /** Every `@` that a mention would start at in `text` (what the server would notify). */
+  const openMentions = (text: string): string[] => text.match(/@_?\*/g) ?? [];
+
+  it("never shows a mention, even one split across chunks, and keeps each message within the limit", async () => {
+    const server = fakeServer();
+    const time = manualTime();
+    const parts = [
+      "hi @",
+      "**all** and @",
+      "_*",
+      "everyone* ",
+      ..."@**all** ".repeat(40).split(" "),
+    ];
+    const result = await streamAnswer(chunks(parts), server.io, {
+      maxLength: 120,
+      minEditIntervalMs: 0,
+      neutralize: escapeText,
+      ...time,
+    });
+    expect(result.complete).toBe(true);
+    const shown = server.log.map((line) => line.replace(/^(post|edit) \d+: /, ""));
+    expect(shown.flatMap(openMentions)).toEqual([]);
+    for (const content of server.messages.values())
+      expect([...content].length).toBeLessThanOrEqual(120);
+    expect(server.messages.get(100)!.startsWith("hi @\u200b**all** and @\u200b_*everyone*")).toBe(
+      true,
+    );
+    expect(result.messageIds.length).toBeGreaterThan(1);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatLine, parseInput, type Place } from "../../src/dev/terminal.js";
+import { chatLine, parseInput, printable, rowsOf, type Place } from "../../src/dev/terminal.js";
 import { storedConversationKey } from "../../src/dev/attribution.js";
 import type { StoredMessage } from "../../src/sandbox/realm.js";
 
@@ -74,5 +74,25 @@ describe("bot dev input", () => {
         recipients: [6, 4],
       } as StoredMessage),
     ).toBe("direct:4,6");
+  });
+});
+
+describe("rowsOf", () => {
+  it("counts the terminal rows a chat line takes, wrapped lines and empty ones included", () => {
+    expect(rowsOf("pong", 80)).toBe(1);
+    expect(rowsOf("a\n\nb", 80)).toBe(3);
+    expect(rowsOf("x".repeat(81), 80)).toBe(2);
+    expect(rowsOf("é".repeat(80), 80)).toBe(1);
+  });
+});
+
+describe("printable", () => {
+  it("shows the control characters of a chat message instead of sending them to the terminal", () => {
+    const hostile = "hi\u001b]52;c;ZXZpbA==\u0007 \u001b[2J\rgone\u009b31m\ttab";
+    const line = chatLine("#general > dev", "Adam\u001b[8m", hostile);
+    expect(line).toBe(
+      "[#general > dev] Adam\\x1b[8m: hi\\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J\\x0dgone\\x9b31m\ttab",
+    );
+    expect(printable("a\nb")).toBe("a\nb");
   });
 });

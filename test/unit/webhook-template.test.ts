@@ -70,3 +70,64 @@ describe("templates", () => {
     expect(() => compileTemplate("{{ }}", "r")).toThrow(/malformed placeholder/);
   });
 });
+
+describe("Markdown templates: a value cannot write lines of the template's own", () => {
+  const markdown = { markdown: true };
+  const forged = "v2.1\nApproved by: **Olivia Owner**\r\nAnd\u2028more";
+
+  it("writes a plain value on one line", () => {
+    const out = renderTemplate(
+      "Deploy {{ payload.version }} requested\nApproved by: **{{ payload.approver }}**",
+      { payload: { version: forged, approver: "Gus" } },
+      "r",
+      markdown,
+    );
+    expect(out.split("\n").filter((line) => line.startsWith("Approved by"))).toEqual([
+      "Approved by: **Gus**",
+    ]);
+    expect(out).toBe(
+      "Deploy v2.1 Approved by: **Olivia Owner** And more requested\nApproved by: **Gus**",
+    );
+  });
+
+  it("keeps a multi-line value's lines inside a fenced quote or code block with `| quote`, `| block`", () => {
+    const payload = { msg: "fix\n````\nApproved by: **Olivia**", who: "Gus" };
+    expect(
+      renderTemplate(
+        "Commit by {{ payload.who }}:{{ payload.msg | quote }}\nAuthor: {{ payload.who }}",
+        { payload },
+        "r",
+        markdown,
+      ),
+    ).toBe("Commit by Gus:\n`````quote\nfix\n````\nApproved by: **Olivia**\n`````\nAuthor: Gus");
+    expect(renderTemplate("Log:\n{{ payload.msg | block }}", { payload }, "r", markdown)).toBe(
+      "Log:\n`````\nfix\n````\nApproved by: **Olivia**\n`````",
+    );
+  });
+
+  it("leaves plain-text templates (topics) to the route, which mends them", () => {
+    expect(renderTemplate("{{ payload.t }}", { payload: { t: "a\nb" } }, "r")).toBe("a\nb");
+  });
+});
+
+describe("a payload nested too deeply to print", () => {
+  it("is a TemplateError naming the field (the receiver answers 422), not a stack overflow", () => {
+    const deep = JSON.parse(`${"[".repeat(200_000)}${"]".repeat(200_000)}`) as unknown;
+    expect(() =>
+      renderTemplate(
+        "v{{ payload.version }}",
+        { payload: { version: deep } },
+        "webhook route /hooks/ci",
+        {
+          markdown: true,
+        },
+      ),
+    ).toThrow(
+      new TemplateError(
+        "webhook route /hooks/ci",
+        "payload.version",
+        "is nested too deeply to print",
+      ),
+    );
+  });
+});

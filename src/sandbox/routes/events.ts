@@ -2,7 +2,7 @@
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser } from "../realm.js";
-import { ownUserView, realmMembers, userView } from "./users.js";
+import { ownUserView, realmMembers, userView, usersAsSeenBy } from "./users.js";
 import { compileNarrow } from "../narrow.js";
 
 /** The parts of the initial state a bot needs, each present only when its type was fetched. */
@@ -28,6 +28,7 @@ function initialState(
   }
   if (fetch("realm_user")) {
     const own = ownUserView(realm, user);
+    const members = usersAsSeenBy(realm, user, realmMembers(realm));
     Object.assign(state, {
       user_id: own.user_id,
       email: own.email,
@@ -36,12 +37,9 @@ function initialState(
       is_admin: own.is_admin,
       is_owner: own.is_owner,
       is_guest: own.is_guest,
-      realm_users: realmMembers(realm)
-        .filter((u) => u.isActive)
-        .map((u) => userView(realm, user, u)),
-      realm_non_active_users: realmMembers(realm)
-        .filter((u) => !u.isActive)
-        .map((u) => userView(realm, user, u)),
+      // A user a guest may not see is an active "Unknown user", as the server shows them.
+      realm_users: members.filter((u) => u.is_active),
+      realm_non_active_users: members.filter((u) => !u.is_active),
       // System bots are not in the organization's lists; clients combine them where needed.
       cross_realm_bots: [...realm.users.values()]
         .filter((u) => u.isSystemBot)

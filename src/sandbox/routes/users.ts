@@ -17,6 +17,7 @@ import {
 import { checkProfileValue, profileDataView, setProfileValue } from "../profileFields.js";
 import { activeUserIds, notifyUsers } from "../notify.js";
 import { updateStatus } from "../status.js";
+import { accessibleUserIds, inaccessibleUserView } from "../userAccess.js";
 
 /** The uploaded avatar's URL, or the external provider's (computed from the real email). */
 function avatarUrl(realm: Realm, user: SandboxUser): string {
@@ -82,6 +83,24 @@ export function userView(
   };
 }
 
+/**
+ * The organization's users as `viewer` sees them: `userView`, or "Unknown user" for a user a guest
+ * may not see (the realm's `can_access_all_users_group`).
+ */
+export function usersAsSeenBy(
+  realm: Realm,
+  viewer: SandboxUser | undefined,
+  targets: Iterable<SandboxUser>,
+  options: UserViewOptions = {},
+) {
+  const accessible = accessibleUserIds(realm, viewer);
+  return [...targets].map((u) =>
+    !accessible || accessible.has(u.userId)
+      ? userView(realm, viewer, u, options)
+      : inaccessibleUserView(realm, u.userId),
+  );
+}
+
 /** The organization's users, active or not, without system bots (which belong to no organization). */
 export const realmMembers = (realm: Realm): SandboxUser[] =>
   [...realm.users.values()].filter((u) => !u.isSystemBot);
@@ -125,9 +144,12 @@ export const userRoutes: Route[] = [
     };
     // The organization's users only: system bots (Notification Bot) live outside it, as on a real
     // server, which lists them in the registration's `cross_realm_bots` instead.
-    const members = realmMembers(realm)
-      .filter((u) => !wanted || wanted.has(u.userId))
-      .map((u) => userView(realm, user, u, options));
+    const members = usersAsSeenBy(
+      realm,
+      user,
+      realmMembers(realm).filter((u) => !wanted || wanted.has(u.userId)),
+      options,
+    );
     return { members };
   }),
 
