@@ -90,8 +90,8 @@ function medians(rounds: Figures[]): Figures {
  */
 async function builtTopicbot(): Promise<typeof Topicbot & typeof TopicbotClient> {
   // File URLs, not the package name: tsx maps `topicbot` to the sources (tsconfig paths).
-  const main = new URL("../dist/src/index.js", import.meta.url).href;
-  const client = new URL("../dist/src/client/index.js", import.meta.url).href;
+  const main = new URL("../dist/bundle/index.js", import.meta.url).href;
+  const client = new URL("../dist/bundle/client.js", import.meta.url).href;
   try {
     return {
       ...((await import(main)) as typeof Topicbot),

@@ -1,7 +1,7 @@
 // Benchmark: `bot start` (file storage) echoing against the sandbox, beside a bare undici poll + POST echo loop.
 import { spawn, type ChildProcess } from "node:child_process";
 import { subscribe } from "node:diagnostics_channel";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -34,7 +34,17 @@ const BOT_ROOT = process.env.REPLY_BOT_ROOT
   ? pathToFileURL(`${process.env.REPLY_BOT_ROOT.replace(/\/+$/, "")}/`)
   : new URL("../", import.meta.url);
 const bin = fileURLToPath(new URL("bin/bot.js", BOT_ROOT));
-const dist = pathToFileURL(fileURLToPath(new URL("dist/src/index.js", BOT_ROOT))).href;
+/** What the echo plugin imports as `topicbot`: the package's own entry (the bundle; tsc's output in older checkouts). */
+const dist = pathToFileURL(
+  fileURLToPath(
+    new URL(
+      existsSync(fileURLToPath(new URL("dist/bundle/index.js", BOT_ROOT)))
+        ? "dist/bundle/index.js"
+        : "dist/src/index.js",
+      BOT_ROOT,
+    ),
+  ),
+).href;
 
 interface Account {
   email: string;
