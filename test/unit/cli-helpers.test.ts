@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { maskSecret } from "../../src/cli/output.js";
 import { plainStartOptions } from "../../src/cli/plain-start.js";
@@ -41,6 +44,34 @@ describe("bot init's topicbot dependency", () => {
     expect(
       topicbotSpec({ root: "/work/topicbot", version: "0.1.0" }, "/work/topicbot/bots/x"),
     ).toBe("file:../..");
+  });
+
+  it("is the same tarball when the installed topicbot came from one (npm's hidden lockfile says file:), not a range the registry may not have", () => {
+    const app = mkdtempSync(join(tmpdir(), "topicbot-init-"));
+    try {
+      const root = join(app, "node_modules", "topicbot");
+      mkdirSync(root, { recursive: true });
+      writeFileSync(
+        join(app, "node_modules", ".package-lock.json"),
+        JSON.stringify({
+          packages: { "node_modules/topicbot": { resolved: "file:../topicbot-0.1.0.tgz" } },
+        }),
+      );
+      expect(topicbotSpec({ root, version: "0.1.0" }, join(app, "my-bot"))).toBe(
+        "file:../../topicbot-0.1.0.tgz",
+      );
+      writeFileSync(
+        join(app, "node_modules", ".package-lock.json"),
+        JSON.stringify({
+          packages: {
+            "node_modules/topicbot": { resolved: "https://registry.npmjs.org/topicbot/-/x.tgz" },
+          },
+        }),
+      );
+      expect(topicbotSpec({ root, version: "0.1.0" }, join(app, "my-bot"))).toBe("^0.1.0");
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 });
 

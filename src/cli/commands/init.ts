@@ -1,5 +1,5 @@
 // `bot init [dir]`: scaffold a bot project (config, a plugin, its test, README), never overwriting a file.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { projectFiles } from "../templates.js";
@@ -15,13 +15,39 @@ export interface InitOptions {
 
 /**
  * The dependency spec for the new project: the installed version's range when topicbot runs from
- * node_modules, or `file:` and the checkout's path relative to the project when it runs from a
- * clone, so `npm install` uses that clone and the two folders can move together.
+ * node_modules and came from a registry; the same tarball or folder when it was installed from one
+ * (`npm install ./topicbot-0.1.0.tgz`: a range would ask the registry for a package it may not
+ * have); `file:` and the checkout's path when it runs from a clone, so `npm install` uses that
+ * clone and the two folders can move together. Paths are written relative to the new project.
  */
 export function topicbotSpec(own: { root: string; version: string }, projectDir: string): string {
-  if (own.root.split(/[\\/]/).includes("node_modules")) return `^${own.version}`;
-  const path = relative(resolve(projectDir), own.root).split(sep).join("/");
-  return `file:${path === "" ? "." : path}`;
+  const fromFile = (target: string): string => {
+    const path = relative(resolve(projectDir), target).split(sep).join("/");
+    return `file:${path === "" ? "." : path}`;
+  };
+  if (!own.root.split(/[\\/]/).includes("node_modules")) return fromFile(own.root);
+  const local = installedFromFile(own.root);
+  return local === undefined ? `^${own.version}` : fromFile(local);
+}
+
+/**
+ * The tarball or folder an installed topicbot came from, when npm's hidden lockfile
+ * (`node_modules/.package-lock.json`, written by npm 7 and later) records a `file:` source for it;
+ * undefined when it came from a registry or the lockfile is missing or unreadable.
+ */
+function installedFromFile(root: string): string | undefined {
+  const modules = dirname(root);
+  const project = dirname(modules);
+  try {
+    const lock = JSON.parse(readFileSync(join(modules, ".package-lock.json"), "utf8")) as {
+      packages?: Record<string, { resolved?: unknown }>;
+    };
+    const resolved = lock.packages?.[`node_modules/${basename(root)}`]?.resolved;
+    if (typeof resolved !== "string" || !resolved.startsWith("file:")) return undefined;
+    return resolve(project, resolved.slice("file:".length));
+  } catch {
+    return undefined;
+  }
 }
 
 /** A valid npm package name made from a folder name. */
