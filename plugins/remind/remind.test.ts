@@ -123,8 +123,26 @@ describe("remind", () => {
     ]);
   });
 
-  it("reminds for a guest only users the guest can see: one answer for them and unknown users", async () => {
+  it("for a guest in a realm where guests see everyone (the default), reminds anyone", async () => {
     t = await createTestBot({ plugins: [remind], now: START });
+    const gus = t.user("gus").userId;
+    // No shared channel: only the realm's setting (role:everyone) lets the guest see Olivia.
+    for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+    const { members } = await t.clientFor("gus").users.list({});
+    expect(members.find((m) => m.user_id === t.user("olivia").userId)?.full_name).toBe(
+      "Olivia Owner",
+    );
+    await t.dm("!remind @**Olivia Owner** in 1 minute hi", { as: "gus" });
+    await t.expectReply(/^I'll remind @_\*\*Olivia Owner\|\d+\*\* /);
+    expect(t.scheduled().map((s) => s.content)).toEqual(["Reminder from **Gus Guest**: hi"]);
+  });
+
+  it("reminds for a guest only users the guest can see: one answer for them and unknown users", async () => {
+    t = await createTestBot({
+      plugins: [remind],
+      now: START,
+      sandbox: { settings: { canAccessAllUsersGroup: "role:members" } },
+    });
     const gus = t.user("gus").userId;
     // A guest limited to the users they share a channel with: here, nobody.
     for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);

@@ -278,7 +278,7 @@ export class ClusterNode implements EventSource {
     const registration = await api.events.register({
       ...this.#o.register,
       event_types: ["realm"],
-      fetch_event_types: ["realm", "realm_user"],
+      fetch_event_types: ["realm", "realm_user", "realm_user_groups"],
     });
     if (registration.queue_id)
       await api.events.deleteQueue({ queue_id: registration.queue_id }).catch(() => undefined);
@@ -379,7 +379,10 @@ export class ClusterNode implements EventSource {
         redis,
         keys,
         api: this.#o.api,
-        register: { fetch_event_types: ["realm", "realm_user"], ...this.#o.register },
+        register: {
+          fetch_event_types: ["realm", "realm_user", "realm_user_groups"],
+          ...this.#o.register,
+        },
         partitions: this.partitionCount,
         log: this.#log,
         me: () => this.#me,

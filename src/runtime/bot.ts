@@ -24,6 +24,7 @@ import { KeyValueDeliveryStore } from "./delivery/kv-store.js";
 import { RUNTIME_NAMESPACE } from "./delivery/open-store.js";
 import type { DeliveryStore } from "./delivery/store.js";
 import { Directory } from "./context/directory.js";
+import { trackUserAccess, UserAccessSetting } from "./context/userAccess.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Intake } from "./delivery/intake.js";
 import { OverlapRoom } from "./dispatch/overlap-lanes.js";
@@ -206,7 +207,7 @@ export function createBot(options: BotOptions): Bot {
   });
   const follows = new Follows(storage.namespace("topicbot:follows"), now);
   const register: RegisterParams = {
-    fetch_event_types: ["realm", "realm_user"],
+    fetch_event_types: ["realm", "realm_user", "realm_user_groups"],
     ...options.register,
   };
   const events =
@@ -230,7 +231,23 @@ export function createBot(options: BotOptions): Bot {
     featureLevel: registration()?.zulip_feature_level,
     maxMessageLength: registration()?.max_message_length ?? DEFAULT_MAX_MESSAGE_LENGTH,
   });
-  const directory = new Directory(api, { now, featureLevel: () => server().featureLevel });
+  // The realm's guest access setting, re-read from each new registration, then kept by realm events.
+  const userAccess = new UserAccessSetting();
+  let learnedFrom: Registration | undefined;
+  const currentUserAccess = (): UserAccessSetting => {
+    const current = registration();
+    if (current && current !== learnedFrom) userAccess.learn((learnedFrom = current));
+    return userAccess;
+  };
+  const directory = new Directory(api, {
+    now,
+    featureLevel: () => server().featureLevel,
+    guestsSeeEveryone: () => currentUserAccess().guestsSeeEveryone(),
+  });
+  trackUserAccess(api, () => currentUserAccess().guestsSeeEveryone());
+  bus.on("realm", (event: { op?: unknown; data?: unknown }) =>
+    currentUserAccess().onRealmEvent(event),
+  );
   const delivery = createDelivery({
     api,
     store:

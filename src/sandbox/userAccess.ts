@@ -6,6 +6,19 @@ import { isGuest } from "./permissions.js";
 export const INACCESSIBLE_USER_NAME = "Unknown user";
 
 /**
+ * The system groups the sandbox's group settings name, with the IDs `POST /register` gives them
+ * (`realm_user_groups`): a real server numbers them per realm; clients resolve the ID by name.
+ */
+export const SYSTEM_GROUPS = [
+  { id: 1, name: "role:everyone", description: "Everyone" },
+  { id: 2, name: "role:members", description: "Members" },
+] as const;
+
+/** The ID of the system group `name` (see `SYSTEM_GROUPS`). */
+export const systemGroupId = (name: (typeof SYSTEM_GROUPS)[number]["name"]): number =>
+  SYSTEM_GROUPS.find((g) => g.name === name)!.id;
+
+/**
  * Whether the realm limits what guests see of other users: `can_access_all_users_group` is not
  * `role:everyone` (the server's default is `role:everyone`: everyone sees everyone).
  */

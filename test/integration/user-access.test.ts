@@ -1,4 +1,4 @@
-// A guest limited to the users they share a channel with cannot name others through `arg.user()`: the same answer as for nobody.
+// `arg.user()` follows the realm's guest access: a limited guest cannot name others (the same answer as for nobody); by default guests name anyone.
 import { afterEach, describe, expect, it } from "vitest";
 import { arg, definePlugin, escapeText } from "topicbot";
 import { createTestBot, type TestBot } from "topicbot/testing";
@@ -18,6 +18,9 @@ const whois = definePlugin({
   },
 });
 
+/** A realm that limits guests to the users they share a channel or a DM with. */
+const LIMITED = { settings: { canAccessAllUsersGroup: "role:members" as const } };
+
 describe("arg.user() and a guest's user access", () => {
   let t: TestBot;
   afterEach(async () => {
@@ -25,7 +28,7 @@ describe("arg.user() and a guest's user access", () => {
   });
 
   it("resolves for a guest only users sharing a channel with them", async () => {
-    t = await createTestBot({ plugins: [whois] });
+    t = await createTestBot({ plugins: [whois], sandbox: LIMITED });
     const gus = t.user("gus").userId;
     for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
     const mia = t.user("mia");
@@ -40,13 +43,17 @@ describe("arg.user() and a guest's user access", () => {
     // A member sees everyone; the guest themselves always.
     expect(await ask("@**Mia Member**", "max")).toMatch(/^Mia Member: /);
     expect(await ask("me")).toMatch(/^Gus Guest: /);
+    // Bots are visible to every guest, as on the server.
+    expect(await ask(`@**${t.sandbox.bot.fullName}**`)).toMatch(
+      new RegExp(`^${t.sandbox.bot.fullName}: `),
+    );
     const lobby = t.realm.addChannel("lobby");
     for (const who of [t.sandbox.bot.userId, gus, mia.userId]) t.realm.subscribe(lobby, who);
     expect(await ask("@**Mia Member**")).toMatch(/^Mia Member: /);
   });
 
   it("names to a guest only the namesakes they can see", async () => {
-    t = await createTestBot({ plugins: [whois] });
+    t = await createTestBot({ plugins: [whois], sandbox: LIMITED });
     const gus = t.user("gus").userId;
     const seen = await t.createUser({ handle: "sam1", fullName: "Sam" });
     const hidden = await t.createUser({ handle: "sam2", fullName: "Sam" });
@@ -60,5 +67,13 @@ describe("arg.user() and a guest's user access", () => {
     expect((await t.expectReply(/./)).content).toMatch(
       new RegExp(`^Sam: \\S+ \\(${seen.email.replace(".", "\\.")}\\)$`),
     );
+  });
+
+  it("resolves anyone for a guest where the realm lets guests see everyone (the default)", async () => {
+    t = await createTestBot({ plugins: [whois] });
+    const gus = t.user("gus").userId;
+    for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+    await t.dm("!whois @**Olivia Owner**", { as: "gus" });
+    expect((await t.expectReply(/./)).content).toMatch(/^Olivia Owner: /);
   });
 });

@@ -25,6 +25,8 @@ export interface DirectoryOptions {
   now?: () => number;
   /** The server's feature level; `user_ids` on the user list needs 384. */
   featureLevel?: () => number | undefined;
+  /** Whether the realm lets guests see every user (`can_access_all_users_group`). Default: no. */
+  guestsSeeEveryone?: () => boolean;
 }
 
 const roleName = (role: number): ChatUser["role"] =>
@@ -66,6 +68,7 @@ export class Directory {
   readonly #roleTtlMs: number;
   readonly #now: () => number;
   readonly #featureLevel: () => number | undefined;
+  readonly #guestsSeeEveryone: () => boolean;
   #list: { at: number; users: Promise<ChatUser[]> } | undefined;
   #channels: { at: number; channels: Promise<ChatChannel[]> } | undefined;
   readonly #fresh = new Map<number, { at: number; user: Promise<ChatUser | undefined> }>();
@@ -76,6 +79,7 @@ export class Directory {
     this.#roleTtlMs = options.roleTtlMs ?? 30_000;
     this.#now = options.now ?? Date.now;
     this.#featureLevel = options.featureLevel ?? (() => undefined);
+    this.#guestsSeeEveryone = options.guestsSeeEveryone ?? (() => false);
   }
 
   /** Every user the bot can see (cached for `listTtlMs`). */
@@ -122,14 +126,17 @@ export class Directory {
   }
 
   /**
-   * Whether `viewerId` can see user `targetId`: members see everyone; a guest only themselves
-   * and users sharing a channel with them (see `canUserAccessUser` for why no more).
+   * Whether `viewerId` can see user `targetId`: members see everyone; so do guests when the realm
+   * lets them (`guestsSeeEveryone`); otherwise a guest sees only themselves, bots and users
+   * sharing a channel with them (see `canUserAccessUser` for why not DM partners).
    */
   async canAccess(viewerId: number, targetId: number): Promise<boolean> {
     if (viewerId === targetId) return true;
     const viewer = await this.user(viewerId);
     if (!viewer?.isActive) return false;
-    return viewer.role !== "guest" || sharesChannel(this.#api, viewerId, targetId);
+    if (viewer.role !== "guest" || this.#guestsSeeEveryone()) return true;
+    if ((await this.user(targetId))?.isBot) return true;
+    return sharesChannel(this.#api, viewerId, targetId);
   }
 
   async byEmail(email: string): Promise<ChatUser | undefined> {

@@ -1,6 +1,7 @@
 // Whether a user can see a message, by the server's access rules: the check before acting on a message ID for them.
 import type { ApiClient } from "../../client/client.js";
 import { ApiError } from "../../client/errors.js";
+import { guestsSeeEveryoneOn } from "./userAccess.js";
 
 /** The server's role number for guests. */
 const GUEST = 600;
@@ -85,12 +86,13 @@ export async function canUserSee(
 
 /**
  * Whether `viewerId` can see user `targetId` (their name, their profile), by the server's user
- * access rule: members see everyone; a guest may be limited (`can_access_all_users_group`) to
- * the users they share a channel or a DM with. The bot cannot read that setting nor another
- * user's DMs, so for a guest it vouches only for themselves and for users subscribed to a channel
- * the guest is subscribed to too (among the channels the bot is in). Check before acting on a
- * user a guest named; give the same answer as for an unknown user, so a guest cannot learn who
- * exists.
+ * access rule: members see everyone; a guest too when the realm's `can_access_all_users_group`
+ * is `role:everyone` (known for a bot's own `ctx.api`; else pass `guestsSeeEveryone`); otherwise a guest
+ * sees themselves, bots, and the users they share a channel or a DM with. The bot cannot read
+ * another user's DMs, so there it vouches only for themselves, bots and users subscribed to a
+ * channel the guest is subscribed to too (among the channels the bot is in). Check before acting
+ * on a user a guest named; give the same answer as for an unknown user, so a guest cannot learn
+ * who exists.
  *
  * @example
  * if (!(await canUserAccessUser(ctx.api, ctx.sender.userId, user.user_id))) return ctx.reply("I don't know that user.");
@@ -99,11 +101,14 @@ export async function canUserAccessUser(
   api: ApiClient,
   viewerId: number,
   targetId: number,
+  options: { guestsSeeEveryone?: boolean } = {},
 ): Promise<boolean> {
-  const { members } = await api.users.list({ user_ids: [viewerId] });
+  const { members } = await api.users.list({ user_ids: [viewerId, targetId] });
   const viewer = members.find((m) => m.user_id === viewerId);
   if (!viewer?.is_active) return false;
-  if (viewerId === targetId || viewer.role !== GUEST) return true;
+  const guestsSeeEveryone = options.guestsSeeEveryone ?? guestsSeeEveryoneOn(api);
+  if (viewerId === targetId || viewer.role !== GUEST || guestsSeeEveryone) return true;
+  if (members.find((m) => m.user_id === targetId)?.is_bot) return true;
   return sharesChannel(api, viewerId, targetId);
 }
 

@@ -4,6 +4,7 @@ import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser } from "../realm.js";
 import { ownUserView, realmMembers, userView, usersAsSeenBy } from "./users.js";
 import { compileNarrow } from "../narrow.js";
+import { SYSTEM_GROUPS, systemGroupId } from "../userAccess.js";
 
 /** The parts of the initial state a bot needs, each present only when its type was fetched. */
 function initialState(
@@ -24,7 +25,16 @@ function initialState(
       realm_empty_topic_display_name: s.emptyTopicDisplayName,
       realm_url: `http://${s.host}`,
       realm_name: s.name,
+      realm_can_access_all_users_group: systemGroupId(s.canAccessAllUsersGroup),
     });
+  }
+  if (fetch("realm_user_groups")) {
+    state.realm_user_groups = SYSTEM_GROUPS.map((g) => ({
+      ...g,
+      members: [],
+      direct_subgroup_ids: [],
+      is_system_group: true,
+    }));
   }
   if (fetch("realm_user")) {
     const own = ownUserView(realm, user);
