@@ -8,6 +8,13 @@ describePluginDefaults(remind);
 // Monday 3 March 2025, 08:00 UTC.
 const START = "2025-03-03T08:00:00Z";
 
+/** Takes Gus the guest out of every channel (so he shares none with anyone); returns his ID. */
+function guestInNoChannel(t: TestBot): number {
+  const gus = t.user("gus").userId;
+  for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+  return gus;
+}
+
 describe("remind", () => {
   let t: TestBot;
   afterEach(async () => {
@@ -125,9 +132,8 @@ describe("remind", () => {
 
   it("for a guest in a realm where guests see everyone (the default), reminds anyone", async () => {
     t = await createTestBot({ plugins: [remind], now: START });
-    const gus = t.user("gus").userId;
     // No shared channel: only the realm's setting (role:everyone) lets the guest see Olivia.
-    for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+    guestInNoChannel(t);
     const { members } = await t.clientFor("gus").users.list({});
     expect(members.find((m) => m.user_id === t.user("olivia").userId)?.full_name).toBe(
       "Olivia Owner",
@@ -143,9 +149,8 @@ describe("remind", () => {
       now: START,
       sandbox: { settings: { canAccessAllUsersGroup: "role:members" } },
     });
-    const gus = t.user("gus").userId;
     // A guest limited to the users they share a channel with: here, nobody.
-    for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+    const gus = guestInNoChannel(t);
     await t.dialog(
       [
         [
@@ -173,8 +178,7 @@ describe("remind", () => {
       now: START,
       sandbox: { settings: { canAccessAllUsersGroup: "role:members" } },
     });
-    const gus = t.user("gus").userId;
-    for (const channel of t.realm.channels.values()) channel.subscribers.delete(gus);
+    const gus = guestInNoChannel(t);
     const lobby = t.realm.addChannel("lobby");
     for (const who of [t.sandbox.bot.userId, gus, t.user("mia").userId])
       t.realm.subscribe(lobby, who);
