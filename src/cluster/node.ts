@@ -10,6 +10,7 @@ import type { EventSink, EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import type { CatchUpWindow } from "../runtime/delivery/catch-up.js";
 import type { MessageHandling } from "../runtime/bot.js";
+import { BOT_FETCH_EVENT_TYPES } from "../runtime/registration.js";
 import type { ClusterDuties } from "../runtime/services.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
 import { connectRedis } from "../storage/redis.js";
@@ -278,7 +279,7 @@ export class ClusterNode implements EventSource {
     const registration = await api.events.register({
       ...this.#o.register,
       event_types: ["realm"],
-      fetch_event_types: ["realm", "realm_user", "realm_user_groups"],
+      fetch_event_types: [...BOT_FETCH_EVENT_TYPES],
     });
     if (registration.queue_id)
       await api.events.deleteQueue({ queue_id: registration.queue_id }).catch(() => undefined);
@@ -380,7 +381,7 @@ export class ClusterNode implements EventSource {
         keys,
         api: this.#o.api,
         register: {
-          fetch_event_types: ["realm", "realm_user", "realm_user_groups"],
+          fetch_event_types: [...BOT_FETCH_EVENT_TYPES],
           ...this.#o.register,
         },
         partitions: this.partitionCount,

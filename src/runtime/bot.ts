@@ -40,6 +40,7 @@ import { createBotServices, type BotServicesView, type ServiceOptions } from "./
 import { Dialogs } from "./context/session.js";
 import { Follows } from "../agents/follows.js";
 import { notify, type BotObserver } from "./observer.js";
+import { BOT_FETCH_EVENT_TYPES } from "./registration.js";
 import { isTimeZone } from "./context/time.js";
 import { processTimeZone } from "../time/zoned.js";
 import { BotLifecycle } from "./lifecycle.js";
@@ -207,7 +208,7 @@ export function createBot(options: BotOptions): Bot {
   });
   const follows = new Follows(storage.namespace("topicbot:follows"), now);
   const register: RegisterParams = {
-    fetch_event_types: ["realm", "realm_user", "realm_user_groups"],
+    fetch_event_types: [...BOT_FETCH_EVENT_TYPES],
     ...options.register,
   };
   const events =

@@ -1,6 +1,7 @@
 // Message edits: content and topic changes, their history snapshots, HTML diffs and update_message events.
 import { badRequest } from "./errors.js";
 import { renderMarkdown } from "./markdown.js";
+import { withFlag } from "./flagSets.js";
 import type { Channel, Realm, SandboxUser, StoredEdit, StoredMessage } from "./realm.js";
 
 /** Splits HTML into tags and words (with their trailing spaces) for diffing. */
@@ -169,7 +170,7 @@ function loseAccess(
         m.flags.delete(userId);
         lostIds.set(userId, [...(lostIds.get(userId) ?? []), m.id]);
       } else if (!channel?.subscribers.has(userId) && !flags.has("read")) {
-        flags.add("read");
+        m.flags.set(userId, withFlag(flags, "read"));
         readIds.set(userId, [...(readIds.get(userId) ?? []), m.id]);
       }
     }

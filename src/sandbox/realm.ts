@@ -6,6 +6,7 @@ import { apiEmail } from "./emailVisibility.js";
 import { seedRealmEmoji, type RealmEmoji } from "./emoji.js";
 import { findMentions, renderMarkdown } from "./markdown.js";
 import { MessageIndex } from "./messageIndex.js";
+import { flagSet, NO_FLAGS } from "./flagSets.js";
 import type { QueueRegistry } from "./queues.js";
 import { Scheduler } from "./scheduled.js";
 import { SubscriptionPropertyStore } from "./subscriptionProperties.js";
@@ -102,7 +103,7 @@ export interface StoredMessage {
   timestamp: number;
   client: string;
   /** Personal flags per user ID; a user with an entry "has" the message (UserMessage row). */
-  flags: Map<number, Set<string>>;
+  flags: Map<number, ReadonlySet<string>>;
   reactions: StoredReaction[];
   /** Widgets (`widget_content`, `/poll`, `/todo`), oldest first. */
   submessages: StoredSubmessage[];
@@ -439,11 +440,11 @@ export class Realm {
     const readBySender = init.readBySender ?? true;
     const everyone = new Set([...recipients, init.sender.userId]);
     for (const userId of everyone) {
-      const flags = new Set<string>();
-      if (userId === init.sender.userId && readBySender) flags.add("read");
-      if (mentioned.has(userId)) flags.add("mentioned");
-      for (const flag of init.extraFlags?.(userId) ?? []) flags.add(flag);
-      message.flags.set(userId, flags);
+      const flags: string[] = [];
+      if (userId === init.sender.userId && readBySender) flags.push("read");
+      if (mentioned.has(userId)) flags.push("mentioned");
+      for (const flag of init.extraFlags?.(userId) ?? []) flags.push(flag);
+      message.flags.set(userId, flags.length === 0 ? NO_FLAGS : flagSet(flags));
     }
     this.messages.push(message);
     this.index.add(message);

@@ -3,6 +3,7 @@ import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
 import { badRequest } from "../errors.js";
+import { withFlag, withoutFlag } from "../flagSets.js";
 import { compileNarrow, highlightHtml, highlightTopic } from "../narrow.js";
 import { allMatching, candidates, resolveAnchor, window } from "../range.js";
 import { normalizeTopic } from "../send.js";
@@ -33,8 +34,7 @@ export function updateFlags(
     const flags = m.flags.get(user.userId);
     if (!flags) continue;
     if (op === "add" ? flags.has(flag) : !flags.has(flag)) continue;
-    if (op === "add") flags.add(flag);
-    else flags.delete(flag);
+    m.flags.set(user.userId, op === "add" ? withFlag(flags, flag) : withoutFlag(flags, flag));
     changed.push(m.id);
   }
   if (changed.length > 0) {
