@@ -31,9 +31,13 @@ const ENTRIES = {
  * Pure-JavaScript dependencies compiled into the chunks. zod is safe to inline: users take `z`
  * from "topicbot"; a schema built with their own zod copy is read through its public shape
  * (`safeParse`, `_zod.def`), and zod keeps its registry and config on `globalThis`, shared
- * between copies.
+ * between copies. pino (with sonic-boom, its serializers, redaction) and undici's Pool (what
+ * src/client/undici-pool.ts imports) are ~55 CommonJS files that Node would otherwise resolve,
+ * read and wrap one by one on every start; topicbot never hands their objects to a user, and a
+ * user's own dispatcher (a MockAgent) is called through undici's public methods only. The parts
+ * that load files by path stay the installed package's (see `pinoTransportOnUse`, `undiciOnUse`).
  */
-const INLINED = ["zod", "yaml", "eventemitter3"];
+const INLINED = ["zod", "yaml", "eventemitter3", "pino", "undici"];
 /** Everything else stays an import of the installed package: native parts, worker files, paths read at run time, optional peers. */
 const external = [
   ...Object.keys(pkg.dependencies ?? {}),
@@ -78,6 +82,77 @@ const zodLocalesOnUse = {
   },
 };
 
+/**
+ * pino's transports run in a worker thread that loads pino's own files by path (`lib/worker.js`,
+ * `file.js`, thread-stream's worker): `pino.transport()` (and the `transport` option) therefore
+ * stay the installed pino's `lib/transport.js`, required when first called. topicbot's logger
+ * writes to a stream and never calls it, so `bot start` no longer loads thread-stream and its kin.
+ */
+const pinoTransportOnUse = {
+  name: "pino-transport-on-use",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(lib\/)?transport$/ }, (args) =>
+      inPackage(args.importer, "pino")
+        ? { path: "pino-transport", namespace: "pino-transport-on-use" }
+        : undefined,
+    );
+    build.onResolve({ filter: /^pino\/lib\/transport\.js$/ }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    build.onLoad({ filter: /.*/, namespace: "pino-transport-on-use" }, () => {
+      if (!existsSync(new URL("node_modules/pino/lib/transport.js", root)))
+        throw new Error("pino has no lib/transport.js: update scripts/bundle.mjs");
+      return {
+        contents:
+          'module.exports = function transport(...args) { return require("pino/lib/transport.js")(...args); };',
+        resolveDir: fileURLToPath(root),
+        loader: "js",
+      };
+    });
+  },
+};
+
+/**
+ * undici's files that its Pool requires only on use stay the installed package's, loaded when
+ * first needed as before: the llhttp WebAssembly (72 KB of base64 each, read at the first
+ * connection) and fetch's body extraction (a FormData body; it pulls in most of fetch).
+ * undici's HTTP/2 client is left out: topicbot's Pool never offers HTTP/2 (no `allowH2`), so a
+ * server can never pick it; the module that stands in throws an error naming the cause if it is
+ * ever reached. (A dispatcher a user passes in is their own undici, untouched.)
+ */
+const undiciOnUse = {
+  name: "undici-on-use",
+  setup(build) {
+    const lazy = /^\.\.\/(llhttp\/llhttp(_simd)?-wasm\.js|web\/fetch\/body\.js)$/;
+    build.onResolve({ filter: lazy }, (args) => {
+      if (!inPackage(args.importer, "undici")) return undefined;
+      const path = `undici/lib/${args.path.slice(3)}`;
+      if (!existsSync(new URL(`node_modules/${path}`, root)))
+        throw new Error(`undici has no ${path.slice(7)}: update scripts/bundle.mjs`);
+      return { path, external: true };
+    });
+    build.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      inPackage(args.importer, "undici")
+        ? { path: "undici-client-h2", namespace: "undici-on-use" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "undici-on-use" }, () => ({
+      contents: `module.exports = function connectH2() {
+  throw new Error(${JSON.stringify(UNDICI_NO_H2)});
+};`,
+      loader: "js",
+    }));
+  },
+};
+
+/** The error topicbot's bundled undici throws if a server ever negotiates HTTP/2 with it (test/e2e/cli-start-lazy.test.ts matches it). */
+const UNDICI_NO_H2 =
+  "topicbot's bundled undici has no HTTP/2 client: its Pool is created without allowH2, so HTTP/2 should never be negotiated (pass your own undici dispatcher to use HTTP/2)";
+
+/** Whether `importer` is a file of the installed package `name`. */
+const inPackage = (importer, name) => importer.includes(`${sep}node_modules${sep}${name}${sep}`);
+
 // Chunk names carry content hashes: clear the last build so no stale chunk is shipped.
 rmSync(new URL("dist/bundle", root), { recursive: true, force: true });
 
@@ -92,14 +167,15 @@ const result = await build({
   platform: "node",
   target: "node20",
   external,
-  // The inlined CommonJS packages (yaml, eventemitter3) call `require` for Node's built-ins.
+  // The inlined CommonJS packages (yaml, eventemitter3, pino, undici) call `require` for Node's
+  // built-ins and for the files left to the installed packages.
   banner: {
     js: 'import { createRequire as __topicbotCreateRequire } from "node:module"; const require = __topicbotCreateRequire(import.meta.url);',
   },
   sourcemap: true,
   metafile: true,
   logLevel: "warning",
-  plugins: [zodLocalesOnUse],
+  plugins: [zodLocalesOnUse, pinoTransportOnUse, undiciOnUse],
 });
 
 // Which source modules each output file holds: test/e2e/cli-start-lazy.test.ts reads it to tell
