@@ -2,10 +2,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
+import { createServer, connect as tcpConnect, type Socket } from "node:net";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { build, type Plugin } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "topicbot/client";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
@@ -225,4 +227,73 @@ describe("bot start loads lazily", () => {
     expect(built).toContain("messages.send");
     expect(built.filter((name) => !CALLED.has(name))).toEqual([]);
   }, 60_000);
+
+  it("ships undici's Pool without its HTTP/2 client, which fails clearly if a server ever picked HTTP/2", async () => {
+    // The shipped build: undici's Pool is compiled in, its HTTP/2 client is in no file.
+    expect(existsSync(metaFile), metaFile).toBe(true);
+    const meta = JSON.parse(await readFile(metaFile, "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const inputs = Object.values(meta.outputs).flatMap((out) => Object.keys(out.inputs));
+    expect(inputs).toContain("node_modules/undici/lib/dispatcher/pool.js");
+    expect(
+      inputs.filter((input) => /node_modules\/undici\/lib\/dispatcher\/client-h2/.test(input)),
+    ).toEqual([]);
+
+    // The client's Pool bundled as scripts/bundle.mjs bundles it, offered HTTP/2 by a connector
+    // that says the server chose it (ALPN "h2") over a loopback socket: the request fails with the
+    // stand-in's error, which names the cause.
+    const plugins = (await import(
+      pathToFileURL(fileURLToPath(new URL("../../scripts/bundle-plugins.mjs", import.meta.url)))
+        .href
+    )) as { undiciOnUse: Plugin; UNDICI_NO_H2: string };
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    await build({
+      absWorkingDir: root,
+      entryPoints: { pool: "src/client/undici-pool.ts" },
+      outdir: dir,
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      banner: {
+        js: `import { createRequire } from "node:module"; const require = createRequire(${JSON.stringify(join(root, "package.json"))});`,
+      },
+      logLevel: "warning",
+      plugins: [plugins.undiciOnUse],
+    });
+    const { Pool } = (await import(pathToFileURL(join(dir, "pool.js")).href)) as {
+      Pool: new (
+        origin: string,
+        options: object,
+      ) => {
+        request(options: object): Promise<unknown>;
+        destroy(): Promise<void>;
+      };
+    };
+    const server = createServer((socket) => socket.on("error", () => undefined));
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as { port: number };
+    const pool = new Pool(`http://127.0.0.1:${port}`, {
+      allowH2: true,
+      connect: (_options: object, callback: (error: Error | null, socket: Socket) => void) => {
+        const socket = tcpConnect(port, "127.0.0.1", () => {
+          Object.defineProperty(socket, "alpnProtocol", { value: "h2" });
+          callback(null, socket);
+        });
+      },
+    });
+    try {
+      const failure = await pool.request({ path: "/", method: "GET" }).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(Error);
+      expect((failure as Error).message).toBe(plugins.UNDICI_NO_H2);
+      expect(plugins.UNDICI_NO_H2).toMatch(
+        /has no HTTP\/2 client: its Pool is created without allowH2/,
+      );
+    } finally {
+      await pool.destroy();
+      server.close();
+    }
+  }, 30_000);
 });
