@@ -216,6 +216,14 @@ describe("bot start loads lazily", () => {
     // of topicbot's own plus zod's 95 and yaml's 73): topicbot is bundled, zod and yaml inside it.
     const own = files.filter((f) => f.includes("/dist/"));
     expect(own.length, own.join("\n")).toBeLessThanOrEqual(40);
+    // All ASCII: one other character makes V8 hold the whole file as a two-byte string (twice the
+    // memory, twice the decoding on every start); scripts/bundle.mjs escapes those esbuild leaves.
+    const notAscii: string[] = [];
+    for (const file of own) {
+      const text = await readFile(file.startsWith("file:") ? fileURLToPath(file) : file, "utf8");
+      if (/[\u0080-\uffff]/.test(text)) notAscii.push(file);
+    }
+    expect(notAscii).toEqual([]);
     expect(files.filter((f) => /\/node_modules\/(zod|yaml)\//.test(f))).toEqual([]);
     // pino and undici too (~55 CommonJS files Node would otherwise resolve, read and wrap one by one).
     expect(
