@@ -33,7 +33,8 @@ const ENTRIES = {
  * (`safeParse`, `_zod.def`), and zod keeps its registry and config on `globalThis`, shared
  * between copies. pino (with sonic-boom, its serializers, redaction) and undici's Pool (what
  * src/client/undici-pool.ts imports) are ~55 CommonJS files that Node would otherwise resolve,
- * read and wrap one by one on every start; topicbot never hands their objects to a user, and a
+ * read and wrap one by one on every start. Users meet them only through methods: the loggers
+ * topicbot gives them are pino's (`log.info(...)`), topicbot's Pool never leaves the client, and a
  * user's own dispatcher (a MockAgent) is called through undici's public methods only. The parts
  * that load files by path stay the installed package's (see `pinoTransportOnUse`, `undiciOnUse`).
  */
