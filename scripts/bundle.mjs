@@ -1,8 +1,8 @@
 // Build step after tsc: bundles the published JavaScript with esbuild into dist/bundle/, one file per package export plus the CLI, sharing code-split chunks.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { sep } from "node:path";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { pinoTransportOnUse, undiciOnUse, zodLocalesOnUse } from "./bundle-plugins.mjs";
 
 // Why (issue 17, start-up): Node's ES-module loader costs about 0.4 ms per file, and `bot start`
 // loaded ~250 of tsc's files plus zod's 95 and yaml's 73. Every export and the CLI are entry points
@@ -31,52 +31,19 @@ const ENTRIES = {
  * Pure-JavaScript dependencies compiled into the chunks. zod is safe to inline: users take `z`
  * from "topicbot"; a schema built with their own zod copy is read through its public shape
  * (`safeParse`, `_zod.def`), and zod keeps its registry and config on `globalThis`, shared
- * between copies.
+ * between copies. pino (with sonic-boom, its serializers, redaction) and undici's Pool (what
+ * src/client/undici-pool.ts imports) are ~55 CommonJS files that Node would otherwise resolve,
+ * read and wrap one by one on every start. Users meet them only through methods: the loggers
+ * topicbot gives them are pino's (`log.info(...)`), topicbot's Pool never leaves the client, and a
+ * user's own dispatcher (a MockAgent) is called through undici's public methods only. The parts
+ * that load files by path stay the installed package's (see `pinoTransportOnUse`, `undiciOnUse`).
  */
-const INLINED = ["zod", "yaml", "eventemitter3"];
+const INLINED = ["zod", "yaml", "eventemitter3", "pino", "undici"];
 /** Everything else stays an import of the installed package: native parts, worker files, paths read at run time, optional peers. */
 const external = [
   ...Object.keys(pkg.dependencies ?? {}),
   ...Object.keys(pkg.peerDependencies ?? {}),
 ].filter((name) => !INLINED.includes(name));
-
-/**
- * zod's 62 non-English locales (366 KB, half of zod) are compiled on every start only because
- * `z.locales` (and `z.core.locales`) name them all. In the bundle each becomes a function that
- * loads that locale from the installed zod (its CommonJS file) when called: `z.locales.fr()` works
- * as before and costs nothing until used. English stays inlined: zod configures it at import.
- */
-const zodLocalesOnUse = {
-  name: "zod-locales-on-use",
-  setup(build) {
-    const folder = new URL("node_modules/zod/v4/locales/", root);
-    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${sep}node_modules${sep}zod${sep}v4${sep}`)
-        ? { path: "zod-locales", namespace: "zod-locales-on-use" }
-        : undefined,
-    );
-    build.onResolve({ filter: /^zod\/v4\/locales\/[\w-]+\.cjs$/ }, (args) => ({
-      path: args.path,
-      external: true,
-    }));
-    build.onLoad({ filter: /.*/, namespace: "zod-locales-on-use" }, () => {
-      const index = readFileSync(new URL("index.js", folder), "utf8");
-      const locales = [
-        ...index.matchAll(/export \{ default as (\w+) \} from "\.\/([\w-]+)\.js";/g),
-      ];
-      if (locales.length < 2 || !locales.some(([, name]) => name === "en"))
-        throw new Error("zod's locales/index.js changed shape: update scripts/bundle.mjs");
-      const lines = locales.map(([, name, file]) => {
-        if (file === "en") return `export { default as en } from "zod/v4/locales/en.js";`;
-        if (!existsSync(new URL(`${file}.cjs`, folder)))
-          throw new Error(`zod has no v4/locales/${file}.cjs: update scripts/bundle.mjs`);
-        // The CommonJS locale file's module.exports is the locale function.
-        return `export const ${name} = (...args) => require("zod/v4/locales/${file}.cjs")(...args);`;
-      });
-      return { contents: lines.join("\n"), resolveDir: fileURLToPath(root), loader: "js" };
-    });
-  },
-};
 
 // Chunk names carry content hashes: clear the last build so no stale chunk is shipped.
 rmSync(new URL("dist/bundle", root), { recursive: true, force: true });
@@ -92,16 +59,37 @@ const result = await build({
   platform: "node",
   target: "node20",
   external,
-  // The inlined CommonJS packages (yaml, eventemitter3) call `require` for Node's built-ins.
+  // The inlined CommonJS packages (yaml, eventemitter3, pino, undici) call `require` for Node's
+  // built-ins and for the files left to the installed packages.
   banner: {
     js: 'import { createRequire as __topicbotCreateRequire } from "node:module"; const require = __topicbotCreateRequire(import.meta.url);',
   },
   sourcemap: true,
   metafile: true,
   logLevel: "warning",
-  plugins: [zodLocalesOnUse],
+  plugins: [zodLocalesOnUse, pinoTransportOnUse, undiciOnUse],
 });
 
 // Which source modules each output file holds: test/e2e/cli-start-lazy.test.ts reads it to tell
 // what `bot start` loaded. Beside the bundle, not shipped.
 writeFileSync(new URL("dist/bundle-meta.json", root), JSON.stringify(result.metafile));
+
+// Node reads each file as UTF-8 and V8 keeps its source: one non-ASCII character anywhere (zod
+// has an em dash in a comment) makes the whole 400 KB chunk a two-byte string, twice the memory
+// and about twice the decoding time on every start. esbuild already escapes non-ASCII characters
+// in strings, template literals, regular expressions and names (`charset: "ascii"`, its default),
+// so what is left is in comments, where an escape is plain text: each character becomes `\uXXXX`
+// (in a `//` comment, as zod's is, the rest of the line is comment, so the source map stays right).
+for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith(".js"))) {
+  const url = new URL(file, root);
+  const code = readFileSync(url, "utf8");
+  if (/[\u0080-\uffff]/.test(code))
+    writeFileSync(
+      url,
+      // Without the `u` flag each UTF-16 unit (a surrogate too) is matched and escaped alone.
+      code.replace(
+        /[\u0080-\uffff]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      ),
+    );
+}

@@ -38,8 +38,8 @@ export function youngGenerationMiB(): number {
 }
 
 /**
- * Applies the `memory` settings to this process's V8. Called by `bot start` once, right after
- * the config is read. Logged at debug with the young generation's size.
+ * Applies the `memory` settings to this process's V8. Called by `bot start` once, when the bot
+ * has started (so `hold` keeps the size start-up reached). Logged at debug with that size.
  */
 export function applyMemoryPolicy(settings: MemorySettings, log: Logger): void {
   const nodeOptions = [

@@ -1,6 +1,21 @@
 // Cron expressions: validation with named culprits and next fire times from any instant, in any time zone.
+import { createRequire } from "node:module";
+import type * as NodeCronModule from "node-cron";
+import type { ParsedFields } from "node-cron";
 import { instantOf, isTimeZone, wallTime, type WallTime } from "../time/zoned.js";
-import { createTask, parse, validateDetailed, type ParsedFields } from "node-cron";
+
+type NodeCron = typeof NodeCronModule;
+let nodeCronModule: NodeCron | undefined;
+
+/**
+ * node-cron, loaded on first use: a bot with no schedule and no cron job (the common `bot start`)
+ * never loads it and its 70 KB. It ships CommonJS beside ESM, so `require` loads it synchronously
+ * and `compileCron` stays sync (errors in a config or a `ctx.cron` call are thrown where they are).
+ */
+function nodeCron(): NodeCron {
+  nodeCronModule ??= createRequire(import.meta.url)("node-cron") as NodeCron;
+  return nodeCronModule;
+}
 
 /** A cron expression or time zone that cannot be used; the message names the job and the culprit. */
 export class CronExpressionError extends Error {
@@ -58,6 +73,7 @@ export function compileCron(
   options: { timezone?: string; job?: string } = {},
 ): CronSchedule {
   const { timezone, job } = options;
+  const { createTask, parse, validateDetailed } = nodeCron();
   const checked = validateDetailed(expression);
   if (!checked.valid) {
     const problem = checked.errors

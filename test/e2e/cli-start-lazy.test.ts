@@ -2,10 +2,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
+import { createServer, connect as tcpConnect, type Socket } from "node:net";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { build, type Plugin } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "topicbot/client";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
@@ -104,7 +106,23 @@ const NOT_NEEDED: [string, RegExp][] = [
     "undici's index (fetch, WebSocket, cookies, cache)",
     /node_modules\/undici\/(index\.js|lib\/web\/)/,
   ],
+  [
+    "undici's HTTP/2 client (the Pool never offers HTTP/2)",
+    /node_modules\/undici\/lib\/dispatcher\/client-h2\./,
+  ],
+  ["node-cron (no schedule, no cron job)", /node_modules\/node-cron\//],
+  [
+    "pino's transports (logs go to a stream)",
+    /node_modules\/(thread-stream|real-require|pino-abstract-transport)\/|node_modules\/pino\/lib\/(transport|worker)\./,
+  ],
 ];
+
+/**
+ * The only files of installed packages `bot start` may load itself: undici's llhttp WebAssembly,
+ * read at the first connection (scripts/bundle.mjs leaves it to the installed undici). Everything
+ * else it runs (zod, yaml, pino, undici's Pool) is compiled into topicbot's bundle.
+ */
+const LOADED_FROM_PACKAGES = /\/node_modules\/undici\/lib\/llhttp\/llhttp(_simd)?-wasm\.js$/;
 
 /** The endpoints `bot start` calls before and while answering `!ping`: only their schemas may be built. */
 const CALLED = new Set([
@@ -198,11 +216,92 @@ describe("bot start loads lazily", () => {
     // of topicbot's own plus zod's 95 and yaml's 73): topicbot is bundled, zod and yaml inside it.
     const own = files.filter((f) => f.includes("/dist/"));
     expect(own.length, own.join("\n")).toBeLessThanOrEqual(40);
+    // All ASCII: one other character makes V8 hold the whole file as a two-byte string (twice the
+    // memory, twice the decoding on every start); scripts/bundle.mjs escapes those esbuild leaves.
+    const notAscii: string[] = [];
+    for (const file of own) {
+      const text = await readFile(file.startsWith("file:") ? fileURLToPath(file) : file, "utf8");
+      if (/[\u0080-\uffff]/.test(text)) notAscii.push(file);
+    }
+    expect(notAscii).toEqual([]);
     expect(files.filter((f) => /\/node_modules\/(zod|yaml)\//.test(f))).toEqual([]);
+    // pino and undici too (~55 CommonJS files Node would otherwise resolve, read and wrap one by one).
+    expect(
+      files.filter((f) => f.includes("/node_modules/") && !LOADED_FROM_PACKAGES.test(f)),
+    ).toEqual([]);
 
     // The endpoints' schemas are built when first called, not when the wire table loads.
     const built = (await readFile(builtList, "utf8")).split("\n").filter(Boolean);
     expect(built).toContain("messages.send");
     expect(built.filter((name) => !CALLED.has(name))).toEqual([]);
   }, 60_000);
+
+  it("ships undici's Pool without its HTTP/2 client, which fails clearly if a server ever picked HTTP/2", async () => {
+    // The shipped build: undici's Pool is compiled in, its HTTP/2 client is in no file.
+    expect(existsSync(metaFile), metaFile).toBe(true);
+    const meta = JSON.parse(await readFile(metaFile, "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const inputs = Object.values(meta.outputs).flatMap((out) => Object.keys(out.inputs));
+    expect(inputs).toContain("node_modules/undici/lib/dispatcher/pool.js");
+    expect(
+      inputs.filter((input) => /node_modules\/undici\/lib\/dispatcher\/client-h2/.test(input)),
+    ).toEqual([]);
+
+    // The client's Pool bundled as scripts/bundle.mjs bundles it, offered HTTP/2 by a connector
+    // that says the server chose it (ALPN "h2") over a loopback socket: the request fails with the
+    // stand-in's error, which names the cause.
+    const plugins = (await import(
+      pathToFileURL(fileURLToPath(new URL("../../scripts/bundle-plugins.mjs", import.meta.url)))
+        .href
+    )) as { undiciOnUse: Plugin; UNDICI_NO_H2: string };
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    await build({
+      absWorkingDir: root,
+      entryPoints: { pool: "src/client/undici-pool.ts" },
+      outdir: dir,
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      banner: {
+        js: `import { createRequire } from "node:module"; const require = createRequire(${JSON.stringify(join(root, "package.json"))});`,
+      },
+      logLevel: "warning",
+      plugins: [plugins.undiciOnUse],
+    });
+    const { Pool } = (await import(pathToFileURL(join(dir, "pool.js")).href)) as {
+      Pool: new (
+        origin: string,
+        options: object,
+      ) => {
+        request(options: object): Promise<unknown>;
+        destroy(): Promise<void>;
+      };
+    };
+    const server = createServer((socket) => socket.on("error", () => undefined));
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as { port: number };
+    const pool = new Pool(`http://127.0.0.1:${port}`, {
+      allowH2: true,
+      connect: (_options: object, callback: (error: Error | null, socket: Socket) => void) => {
+        const socket = tcpConnect(port, "127.0.0.1", () => {
+          Object.defineProperty(socket, "alpnProtocol", { value: "h2" });
+          callback(null, socket);
+        });
+      },
+    });
+    try {
+      const failure = await pool.request({ path: "/", method: "GET" }).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(Error);
+      expect((failure as Error).message).toBe(plugins.UNDICI_NO_H2);
+      expect(plugins.UNDICI_NO_H2).toMatch(
+        /has no HTTP\/2 client: its Pool is created without allowH2/,
+      );
+    } finally {
+      await pool.destroy();
+      server.close();
+    }
+  }, 30_000);
 });
