@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
+import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
+import { MinHeap } from "../../src/runtime/delivery/min-heap.js";
 import type { ReplyIntent } from "../../src/runtime/delivery/store.js";
 import { AppendJournal, type JournalFs } from "../../src/storage/journal.js";
 
@@ -169,6 +171,34 @@ describe("the file store's group commit", () => {
       [1, [1_001]],
       [5, null],
     ]);
+    await again.close();
+  });
+
+  it("builds the ledger's watermark only when the journal writes it, not every turn", async () => {
+    const path = join(scratch(), "j.jsonl");
+    const store = await FileDeliveryStore.open({ path });
+    const ledger = new DeliveryLedger({ store });
+    ledger.restore({ lastHandledId: 0, handledAbove: [] });
+    // The state's handled IDs are sorted each time it is built.
+    const sorted = vi.spyOn(MinHeap.prototype, "sorted");
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const started = performance.now();
+    // Message 1 runs throughout, so every later one stays in the state's handled IDs.
+    ledger.claim(1);
+    for (let id = 2; id <= 100; id++) {
+      ledger.claim(id);
+      await store.intend(intent(id));
+      void ledger.finish(id);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const elapsed = performance.now() - started;
+    vi.useRealTimers();
+    expect(sorted.mock.calls.length).toBeLessThanOrEqual(Math.floor(elapsed / 20) + 1);
+    await ledger.finish(1);
+    await ledger.settled();
+    await store.close();
+    const again = await FileDeliveryStore.open({ path });
+    expect((await again.load()).watermark).toEqual({ lastHandledId: 100, handledAbove: [] });
     await again.close();
   });
 });

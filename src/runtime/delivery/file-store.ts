@@ -58,11 +58,14 @@ const LAZY_MS = 20;
 export class FileDeliveryStore implements DeliveryStore {
   readonly #journal: AppendJournal;
   readonly #book: ReplyBook;
+  /** The newest watermark known (loaded, saved, or last read from `#watermarkOf`). */
   #watermark: DeliveryState | undefined;
+  /** Where the newest watermark is read when it is written (`saveWatermarkLater`), if given. */
+  #watermarkOf: (() => DeliveryState | undefined) | undefined;
   /** Outcome records not written yet, oldest first. */
   #lazy: string[] = [];
-  /** A watermark not written yet: only the newest is kept, and it goes after the outcomes. */
-  #lazyWatermark: DeliveryState | undefined;
+  /** A watermark waits to be written: the newest is written then, after the outcomes. */
+  #lazyWatermark = false;
   /** When the oldest record still waiting was queued (`performance.now()`). */
   #lazySince = 0;
   /** When the watermark waiting began to wait (`performance.now()`): see `#watermarkDue`. */
@@ -137,7 +140,20 @@ export class FileDeliveryStore implements DeliveryStore {
 
   async saveWatermark(state: DeliveryState): Promise<void> {
     this.#watermark = state;
-    this.#later(undefined, state);
+    this.#watermarkOf = undefined;
+    this.#later(undefined, true);
+  }
+
+  saveWatermarkLater(state: () => DeliveryState | undefined): void {
+    this.#watermarkOf = state;
+    this.#later(undefined, true);
+  }
+
+  /** The newest watermark, read from the ledger when it hands its state over lazily. */
+  #currentWatermark(): DeliveryState | undefined {
+    const state = this.#watermarkOf?.();
+    if (state !== undefined) this.#watermark = state;
+    return this.#watermark;
   }
 
   /**
@@ -214,13 +230,12 @@ export class FileDeliveryStore implements DeliveryStore {
    * LAZY_MS). While writes fail it is kept for the next attempt and the failure is thrown, so the
    * caller reports it.
    */
-  #later(record: string | undefined, watermark?: DeliveryState): void {
-    if (this.#lazy.length === 0 && this.#lazyWatermark === undefined)
-      this.#lazySince = performance.now();
+  #later(record: string | undefined, watermark = false): void {
+    if (this.#lazy.length === 0 && !this.#lazyWatermark) this.#lazySince = performance.now();
     if (record !== undefined) this.#lazy.push(record);
-    if (watermark !== undefined) {
-      if (this.#lazyWatermark === undefined) this.#watermarkSince = performance.now();
-      this.#lazyWatermark = watermark;
+    if (watermark && !this.#lazyWatermark) {
+      this.#watermarkSince = performance.now();
+      this.#lazyWatermark = true;
     }
     if (this.#failing !== undefined) throw this.#failing;
     this.#lazyTimer ??= setTimeout(() => this.#lazyDue(), LAZY_MS);
@@ -229,7 +244,7 @@ export class FileDeliveryStore implements DeliveryStore {
   /** The lazy timer: writes what has waited LAZY_MS, or waits on for what has not yet. */
   #lazyDue(): void {
     this.#lazyTimer = undefined;
-    if (this.#lazy.length === 0 && this.#lazyWatermark === undefined) return;
+    if (this.#lazy.length === 0 && !this.#lazyWatermark) return;
     const waited = performance.now() - this.#lazySince;
     if (waited < LAZY_MS) {
       this.#lazyTimer = setTimeout(() => this.#lazyDue(), LAZY_MS - waited);
@@ -251,7 +266,7 @@ export class FileDeliveryStore implements DeliveryStore {
    */
   #watermarkDue(intents: readonly string[] | undefined): boolean {
     return (
-      this.#lazyWatermark !== undefined &&
+      this.#lazyWatermark &&
       (intents === undefined || performance.now() - this.#watermarkSince >= LAZY_MS)
     );
   }
@@ -264,9 +279,15 @@ export class FileDeliveryStore implements DeliveryStore {
   #writeLazy(intents?: readonly string[]): void {
     const withWatermark = this.#watermarkDue(intents);
     const waiting = this.#lazy.length;
-    if (withWatermark) this.#lazy.push(JSON.stringify({ w: this.#lazyWatermark }));
+    if (withWatermark) {
+      const watermark = this.#currentWatermark();
+      if (watermark !== undefined) this.#lazy.push(JSON.stringify({ w: watermark }));
+    }
     if (intents !== undefined) for (const intent of intents) this.#lazy.push(intent);
-    if (this.#lazy.length === 0) return;
+    if (this.#lazy.length === 0) {
+      if (withWatermark) this.#lazyWatermark = false; // nothing to save yet
+      return;
+    }
     try {
       this.#journal.appendMany(this.#lazy);
     } catch (error) {
@@ -276,17 +297,18 @@ export class FileDeliveryStore implements DeliveryStore {
     }
     this.#failing = undefined;
     this.#lazy = [];
-    if (withWatermark) this.#lazyWatermark = undefined;
+    if (withWatermark) this.#lazyWatermark = false;
     // A watermark left waiting is now the oldest record waiting; the lazy timer is still armed
     // (only its firing disarms it), and writes it once it has waited LAZY_MS.
-    else if (this.#lazyWatermark !== undefined) this.#lazySince = this.#watermarkSince;
+    else if (this.#lazyWatermark) this.#lazySince = this.#watermarkSince;
     if (this.#journal.appended > COMPACT_AFTER) this.#compact();
   }
 
   /** Rewrites the journal as the newest watermark and the remembered replies. */
   #compact(): void {
     const lines: string[] = [];
-    if (this.#watermark) lines.push(JSON.stringify({ w: this.#watermark }));
+    const watermark = this.#currentWatermark();
+    if (watermark) lines.push(JSON.stringify({ w: watermark }));
     for (const r of this.#book.records()) {
       if (r.intent) lines.push(JSON.stringify({ i: r.intent }));
       if (r.ids) lines.push(`{"s":[${r.incomingId},${r.index},[${r.ids.join(",")}]]}`);
@@ -294,6 +316,6 @@ export class FileDeliveryStore implements DeliveryStore {
     this.#journal.rewrite(lines);
     // Everything waiting is in the rewrite (the book and the watermark are current).
     this.#lazy = [];
-    this.#lazyWatermark = undefined;
+    this.#lazyWatermark = false;
   }
 }
