@@ -99,20 +99,26 @@ function attribute(profileFile: string, window: [number, number]) {
   let busy = 0;
   let t = profile.startTime;
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
+  // Each sample counts as the profile's usual interval: the gap after a sample also holds the
+  // times the sampler itself was not scheduled (a loaded machine), which are not this code's.
+  const interval = median(profile.timeDeltas);
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i]!;
-    // A sample stands for the time up to the next one.
-    const next = profile.timeDeltas[i + 1] ?? 0;
     if (t < window[0] || t > window[1]) continue;
     const node = byId.get(profile.samples[i]!)!;
     if (node.callFrame.functionName === "(idle)") continue;
     const { group, file } = origin(node.callFrame);
-    busy += next;
-    add(groups, group, next);
-    add(files, file, next);
-    add(functions, `${node.callFrame.functionName || "(anonymous)"}  ${file}`, next);
+    busy += interval;
+    add(groups, group, interval);
+    add(files, file, interval);
+    add(functions, `${node.callFrame.functionName || "(anonymous)"}  ${file}`, interval);
   }
   return { busy, groups, files, functions };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 function largestProfile(dir: string): string {
