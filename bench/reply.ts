@@ -65,6 +65,8 @@ interface Round {
   pollsPerReply: number;
   /** Saturation: how busy the benchmark's own process (sandbox + load generator) was, 0–1 of a core. */
   sandboxBusy: number;
+  /** Saturation: its start and end on the monotonic clock in µs, the clock of a CPU profile's timestamps. */
+  window: [number, number];
 }
 
 /** Sends channel messages as the given users with a bare undici pool: the load generator. */
@@ -284,7 +286,9 @@ void main(async () => {
     const own0 = ownCpuMs();
     const wall0 = performance.now();
     const polls0 = pollsSeen;
+    const start = monotonicMicros();
     const throughput = await saturate(SATURATION);
+    const window: [number, number] = [start, monotonicMicros()];
     const pollsPerReply = (pollsSeen - polls0) / SATURATION;
     const sandboxBusy = (ownCpuMs() - own0) / (performance.now() - wall0);
     const cpuPerReply = (cpuMs(proc.pid!) - cpu0) / SATURATION;
@@ -295,6 +299,7 @@ void main(async () => {
       cpuPerReply,
       pollsPerReply,
       sandboxBusy,
+      window,
     };
   }
 
@@ -324,6 +329,15 @@ void main(async () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+  if (PROFILE_DIR) {
+    // Where the saturation phase lies in each profile, so `bench/reply-attribution.ts` can cut it out.
+    const phases = (rounds: Round[]) =>
+      rounds.map((r) => ({ window: r.window, replies: SATURATION }));
+    writeFileSync(
+      join(PROFILE_DIR, "saturation.json"),
+      JSON.stringify({ bot: phases(bot), bare: phases(bare) }, null, 2),
+    );
   }
   unsubscribe();
   await load.close();
@@ -397,6 +411,11 @@ void main(async () => {
 /** One round's CPU and throughput figures, for the progress lines (the spread the medians hide). */
 function roundFigures(r: Round): string {
   return `CPU per reply ${r.cpuPerReply.toFixed(3)} ms at saturation, ${r.fixedCpuPerReply.toFixed(2)} ms at ${RATE}/s; ${Math.round(r.throughput)} replies/s, ${r.pollsPerReply.toFixed(3)} polls per reply`;
+}
+
+/** CLOCK_MONOTONIC in µs: what V8 stamps CPU profile samples with, shared by every process on the machine. */
+function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 /** Rejects with a message naming `what` if `promise` has not settled within `ms`. */

@@ -261,77 +261,117 @@ function dispatchReading<T>(
       reject(signal.reason);
       return;
     }
-    let statusCode = 0;
-    let headers: HttpResponse["headers"] = {};
-    let controller: Dispatcher.DispatchController | undefined;
-    let aborted = false;
-    let failed = false;
-    const onAbort = () => {
-      aborted = true;
-      controller?.abort(signal!.reason as Error);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const settle = () => signal?.removeEventListener("abort", onAbort);
-    const fail = (error: unknown, c?: Dispatcher.DispatchController) => {
-      if (failed) return;
-      failed = true;
-      settle();
-      reject(error);
-      c?.abort(error as Error);
-    };
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        if (aborted) c.abort(signal!.reason as Error);
-      },
-      onResponseStart(c, status, responseHeaders) {
-        // An informational (1xx) answer is followed by the real one.
-        if (status < 200) return;
-        statusCode = status;
-        headers = responseHeaders;
-        try {
-          reader.start(status, responseHeaders);
-        } catch (error) {
-          fail(error, c);
-        }
-      },
-      onResponseData(c, chunk) {
-        if (failed) return;
-        try {
-          const busy = reader.data(chunk);
-          if (busy) {
-            c.pause();
-            busy.then(
-              () => c.resume(),
-              (error: unknown) => fail(error, c),
-            );
-          }
-        } catch (error) {
-          fail(error, c);
-        }
-      },
-      onResponseEnd() {
-        if (failed) return;
-        settle();
-        try {
-          const body = reader.end();
-          if (body instanceof Promise)
-            body.then((b) => resolve({ statusCode, headers, body: b }), reject);
-          else resolve({ statusCode, headers, body });
-        } catch (error) {
-          reject(error);
-        }
-      },
-      onResponseError(_, error) {
-        fail(error);
-      },
-    };
+    const handler = new ReadingHandler(reader, signal, resolve, reject);
+    signal?.addEventListener("abort", handler, { once: true });
     try {
       dispatcher.dispatch(options, handler);
     } catch (error) {
-      fail(error);
+      handler.fail(error);
     }
   });
+}
+
+/**
+ * The dispatch handler of `dispatchReading`: one object per request, its steps methods on the
+ * prototype, and itself the abort listener (`handleEvent`), where a handler of closures made eight
+ * functions for every reply and poll.
+ */
+class ReadingHandler<T> implements Dispatcher.DispatchHandler {
+  readonly #reader: BodyReader<T>;
+  readonly #signal: AbortSignal | undefined;
+  readonly #resolve: (response: ReadResponse<T>) => void;
+  readonly #reject: (error: unknown) => void;
+  #statusCode = 0;
+  #headers: HttpResponse["headers"] = {};
+  #controller: Dispatcher.DispatchController | undefined;
+  #aborted = false;
+  #failed = false;
+
+  constructor(
+    reader: BodyReader<T>,
+    signal: AbortSignal | undefined,
+    resolve: (response: ReadResponse<T>) => void,
+    reject: (error: unknown) => void,
+  ) {
+    this.#reader = reader;
+    this.#signal = signal;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** The signal aborted: the request is aborted with its reason. */
+  handleEvent(): void {
+    this.#aborted = true;
+    this.#controller?.abort(this.#signal!.reason as Error);
+  }
+
+  #settle(): void {
+    this.#signal?.removeEventListener("abort", this);
+  }
+
+  fail(error: unknown, c?: Dispatcher.DispatchController): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#settle();
+    this.#reject(error);
+    c?.abort(error as Error);
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.#controller = c;
+    if (this.#aborted) c.abort(this.#signal!.reason as Error);
+  }
+
+  onResponseStart(
+    c: Dispatcher.DispatchController,
+    status: number,
+    responseHeaders: HttpResponse["headers"],
+  ): void {
+    // An informational (1xx) answer is followed by the real one.
+    if (status < 200) return;
+    this.#statusCode = status;
+    this.#headers = responseHeaders;
+    try {
+      this.#reader.start(status, responseHeaders);
+    } catch (error) {
+      this.fail(error, c);
+    }
+  }
+
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#failed) return;
+    try {
+      const busy = this.#reader.data(chunk);
+      if (busy) {
+        c.pause();
+        busy.then(
+          () => c.resume(),
+          (error: unknown) => this.fail(error, c),
+        );
+      }
+    } catch (error) {
+      this.fail(error, c);
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.#failed) return;
+    this.#settle();
+    const statusCode = this.#statusCode;
+    const headers = this.#headers;
+    try {
+      const body = this.#reader.end();
+      if (body instanceof Promise)
+        body.then((b) => this.#resolve({ statusCode, headers, body: b }), this.#reject);
+      else this.#resolve({ statusCode, headers, body });
+    } catch (error) {
+      this.#reject(error);
+    }
+  }
+
+  onResponseError(_: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
 }
 
 /** Reads a body whole, as `body.text()` would. */

@@ -109,17 +109,19 @@ function checkedEvents(items: unknown[], before: number): AnyEvent[] {
 /**
  * The abort signal of one poll: fired when the server has not answered within `ms`, or when the
  * queue is halted (`abort`). Paused while the sink waits for room: the body is not read then, and
- * that wait is the bot's, not the server's. One controller per poll, aborted directly by `halt`,
- * rather than `AbortSignal.any` over the queue's signal and a timer's: that costs two more signals
- * and a registration on the queue's long-lived signal for every poll.
+ * that wait is the bot's, not the server's. One controller, aborted directly by `halt`, rather
+ * than `AbortSignal.any` over the queue's signal and a timer's: that costs two more signals and a
+ * registration on the queue's long-lived signal for every poll. The controller is the queue's,
+ * shared by its polls until one aborts it (see `EventQueue.#pollAbort`).
  */
 class PollWatchdog {
   readonly #ms: number;
-  readonly #abort = new AbortController();
+  readonly #abort: AbortController;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(ms: number) {
+  constructor(ms: number, abort: AbortController) {
     this.#ms = ms;
+    this.#abort = abort;
     this.arm();
   }
 
@@ -170,6 +172,12 @@ export class EventQueue implements EventSource {
   #loop: Promise<void> | undefined;
   /** The poll in flight, which `halt` aborts. */
   #polling: PollWatchdog | undefined;
+  /**
+   * The polls' abort controller, replaced only once one aborted it (a watchdog timeout, a halt):
+   * creating a controller's signal cost more than the rest of a poll's bookkeeping, once per poll,
+   * and a poll leaves no listener on it (the transport removes its own when the request ends).
+   */
+  #pollAbort = new AbortController();
   #hooks: EventSourceHooks = {};
   /** The latest registration; refreshed on every re-registration. */
   registration: Registration | undefined;
@@ -232,7 +240,8 @@ export class EventQueue implements EventSource {
    */
   async #poll(sink: EventSink, signal: AbortSignal): Promise<AnyEvent[]> {
     const ms = this.#watchdogMs ?? this.#client.longPollTimeoutMs + WATCHDOG_GRACE_MS;
-    const watchdog = new PollWatchdog(ms);
+    if (this.#pollAbort.signal.aborted) this.#pollAbort = new AbortController();
+    const watchdog = new PollWatchdog(ms, this.#pollAbort);
     if (this.#abort.signal.aborted) watchdog.abort(this.#abort.signal.reason);
     this.#polling = watchdog;
     let taken = 0;

@@ -301,6 +301,7 @@ export function createBot(options: BotOptions): Bot {
     start: handler.start,
     narrows: catchUpNarrows(register),
     me: (): number | undefined => lifecycle.me?.userId,
+    ownMessageHandled: () => outside.metrics.eventHandled("message"),
     catchUpWindow: options.catchUpWindow ?? {},
     now,
   });

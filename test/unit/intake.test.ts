@@ -151,4 +151,52 @@ describe("Intake", () => {
     expect(added).toBe(1);
     expect(removed).toBe(1);
   });
+
+  it("finishes the bot's own messages without handing them to the pipeline, and counts them handled", async () => {
+    const { store, saved, release, waiting } = heldStore();
+    const ledger = new DeliveryLedger({ store });
+    const dispatcher = new Dispatcher({ concurrency: 4, maxQueued: 100 });
+    const handled: number[] = [];
+    const seen: number[] = [];
+    let ownCounted = 0;
+    const bus = new EventEmitter();
+    bus.on("message", (event: { message: Message }) => seen.push(event.message.id));
+    const intake = new Intake({
+      api: {} as ApiClient,
+      log: silentLogger(),
+      bus,
+      dispatcher,
+      ledger,
+      handle: async (message) => {
+        handled.push(message.id);
+      },
+      narrows: [],
+      me: () => 99,
+      ownMessageHandled: () => ownCounted++,
+      catchUpWindow: false,
+      now: () => Date.now(),
+    });
+    const own = (id: number): AnyEvent => {
+      const event = messageEvent(id, "a") as unknown as { message: Record<string, unknown> };
+      event.message.sender_id = 99;
+      return event as unknown as AnyEvent;
+    };
+    await intake.sink([messageEvent(1, "a"), own(2), messageEvent(3, "a"), own(4)], signal());
+    await dispatcher.whenIdle();
+    expect(handled).toEqual([1, 3]);
+    // Plugins listening on the bus see every message, the bot's own too.
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(ownCounted).toBe(2);
+    await until(() => waiting() > 0, "the watermark's save");
+    release();
+    await ledger.settled();
+    expect(saved.at(-1)).toEqual({ lastHandledId: 4, handledAbove: [] });
+    // Seen again (a replayed poll), an own message is dropped like any other.
+    await intake.sink([own(4)], signal());
+    expect(ownCounted).toBe(2);
+  });
 });
+
+function signal(): AbortSignal {
+  return new AbortController().signal;
+}

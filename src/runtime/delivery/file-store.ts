@@ -46,7 +46,8 @@ const LAZY_MS = 20;
  * of that turn, and `intend` resolves after it, so a SIGKILL after any `intend` resolved cannot
  * lose that intent (and with `fsync`, a power cut cannot either). Outcomes and the watermark, which
  * the store contract lets be lazier, wait (at most 20 ms) to go out in the same write as the next
- * intents; `flush` and `close` write them at once. When the journal grows past what it holds by
+ * intents (the watermark goes at most once per 20 ms: it changes every turn under load, and only
+ * the newest counts); `flush` and `close` write them at once. When the journal grows past what it holds by
  * 10,000 records it is rewritten (atomically) with only the newest watermark and the remembered
  * replies: cost per record stays O(1) on average.
  *
@@ -57,13 +58,18 @@ const LAZY_MS = 20;
 export class FileDeliveryStore implements DeliveryStore {
   readonly #journal: AppendJournal;
   readonly #book: ReplyBook;
+  /** The newest watermark known (loaded, saved, or last read from `#watermarkOf`). */
   #watermark: DeliveryState | undefined;
+  /** Where the newest watermark is read when it is written (`saveWatermarkLater`), if given. */
+  #watermarkOf: (() => DeliveryState | undefined) | undefined;
   /** Outcome records not written yet, oldest first. */
   #lazy: string[] = [];
-  /** A watermark not written yet: only the newest is kept, and it goes after the outcomes. */
-  #lazyWatermark: DeliveryState | undefined;
+  /** A watermark waits to be written: the newest is written then, after the outcomes. */
+  #lazyWatermark = false;
   /** When the oldest record still waiting was queued (`performance.now()`). */
   #lazySince = 0;
+  /** When the watermark waiting began to wait (`performance.now()`): see `#watermarkDue`. */
+  #watermarkSince = 0;
   /**
    * Writes what waits once it has waited LAZY_MS. Armed by the first record to wait and not
    * disarmed by an intent's write (that would cost a timer per reply under load): when it fires
@@ -134,7 +140,20 @@ export class FileDeliveryStore implements DeliveryStore {
 
   async saveWatermark(state: DeliveryState): Promise<void> {
     this.#watermark = state;
-    this.#later(undefined, state);
+    this.#watermarkOf = undefined;
+    this.#later(undefined, true);
+  }
+
+  saveWatermarkLater(state: () => DeliveryState | undefined): void {
+    this.#watermarkOf = state;
+    this.#later(undefined, true);
+  }
+
+  /** The newest watermark, read from the ledger when it hands its state over lazily. */
+  #currentWatermark(): DeliveryState | undefined {
+    const state = this.#watermarkOf?.();
+    if (state !== undefined) this.#watermark = state;
+    return this.#watermark;
   }
 
   /**
@@ -211,11 +230,13 @@ export class FileDeliveryStore implements DeliveryStore {
    * LAZY_MS). While writes fail it is kept for the next attempt and the failure is thrown, so the
    * caller reports it.
    */
-  #later(record: string | undefined, watermark?: DeliveryState): void {
-    if (this.#lazy.length === 0 && this.#lazyWatermark === undefined)
-      this.#lazySince = performance.now();
+  #later(record: string | undefined, watermark = false): void {
+    if (this.#lazy.length === 0 && !this.#lazyWatermark) this.#lazySince = performance.now();
     if (record !== undefined) this.#lazy.push(record);
-    if (watermark !== undefined) this.#lazyWatermark = watermark;
+    if (watermark && !this.#lazyWatermark) {
+      this.#watermarkSince = performance.now();
+      this.#lazyWatermark = true;
+    }
     if (this.#failing !== undefined) throw this.#failing;
     this.#lazyTimer ??= setTimeout(() => this.#lazyDue(), LAZY_MS);
   }
@@ -223,7 +244,7 @@ export class FileDeliveryStore implements DeliveryStore {
   /** The lazy timer: writes what has waited LAZY_MS, or waits on for what has not yet. */
   #lazyDue(): void {
     this.#lazyTimer = undefined;
-    if (this.#lazy.length === 0 && this.#lazyWatermark === undefined) return;
+    if (this.#lazy.length === 0 && !this.#lazyWatermark) return;
     const waited = performance.now() - this.#lazySince;
     if (waited < LAZY_MS) {
       this.#lazyTimer = setTimeout(() => this.#lazyDue(), LAZY_MS - waited);
@@ -237,15 +258,36 @@ export class FileDeliveryStore implements DeliveryStore {
   }
 
   /**
-   * Writes every waiting record, then `intents` if given, in one append. On failure the waiting
-   * records stay waiting (the intents do not: their callers hear of the failure) and it throws.
+   * Whether the waiting watermark goes out with this turn's intents: only once it has waited
+   * LAZY_MS. Under load the watermark changes every turn and an intent write follows every turn
+   * too; writing it each time cost a JSON record of every handled ID above the oldest running
+   * one (~100 at 64 replies in flight) per reply. Only the newest is ever read, so one every
+   * LAZY_MS is what the contract promises anyway (a crash costs the same read-back as before).
+   */
+  #watermarkDue(intents: readonly string[] | undefined): boolean {
+    return (
+      this.#lazyWatermark &&
+      (intents === undefined || performance.now() - this.#watermarkSince >= LAZY_MS)
+    );
+  }
+
+  /**
+   * Writes every waiting record (the watermark only when `#watermarkDue`), then `intents` if
+   * given, in one append. On failure the waiting records stay waiting (the intents do not: their
+   * callers hear of the failure) and it throws.
    */
   #writeLazy(intents?: readonly string[]): void {
-    const watermark = this.#lazyWatermark;
+    const withWatermark = this.#watermarkDue(intents);
     const waiting = this.#lazy.length;
-    if (watermark !== undefined) this.#lazy.push(JSON.stringify({ w: watermark }));
+    if (withWatermark) {
+      const watermark = this.#currentWatermark();
+      if (watermark !== undefined) this.#lazy.push(JSON.stringify({ w: watermark }));
+    }
     if (intents !== undefined) for (const intent of intents) this.#lazy.push(intent);
-    if (this.#lazy.length === 0) return;
+    if (this.#lazy.length === 0) {
+      if (withWatermark) this.#lazyWatermark = false; // nothing to save yet
+      return;
+    }
     try {
       this.#journal.appendMany(this.#lazy);
     } catch (error) {
@@ -255,14 +297,18 @@ export class FileDeliveryStore implements DeliveryStore {
     }
     this.#failing = undefined;
     this.#lazy = [];
-    this.#lazyWatermark = undefined;
+    if (withWatermark) this.#lazyWatermark = false;
+    // A watermark left waiting is now the oldest record waiting; the lazy timer is still armed
+    // (only its firing disarms it), and writes it once it has waited LAZY_MS.
+    else if (this.#lazyWatermark) this.#lazySince = this.#watermarkSince;
     if (this.#journal.appended > COMPACT_AFTER) this.#compact();
   }
 
   /** Rewrites the journal as the newest watermark and the remembered replies. */
   #compact(): void {
     const lines: string[] = [];
-    if (this.#watermark) lines.push(JSON.stringify({ w: this.#watermark }));
+    const watermark = this.#currentWatermark();
+    if (watermark) lines.push(JSON.stringify({ w: watermark }));
     for (const r of this.#book.records()) {
       if (r.intent) lines.push(JSON.stringify({ i: r.intent }));
       if (r.ids) lines.push(`{"s":[${r.incomingId},${r.index},[${r.ids.join(",")}]]}`);
@@ -270,6 +316,6 @@ export class FileDeliveryStore implements DeliveryStore {
     this.#journal.rewrite(lines);
     // Everything waiting is in the rewrite (the book and the watermark are current).
     this.#lazy = [];
-    this.#lazyWatermark = undefined;
+    this.#lazyWatermark = false;
   }
 }

@@ -138,6 +138,7 @@ export class DeliveryLedger {
 
   /** Saves the state once at the end of this turn, however many changes it saw. */
   #persist(): Promise<void> {
+    if (this.#store.saveWatermarkLater) return this.#persistLater(this.#store.saveWatermarkLater);
     this.#pending ??= new Promise<void>((resolve) =>
       setImmediate(() => {
         this.#pending = undefined;
@@ -157,6 +158,25 @@ export class DeliveryLedger {
     );
     return this.#pending;
   }
+
+  /**
+   * `#persist` for a store that takes the state when it writes (`saveWatermarkLater`): hands it
+   * the ledger's `#state`, at once and without a turn's wait, since the store does the batching.
+   * Under load the state (every handled ID above the oldest running one, sorted) was built every
+   * turn, for a store that writes it once per 20 ms.
+   */
+  #persistLater(later: (state: () => DeliveryState | undefined) => void): Promise<void> {
+    try {
+      later.call(this.#store, this.#stateNow);
+      this.#onSaved();
+    } catch (error) {
+      this.#onError(error);
+    }
+    return Promise.resolve();
+  }
+
+  /** `#state`, bound once: what `saveWatermarkLater` stores calls when they write. */
+  readonly #stateNow = (): DeliveryState | undefined => this.#state();
 
   #state(): DeliveryState | undefined {
     if (this.#lastHandledId === undefined && this.#handledAbove.size === 0) return undefined;

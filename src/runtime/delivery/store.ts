@@ -67,6 +67,15 @@ export interface DeliveryStore {
   load(): Promise<DeliverySnapshot>;
   /** Persists the watermark (a burst of changes may be coalesced into one write). */
   saveWatermark(state: DeliveryState): Promise<void>;
+  /**
+   * `saveWatermark` for a store that writes the watermark less often than it changes (the file
+   * journal: at most once per 20 ms): it calls `state` only when it writes, for the newest state
+   * then, so the ledger does not build (and sort) a state every turn for writes that never come.
+   * A newer state than the one of the call is as true (the watermark only moves past finished
+   * messages). `state` returns undefined while there is nothing to save. Throws when
+   * `saveWatermark` would reject.
+   */
+  saveWatermarkLater?(state: () => DeliveryState | undefined): void;
   /** Durably records the intent to send a reply (see the contract above). */
   intend(intent: ReplyIntent): Promise<void>;
   /** Records the outcome of an intent: the IDs of the posted messages. */
