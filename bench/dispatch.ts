@@ -256,10 +256,9 @@ const fmt = (n: number) => n.toFixed(2);
 /**
  * One contender alone, for instruction counts that no other process on the machine moves:
  * `node --import tsx bench/dispatch.ts --only topicbot|floor [events] [warm-up]` warms it up, runs
- * `events` more and exits, timing nothing. Under `valgrind --tool=callgrind`, the difference between two
- * event counts, divided by the events between them, is what one event costs (start-up and
- * warm-up cancel out), or, with `--dump-before=uv_os_gethostname`, its last numbered dump holds
- * the measured events alone: see `bench/README.md`.
+ * `events` more, prints its figures for those and exits. Under `valgrind --tool=callgrind
+ * --dump-before=uv_os_gethostname`, the highest-numbered dump holds those events alone (start-up
+ * and warm-up left out): see `bench/README.md`.
  */
 async function only(args: string[]): Promise<never> {
   const [name = "", events = EVENTS, warmup = WARMUP] = args.map((a, i) =>
