@@ -3,6 +3,7 @@ import { GCProfiler } from "node:v8";
 import { Bot as GrammyBot, type Context as GrammyContext } from "grammy";
 import type { Update } from "grammy/types";
 import { readFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { transform } from "esbuild";
 import type * as Topicbot from "../src/index.js";
 import type * as TopicbotClient from "../src/client/index.js";
@@ -252,7 +253,43 @@ async function floor(sink: string[]) {
 
 const fmt = (n: number) => n.toFixed(2);
 
+/**
+ * One contender alone, for instruction counts that no other process on the machine moves:
+ * `node --import tsx bench/dispatch.ts --only topicbot|floor [events] [warm-up]` warms it up, runs
+ * `events` more, prints its figures for those and exits. Under `valgrind --tool=callgrind
+ * --dump-before=uv_os_gethostname`, the highest-numbered dump holds those events alone (start-up
+ * and warm-up left out): see `bench/README.md`.
+ */
+async function only(args: string[]): Promise<never> {
+  const [name = "", events = EVENTS, warmup = WARMUP] = args.map((a, i) =>
+    i === 0 ? a : Number(a),
+  ) as [string?, number?, number?];
+  const sink: string[] = [];
+  if (name !== "topicbot" && name !== "floor")
+    throw new Error(`--only takes topicbot or floor, not ${name}`);
+  const ours = name === "topicbot" ? await topicbot(sink) : undefined;
+  const runner = ours ?? (await floor(sink));
+  await runner.run(warmup);
+  // Markers for callgrind (`--dump-before=uv_os_gethostname`): the dump the second one makes holds
+  // the measured events alone, without start-up and warm-up.
+  hostname();
+  const figures = await measure(events, () => runner.run(events));
+  hostname();
+  await ours?.close();
+  const expected = warmup + events;
+  if (runner.handled() !== expected)
+    throw new Error(`${name} handled ${runner.handled()} of ${expected} events`);
+  process.stderr.write(
+    `  ${name}: ${expected} events handled; the last ${events}: ${fmt(figures.usPerEvent)} µs/event, ` +
+      `CPU ${fmt(figures.cpuUsPerEvent)} µs/event, GC ${fmt(figures.gcMsPer40k)} ms per 40,000, ` +
+      `${fmt(figures.bytesPerEvent / 1024)} KiB/event\n`,
+  );
+  process.exit(0);
+}
+
 void main(async () => {
+  const onlyAt = process.argv.indexOf("--only");
+  if (onlyAt !== -1) return only(process.argv.slice(onlyAt + 1));
   const sink: string[] = [];
   const ours = await topicbot(sink);
   const peer = grammy(sink);

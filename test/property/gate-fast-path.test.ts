@@ -1,7 +1,12 @@
-// Property test of the gate's fast path: the `@` scan before the mention regex decides as `^\s*@` does.
+// Property tests of the gate's fast paths: the `@` scan before the mention regex decides as `^\s*@` does; the trims skipped when nothing is to trim.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { address, startsWithAt } from "../../src/runtime/dispatch/gate.js";
+import {
+  address,
+  startsWithAt,
+  stripLeadingMention,
+  type AddressOptions,
+} from "../../src/runtime/dispatch/gate.js";
 
 const bot = { userId: 6, email: "bot-bot@sandbox.test", fullName: "Topic Bot" };
 
@@ -53,6 +58,32 @@ describe("the gate's leading-`@` fast path", () => {
     }
     expect(address("\u200b@**Topic Bot** ping", { isDirect: false, bot, prefix: "!" }).via).toBe(
       null,
+    );
+  });
+});
+
+/** `address` for `respondTo: "addressed"` as it read before its trims got their fast path. */
+function addressWithTrims(content: string, options: AddressOptions) {
+  const afterMention = stripLeadingMention(content, options.bot);
+  const isMention = afterMention !== undefined;
+  let text = (afterMention ?? content).trim();
+  const hasPrefix = options.prefix !== "" && text.startsWith(options.prefix);
+  if (hasPrefix) text = text.slice(options.prefix.length).trimStart();
+  const via = options.isDirect ? "direct" : isMention ? "mention" : hasPrefix ? "prefix" : null;
+  return { via, isMention, text };
+}
+
+describe("the gate's trims", () => {
+  it("address what `trim()` and `trimStart()` would, on texts with and without white space at either end", () => {
+    const prefix = fc.constantFrom("!", "", "/");
+    fc.assert(
+      fc.property(content, content, prefix, fc.boolean(), (start, end, prefix, isDirect) => {
+        for (const text of [`${start}!add 1 2${end}`, `${start}${end}`, `${prefix}${end}`]) {
+          const options = { isDirect, bot, prefix };
+          expect(address(text, options)).toEqual(addressWithTrims(text, options));
+        }
+      }),
+      { numRuns: 2000 },
     );
   });
 });

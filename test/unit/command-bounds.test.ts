@@ -86,6 +86,11 @@ describe("bounded argument types: absurd input gets a usage message naming the a
   it("numbers and choices without zod: finite numbers, words matched regardless of case", async () => {
     expect(await read(arg.number(), "-1.5")).toBe(-1.5);
     expect(await read(arg.number(), "Infinity")).toBe("<x>: `Infinity` is not a number");
+    // Number() reads blank text as 0: a 0 is a number only when it was written.
+    expect(await read(arg.number(), "0")).toBe(0);
+    expect(await read(arg.number(), "0x1f")).toBe(31);
+    for (const blank of ["", " ", "\u00a0", "\t\n"])
+      expect(() => arg.number().parse(blank, env)).toThrow("is not a number");
     expect(await read(arg.choice("on", "off"), "ON")).toBe("on");
     expect(await read(arg.choice("on", "off"), "maybe")).toBe(
       "<x>: `maybe` is not one of `on`, `off`",

@@ -76,6 +76,34 @@ describe("Dispatcher", () => {
     expect(d.pending).toBe(0);
   });
 
+  it("wakes whenReady() at the low-water mark, so a full intake takes a quarter of maxQueued per wait", async () => {
+    const d = new Dispatcher({ concurrency: 1, maxQueued: 8 });
+    const blocks = Array.from({ length: 9 }, () => gate());
+    // One running, eight waiting: full.
+    for (const block of blocks) d.push("x", () => block.opened);
+    expect(d.hasRoom).toBe(false);
+    let ready = false;
+    void d.whenReady().then(() => (ready = true));
+    // One finished: room for one, but a waiter woken now would take one message and wait again.
+    blocks[0]!.open();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(d.hasRoom).toBe(true);
+    expect(ready).toBe(false);
+    // Two finished: down to six waiting, a quarter of maxQueued below it.
+    blocks[1]!.open();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(ready).toBe(true);
+    let pushed = 0;
+    while (d.hasRoom) {
+      d.push("x", async () => undefined);
+      pushed++;
+    }
+    expect(pushed).toBe(2);
+    for (const block of blocks) block.open();
+    await d.whenIdle();
+    expect(d.pending).toBe(0);
+  });
+
   it("releases the lane of a task that hands its message over, and counts the message as held until delivered", async () => {
     const d = new Dispatcher({ concurrency: 1, maxQueued: 2 });
     const delivered = gate();

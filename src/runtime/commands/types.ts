@@ -433,8 +433,10 @@ export const arg = {
     makeArg({
       kind: "number",
       parse(text) {
-        const n = text.trim() === "" ? NaN : Number(text);
-        if (!Number.isFinite(n)) throw new UsageError(`${code(text)} is not a number`);
+        // Number("") and Number(" ") are 0: only a 0 needs the check for blank text.
+        const n = Number(text);
+        if (!Number.isFinite(n) || (n === 0 && text.trim() === ""))
+          throw new UsageError(`${code(text)} is not a number`);
         return n;
       },
     }),

@@ -71,10 +71,18 @@ export class Dispatcher {
   #held = 0;
   #roomWaiters: (() => void)[] = [];
   #idleWaiters: (() => void)[] = [];
+  /**
+   * How many may wait or be held when `whenReady()` waiters wake: a quarter of `maxQueued` below
+   * it (one below for a small one). Waking at the first free slot would let the intake take one
+   * message per wait, a promise and an await per message for as long as a burst lasts; from the
+   * low-water mark it takes a quarter of `maxQueued` in one synchronous pass.
+   */
+  readonly #lowWater: number;
 
   constructor(options: DispatcherOptions) {
     if (options.concurrency < 1) throw new RangeError("concurrency must be at least 1");
     this.#options = options;
+    this.#lowWater = options.maxQueued - Math.max(1, Math.floor(options.maxQueued / 4));
   }
 
   /** Tasks waiting or running, and messages handed over and not yet delivered. */
@@ -104,7 +112,10 @@ export class Dispatcher {
     return this.#queued + this.#held < this.#options.maxQueued;
   }
 
-  /** Resolves when there is room for more tasks (fewer than `maxQueued` waiting or held). */
+  /**
+   * Resolves when there is room for more tasks: at once while fewer than `maxQueued` wait or are
+   * held, else once they are down to the low-water mark (a quarter of `maxQueued` below it).
+   */
   whenReady(): Promise<void> {
     if (this.hasRoom) return Promise.resolve();
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
@@ -125,7 +136,7 @@ export class Dispatcher {
       this.#running++;
       this.#run(lane, task);
     }
-    if (this.hasRoom && this.#roomWaiters.length > 0) {
+    if (this.#roomWaiters.length > 0 && this.#queued + this.#held <= this.#lowWater) {
       const waiters = this.#roomWaiters;
       this.#roomWaiters = [];
       for (const resolve of waiters) resolve();

@@ -107,11 +107,31 @@ export function address(content: string, options: AddressOptions): Addressing {
   if (options.respondTo === "mentions") return addressLikeZulipBots(content, options);
   const afterMention = stripLeadingMention(content, options.bot);
   const isMention = afterMention !== undefined;
-  let text = (afterMention ?? content).trim();
+  let text = trimmed(afterMention ?? content);
   const hasPrefix = options.prefix !== "" && text.startsWith(options.prefix);
-  if (hasPrefix) text = text.slice(options.prefix.length).trimStart();
+  if (hasPrefix) text = trimmedStart(text.slice(options.prefix.length));
   const via = options.isDirect ? "direct" : isMention ? "mention" : hasPrefix ? "prefix" : null;
   return { via, isMention, text };
+}
+
+/** Whether a character code is plain ASCII text, which no trim removes: a space or control is not. */
+const isPlainCharacter = (code: number): boolean => code > 32 && code < 127;
+
+/**
+ * `text.trim()`, without the call when there is nothing to trim. A fast path: `address` runs for
+ * every message, and most start and end with a plain character (`!add 1 2`).
+ */
+function trimmed(text: string): string {
+  return text.length > 0 &&
+    isPlainCharacter(text.charCodeAt(0)) &&
+    isPlainCharacter(text.charCodeAt(text.length - 1))
+    ? text
+    : text.trim();
+}
+
+/** `text.trimStart()`, without the call when there is nothing to trim (see `trimmed`). */
+function trimmedStart(text: string): string {
+  return text.length > 0 && isPlainCharacter(text.charCodeAt(0)) ? text : text.trimStart();
 }
 
 /** zulip_bots' rule: a leading (or silent) mention, else a one-to-one DM; no prefix. */
