@@ -63,8 +63,14 @@ interface Round {
   cpuPerReply: number;
   /** Saturation: long polls (GET /events) the echo process made per reply. */
   pollsPerReply: number;
-  /** Saturation: how busy the benchmark's own process (sandbox + load generator) was, 0–1 of a core. */
+  /** Saturation: the benchmark's own process (sandbox + load generator): CPU of all its threads, in cores. */
   sandboxBusy: number;
+  /**
+   * Saturation: the event-loop utilisation of that process's main thread, 0–1: the share of the
+   * time the sandbox and load generator were running rather than waiting for I/O. This, not the
+   * process's CPU (which adds V8's GC and compiler threads), says whether they held the echo back.
+   */
+  sandboxLoop: number;
   /** Saturation: its start and end on the monotonic clock in µs, the clock of a CPU profile's timestamps. */
   window: [number, number];
 }
@@ -285,12 +291,14 @@ void main(async () => {
     const cpu0 = cpuMs(proc.pid!);
     const own0 = ownCpuMs();
     const wall0 = performance.now();
+    const loop0 = performance.eventLoopUtilization();
     const polls0 = pollsSeen;
     const start = monotonicMicros();
     const throughput = await saturate(SATURATION);
     const window: [number, number] = [start, monotonicMicros()];
     const pollsPerReply = (pollsSeen - polls0) / SATURATION;
     const sandboxBusy = (ownCpuMs() - own0) / (performance.now() - wall0);
+    const sandboxLoop = performance.eventLoopUtilization(loop0).utilization;
     const cpuPerReply = (cpuMs(proc.pid!) - cpu0) / SATURATION;
     return {
       fixedLatencies,
@@ -299,6 +307,7 @@ void main(async () => {
       cpuPerReply,
       pollsPerReply,
       sandboxBusy,
+      sandboxLoop,
       window,
     };
   }
@@ -372,7 +381,9 @@ void main(async () => {
   const p99 = value("latency p99");
   const tput = value("throughput");
   const cpu = value("saturation: CPU per reply");
-  const busiest = Math.max(...bare.map((r) => r.sandboxBusy), ...bot.map((r) => r.sandboxBusy));
+  const rounds = [...bare, ...bot];
+  const busiest = Math.max(...rounds.map((r) => r.sandboxBusy));
+  const busiestLoop = Math.max(...rounds.map((r) => r.sandboxLoop));
   const ms = (n: number) => n.toFixed(2);
   return {
     name: "reply",
@@ -396,8 +407,8 @@ void main(async () => {
         goal: true,
       },
       {
-        what: `the sandbox is not the bottleneck: the benchmark's process (sandbox + load generator) was at most ${Math.round(100 * busiest)}% busy during saturation (under 90% of a core)`,
-        ok: busiest < 0.9,
+        what: `the sandbox is not the bottleneck: the event loop of the benchmark's process (sandbox + load generator) was at most ${Math.round(100 * busiestLoop)}% busy during saturation (under 90%; the process's CPU, GC and compiler threads included: at most ${Math.round(100 * busiest)}% of a core)`,
+        ok: busiestLoop < 0.9,
         goal: true,
       },
       {
