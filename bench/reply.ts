@@ -17,8 +17,15 @@ const RATE = 200;
 const RATE_SECONDS = 5;
 /** Commands in flight at saturation: each sender waits for the reply before its next command. */
 const IN_FLIGHT = 64;
-const SATURATION = 2_000;
+/** Commands of the saturation phase; more than the default make CPU per reply finer than /proc's 10 ms ticks allow (5 µs at 2,000). */
+const SATURATION = Number(process.env.REPLY_SATURATION ?? 2_000);
 const ROUNDS = Number(process.env.REPLY_ROUNDS ?? 3);
+/**
+ * Commands each contender answers (at saturation) before it is measured. The bot's optimizing
+ * compiler is still at work for thousands of replies after start (its threads' CPU counts in CPU
+ * per reply): `REPLY_WARMUP=5000` measures closer to a bot that has run for a while.
+ */
+const WARMUP = Number(process.env.REPLY_WARMUP ?? 300);
 /** Set to a folder to write a CPU profile of each bot and bare-loop process (`node --cpu-prof`). */
 const PROFILE_DIR = process.env.REPLY_PROFILE;
 /** Sampling interval of those profiles in µs (`--cpu-prof-interval`); V8's default is 1000. */
@@ -283,7 +290,7 @@ void main(async () => {
 
   /** One contender, one round: warm-up, fixed rate, saturation, with CPU read around each. */
   async function measure(proc: ChildProcess): Promise<Round> {
-    await saturate(300);
+    await saturate(WARMUP);
     const fixedCpu0 = cpuMs(proc.pid!);
     const fixedLatencies = await fixedRate(RATE * RATE_SECONDS);
     const fixedCpuPerReply = (cpuMs(proc.pid!) - fixedCpu0) / (RATE * RATE_SECONDS);
@@ -388,7 +395,7 @@ void main(async () => {
   return {
     name: "reply",
     title: "Reply: `bot start` echoing against the sandbox, beside a bare echo loop",
-    method: `The bot as users run it: \`node bin/bot.js start\` (the built CLI) with \`storage: file\` (every reply journals its intent and outcome), \`rateLimit: false\` and a one-command plugin answering \`!echo <n>\` with \`echo <n>\`, in its own process, against a sandbox in the benchmark's process. Beside it, in its own process too, \`bench/bare-echo.ts\`: a bare undici long-poll + POST loop with no framework, the floor. A load generator (an undici pool) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s, sent whether or not earlier ones were answered; latency is from the command's POST leaving to the reply being stored by the sandbox. Saturation: ${SATURATION.toLocaleString("en")} commands with ${IN_FLIGHT} in flight (each sender waits for its reply before the next). CPU per reply is the echo process's user + system time (/proc) over the phase, divided by its replies; polls per reply counts the GET /events requests the sandbox served over the saturation phase (the bare loop polls again only once a poll's replies are answered, the bot at once: it carries fewer replies per poll). ${ROUNDS} rounds, bot and bare loop alternating, each after a 300-command warm-up; each figure is the median of the rounds.`,
+    method: `The bot as users run it: \`node bin/bot.js start\` (the built CLI) with \`storage: file\` (every reply journals its intent and outcome), \`rateLimit: false\` and a one-command plugin answering \`!echo <n>\` with \`echo <n>\`, in its own process, against a sandbox in the benchmark's process. Beside it, in its own process too, \`bench/bare-echo.ts\`: a bare undici long-poll + POST loop with no framework, the floor. A load generator (an undici pool) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s, sent whether or not earlier ones were answered; latency is from the command's POST leaving to the reply being stored by the sandbox. Saturation: ${SATURATION.toLocaleString("en")} commands with ${IN_FLIGHT} in flight (each sender waits for its reply before the next). CPU per reply is the echo process's user + system time (/proc) over the phase, divided by its replies; polls per reply counts the GET /events requests the sandbox served over the saturation phase (the bare loop polls again only once a poll's replies are answered, the bot at once: it carries fewer replies per poll). ${ROUNDS} rounds, bot and bare loop alternating, each after a ${WARMUP.toLocaleString("en")}-command warm-up; each figure is the median of the rounds.`,
     rows,
     checks: [
       {

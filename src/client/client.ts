@@ -126,6 +126,9 @@ interface EndpointFacts {
 
 const endpointFacts = new WeakMap<Endpoint, EndpointFacts>();
 
+/** The options of a call given none (read only). */
+const NO_OPTIONS: CallOptions = Object.freeze({});
+
 function factsOf(ep: Endpoint): EndpointFacts {
   let facts = endpointFacts.get(ep);
   if (!facts) {
@@ -183,12 +186,13 @@ export function createClient(options: ClientOptions): ApiClient {
     pacer?.observe({ remaining, reset });
   }
 
+  /** `facts`: the endpoint's, when the caller holds them (the endpoint methods do: no lookup per call). */
   async function call<P extends z.ZodObject, R extends z.ZodType>(
     ep: Endpoint<P, R>,
     params: z.input<P> | undefined,
-    callOptions: CallOptions = {},
+    callOptions: CallOptions = NO_OPTIONS,
+    facts: EndpointFacts = factsOf(ep),
   ): Promise<Success<R>> {
-    const facts = factsOf(ep);
     const name = facts.name;
     const input = (params ?? {}) as Record<string, unknown>;
     let values: Record<string, unknown>;
@@ -299,11 +303,14 @@ export function createClient(options: ClientOptions): ApiClient {
   const namespaces: Record<string, Record<string, unknown>> = {};
   for (const [ns, group] of Object.entries(endpoints)) {
     namespaces[ns] = Object.fromEntries(
-      Object.entries(group).map(([method, ep]) => [
-        method,
-        (params?: Record<string, unknown>, opts?: CallOptions) =>
-          call(ep as Endpoint, params, opts),
-      ]),
+      Object.entries(group).map(([method, ep]) => {
+        let facts: EndpointFacts | undefined;
+        return [
+          method,
+          (params?: Record<string, unknown>, opts?: CallOptions) =>
+            call(ep as Endpoint, params, opts, (facts ??= factsOf(ep as Endpoint))),
+        ];
+      }),
     );
   }
 

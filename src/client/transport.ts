@@ -163,23 +163,20 @@ export class Transport {
       let status = 0;
       let answerHeaders: HttpResponse["headers"] = {};
       let parsed: unknown;
-      let streamed: ArrayStreamBodyReader | undefined;
+      let reader: ArrayStreamBodyReader | JsonBodyReader | undefined;
       try {
-        if (req.stream) {
-          streamed = new ArrayStreamBodyReader(req.stream);
-          const res = await dispatchReading(this.dispatcher, options, signal, streamed);
-          ({ statusCode: status, headers: answerHeaders, body: parsed } = res);
-        } else {
-          const res =
-            typeof body === "object"
-              ? await requestStreamText(this.dispatcher, options, signal)
-              : await requestText(this.dispatcher, options, signal);
+        if (typeof body === "object") {
+          const res = await requestStreamText(this.dispatcher, options, signal);
           ({ statusCode: status, headers: answerHeaders } = res);
           parsed = JSON.parse(res.text);
+        } else {
+          reader = req.stream ? new ArrayStreamBodyReader(req.stream) : new JsonBodyReader();
+          const res = await dispatchReading(this.dispatcher, options, signal, reader);
+          ({ statusCode: status, headers: answerHeaders, body: parsed } = res);
         }
       } catch (error) {
         if (!(error instanceof SyntaxError)) throw error;
-        status ||= streamed?.statusCode ?? 0;
+        status ||= reader?.statusCode ?? 0;
         throw new NetworkError(`HTTP ${status} with a body that is not JSON`, {
           endpoint: req.endpoint,
           status,
@@ -383,10 +380,34 @@ class TextReader implements BodyReader<string> {
     return undefined;
   }
   end(): string {
-    const chunks = this.#chunks;
-    const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8");
-    // `body.text()` drops a byte order mark; so does this.
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return textOf(this.#chunks);
+  }
+}
+
+/** The text of a body's chunks, as `body.text()` gives it. */
+function textOf(chunks: readonly Buffer[]): string {
+  const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8");
+  // `body.text()` drops a byte order mark; so does this.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Reads a body whole and parses it as JSON: `requestText` and `JSON.parse` in one step, for the
+ * answer of every reply, without the async step and the response object between them.
+ */
+class JsonBodyReader implements BodyReader<unknown> {
+  readonly #chunks: Buffer[] = [];
+  /** The answer's status, once it has started (for the error about a body that is not JSON). */
+  statusCode = 0;
+  start(statusCode: number): void {
+    this.statusCode = statusCode;
+  }
+  data(chunk: Buffer): undefined {
+    this.#chunks.push(chunk);
+    return undefined;
+  }
+  end(): unknown {
+    return JSON.parse(textOf(this.#chunks));
   }
 }
 

@@ -151,23 +151,68 @@ export function sendParams(
 }
 
 /**
+ * `{ ...params, content }`, without the spread: in Node 20's V8 an object spread followed by
+ * another property leaves the fast clone path for the runtime (about 0.9 µs, some twenty times a
+ * plain copy), and every reply made three such copies. The same keys in the same order (`content`
+ * last, or where `params` already has it).
+ *
+ * @example
+ * withContent({ type: "channel", to: 5, topic: "t" }, "hi"); // { type, to, topic, content: "hi" }
+ */
+export function withContent<P extends object>(
+  params: P,
+  content: string,
+): Omit<P, "content"> & { content: string } {
+  const message = Object.assign({}, params) as Omit<P, "content"> & { content: string };
+  message.content = content;
+  return message;
+}
+
+/**
  * Sends `content` as one or more messages; later parts wait for earlier ones, keeping order.
  * A widget goes with the first part.
  */
-export async function postTo(
+export function postTo(
   env: ActionEnv,
   params: Omit<SendParams, "content">,
   content: string,
   widget?: Widget,
 ): Promise<SentIds> {
-  const { maxMessageLength } = env.server();
+  try {
+    const { maxMessageLength } = env.server();
+    // Content of one part as it is (nearly every message; see `splitMessage`'s fast path) is sent
+    // without the list of parts and the loop's async steps.
+    if (content.length > maxMessageLength) return postParts(env, params, content, widget);
+    return sendPart(env, params, content, widget).then(sentOne);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+const sentOne = (sent: { id: number }): SentIds => ({ id: sent.id, ids: [sent.id] });
+
+/** Posts one message of `params` with `content` (and the widget, if any). */
+function sendPart(
+  env: ActionEnv,
+  params: Omit<SendParams, "content">,
+  content: string,
+  widget: Widget | undefined,
+): Promise<{ id: number }> {
+  const message = withContent(params, content) as SendParams;
+  if (widget !== undefined) message.widget_content = JSON.stringify(widget);
+  return env.sendMessage ? env.sendMessage(message) : env.api.messages.send(message);
+}
+
+/** `postTo` for content that may take several messages. */
+async function postParts(
+  env: ActionEnv,
+  params: Omit<SendParams, "content">,
+  content: string,
+  widget: Widget | undefined,
+): Promise<SentIds> {
   const ids: number[] = [];
-  for (const part of splitMessage(content, maxMessageLength)) {
-    const message = { ...params, content: part } as SendParams;
-    if (widget !== undefined && ids.length === 0) message.widget_content = JSON.stringify(widget);
-    const sent = await (env.sendMessage
-      ? env.sendMessage(message)
-      : env.api.messages.send(message));
+  for (const part of splitMessage(content, env.server().maxMessageLength)) {
+    const sent = await sendPart(env, params, part, ids.length === 0 ? widget : undefined);
     ids.push(sent.id);
   }
   return { id: ids[0]!, ids };

@@ -9,6 +9,7 @@ import {
   postTo,
   replyParams,
   sendParams,
+  withContent,
   type ActionEnv,
   type EditChanges,
   type Widget,
@@ -503,7 +504,7 @@ export class MessageContextObject {
           kind,
           where,
           post,
-          () => ({ ...params, content }) as SendParams,
+          () => withContent(params, content) as SendParams,
           how,
         )
       : await post();

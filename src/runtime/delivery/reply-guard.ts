@@ -1,7 +1,7 @@
 // The reply guard: a handler's n-th reply to a message goes out once, across retries, recovery and a hard kill; floods are refused.
 import type { SendParams } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
-import { splitMessage, type SentIds, type ServerFacts } from "../context/actions.js";
+import { splitMessage, withContent, type SentIds, type ServerFacts } from "../context/actions.js";
 import type { MessageContext, SendGuard } from "../context/context.js";
 import type { ChatUser, Directory } from "../context/directory.js";
 import { LoopGuardError, type LoopGuard } from "./loop-guard.js";
@@ -13,6 +13,18 @@ import {
   type ReplyIntent,
   type ReplyRecord,
 } from "./store.js";
+
+/**
+ * One send as the guard sees it. `where` (the loop guard's name for the destination) is worked out
+ * only when the loop guard counts the send: a human's first replies skip it.
+ */
+interface SendHow {
+  where: () => string;
+  isReply: boolean;
+  willEdit: boolean;
+  /** The context's parameters of the send (see `#intentParams`). */
+  params: () => SendParams;
+}
 
 /** Replies to one human message that the loop guard does not count (more look like a loop). */
 const ANSWERS_PER_MESSAGE = 3;
@@ -89,18 +101,25 @@ export class ReplyGuard {
    * The contexts' send guard: every reply and send of a handler goes through it, numbered per
    * incoming message by the context.
    */
-  readonly guard: SendGuard = (ctx, n, kind, where, send, params, how) => {
-    const once = {
-      where: where(),
+  readonly guard: SendGuard = (ctx, n, kind, where, send, params, options) => {
+    const how: SendHow = {
+      where,
       isReply: kind === "reply",
-      willEdit: how?.willEdit === true,
-      params: () => {
-        const p = params();
-        return { ...p, content: this.#firstPart(p.content) };
-      },
+      willEdit: options?.willEdit === true,
+      params,
     };
-    return this.#onceNow(ctx, n, send, once) ?? this.#once(ctx, n, send, once);
+    return this.#onceNow(ctx, n, send, how) ?? this.#once(ctx, n, send, how);
   };
+
+  /**
+   * What the intent records of a send: its parameters with the first part of its content. The
+   * context's own object when the content is one part (nearly always), not a copy of it.
+   */
+  #intentParams(params: () => SendParams): SendParams {
+    const p = params();
+    const first = this.#firstPart(p.content);
+    return first === p.content ? p : withContent(p, first);
+  }
 
   /**
    * The fast path of `#once` for the common case, which it decides without waiting: a store only
@@ -117,7 +136,7 @@ export class ReplyGuard {
     ctx: MessageContext,
     n: number,
     post: () => Promise<SentIds>,
-    how: { where: string; isReply: boolean; willEdit: boolean; params: () => SendParams },
+    how: SendHow,
   ): Promise<SentIds> | undefined {
     const { store, loopGuard } = this.#o;
     const { sentNow } = store;
@@ -129,7 +148,7 @@ export class ReplyGuard {
       if (answer === undefined) return undefined;
       if (!answer) {
         try {
-          this.#countSend(loopGuard, ctx, how.where);
+          this.#countSend(loopGuard, ctx, how.where());
         } catch (error) {
           return Promise.reject(error);
         }
@@ -137,7 +156,7 @@ export class ReplyGuard {
     }
     let params: SendParams;
     try {
-      params = how.params();
+      params = this.#intentParams(how.params);
     } catch {
       return undefined;
     }
@@ -169,7 +188,7 @@ export class ReplyGuard {
     ctx: MessageContext,
     n: number,
     post: () => Promise<SentIds>,
-    how: { where: string; isReply: boolean; willEdit: boolean; params: () => SendParams },
+    how: SendHow,
   ): Promise<SentIds> {
     const incomingId = ctx.message.id;
     await this.#readShared(ctx);
@@ -193,7 +212,7 @@ export class ReplyGuard {
     }
     let params: SendParams;
     try {
-      params = how.params();
+      params = this.#intentParams(how.params);
     } catch {
       return post(); // A target the action refuses: let it say why.
     }
@@ -290,10 +309,15 @@ export class ReplyGuard {
     return byId;
   }
 
-  async #checkLoop(ctx: MessageContext, n: number, where: string, isReply: boolean): Promise<void> {
+  async #checkLoop(
+    ctx: MessageContext,
+    n: number,
+    where: () => string,
+    isReply: boolean,
+  ): Promise<void> {
     const guard = this.#o.loopGuard;
     if (!guard || (await this.#isAnswer(ctx, n, isReply))) return;
-    this.#countSend(guard, ctx, where);
+    this.#countSend(guard, ctx, where());
   }
 
   /** Counts a send with the loop guard; throws (having logged a trip) when it may not go out. */
@@ -311,6 +335,9 @@ export class ReplyGuard {
   }
 
   #firstPart(content: string): string {
-    return splitMessage(content, this.#o.server().maxMessageLength)[0] ?? content;
+    const max = this.#o.server().maxMessageLength;
+    // No list of parts for content that is one part as it is (see `splitMessage`'s fast path).
+    if (content.length <= max) return content;
+    return splitMessage(content, max)[0] ?? content;
   }
 }
