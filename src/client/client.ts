@@ -122,6 +122,26 @@ interface EndpointFacts {
   fast: FastPath | undefined;
   /** POST /register: its response sets the long-poll timeout. */
   isRegister: boolean;
+  /** How many times its params and its response went through zod (see `zodOptions`). */
+  zodParses: { params: number; response: number };
+}
+
+/**
+ * zod parses an endpoint's params (or response) without its JIT the first `PARSES_WITHOUT_JIT`
+ * times. zod's JIT writes and compiles a checking function for each object schema at its first
+ * parse (~85 KB of generated code for what a bot calls while it starts), which pays off only over
+ * many parses. Most endpoints a bot calls at start-up are called once or twice (GET /users/me,
+ * POST /register, GET /messages for the baseline and the catch-up); the ones it keeps calling
+ * compile on their third call, after the first answer (issue 17, start-up). The checks are the same.
+ */
+const PARSES_WITHOUT_JIT = 2;
+const WITHOUT_JIT = { jitless: true } as const;
+
+function zodOptions(
+  facts: EndpointFacts,
+  part: "params" | "response",
+): typeof WITHOUT_JIT | undefined {
+  return facts.zodParses[part]++ < PARSES_WITHOUT_JIT ? WITHOUT_JIT : undefined;
 }
 
 const endpointFacts = new WeakMap<Endpoint, EndpointFacts>();
@@ -138,6 +158,7 @@ function factsOf(ep: Endpoint): EndpointFacts {
       pathParams: pathParamNames(ep.path),
       fast: fastPaths.get(ep),
       isRegister: ep.method === "POST" && ep.path === endpoints.events.register.path,
+      zodParses: { params: 0, response: 0 },
     };
     endpointFacts.set(ep, facts);
   }
@@ -198,7 +219,7 @@ export function createClient(options: ClientOptions): ApiClient {
     let values: Record<string, unknown>;
     if (facts.fast?.params(input)) values = input;
     else {
-      const checked = ep.params.safeParse(input);
+      const checked = ep.params.safeParse(input, zodOptions(facts, "params"));
       if (!checked.success) {
         const issue = checked.error.issues[0]!;
         throw new InvalidArgumentError(name, issuePath(issue.path) || "(params)", issue.message);
@@ -267,7 +288,7 @@ export function createClient(options: ClientOptions): ApiClient {
         let data: Success<R>;
         if (facts.fast?.response(res.body)) data = res.body as Success<R>;
         else {
-          const parsed = ep.response.safeParse(res.body);
+          const parsed = ep.response.safeParse(res.body, zodOptions(facts, "response"));
           if (!parsed.success) {
             const issue = parsed.error.issues[0]!;
             throw new ResponseShapeError(name, `${issuePath(issue.path)}: ${issue.message}`);

@@ -8,6 +8,7 @@ import type { DeadlinePolicy } from "../client/retry.js";
 import { DEFAULT_RATE_LIMIT } from "./commands/rate-limit.js";
 import type { AnyEvent, RegisterParams, Registration } from "../api/events.js";
 import type { Message } from "../api/messages.js";
+import type { OwnUser } from "../api/users.js";
 import { EventQueue, type EventSource } from "../events/queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import type { StorageHealth } from "../storage/health.js";
@@ -51,6 +52,12 @@ export type { PluginApi, EventListener } from "./plugin-api.js";
 export interface BotOptions extends ServiceOptions {
   /** A ready client; or give `server` and one is created (and closed on stop). */
   client?: ApiClient;
+  /**
+   * The bot's own profile, when the caller has just read it from GET /users/me with `client`
+   * (`bot start` does, to check that the server answers): `start()` takes the bot's identity
+   * from it instead of asking the server a second time. Unset, `start()` asks.
+   */
+  ownProfile?: Pick<OwnUser, "user_id" | "email" | "full_name">;
   server?: ClientOptions;
   plugins?: (Plugin | PluginInstance)[];
   /** Command prefix in channels. Default `!`. */

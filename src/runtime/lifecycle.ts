@@ -87,7 +87,7 @@ export class BotLifecycle {
     const p = this.#parts;
     const { options, api, log } = p;
     try {
-      const own = await api.users.me();
+      const own = options.ownProfile ?? (await api.users.me());
       const me = botAccount({ userId: own.user_id, email: own.email, fullName: own.full_name });
       this.me = me;
       const services = contextServices(p, me);

@@ -49,14 +49,18 @@ async function modulesBehind(files: string[]): Promise<string[]> {
  * Preloaded into the bot: records every module file loaded (ESM through a loader hook, CommonJS
  * through `Module.prototype._compile`) and writes the list when the process exits; also writes
  * which endpoints of the wire table had their schemas built by then (a build without
- * `schemasBuilt` built every one of them at import).
+ * `schemasBuilt` built every one of them at import), and every request the bot sent, as
+ * `METHOD path` in order (undici's diagnostics channel, which the bundled undici publishes to).
  */
 const RECORDER = `
 import { register } from "node:module";
+import { subscribe } from "node:diagnostics_channel";
 import Module from "node:module";
 import { writeFileSync } from "node:fs";
 import { MessageChannel } from "node:worker_threads";
 const loaded = new Set();
+const requests = [];
+subscribe("undici:request:create", ({ request }) => requests.push(request.method + " " + request.path));
 const { port1, port2 } = new MessageChannel();
 port1.on("message", (url) => loaded.add(url));
 port1.unref();
@@ -77,6 +81,7 @@ Module.prototype._compile = function (content, filename) {
 const api = await import(process.env.API_MODULE);
 process.on("exit", () => {
   writeFileSync(process.env.LOADED_MODULES_FILE, [...loaded].join("\\n"));
+  writeFileSync(process.env.REQUESTS_FILE, requests.join("\\n"));
   const built = Object.entries(api.endpoints).flatMap(([ns, group]) =>
     Object.entries(group)
       .filter(([, ep]) => (typeof api.schemasBuilt === "function" ? api.schemasBuilt(ep) : true))
@@ -154,6 +159,7 @@ describe("bot start loads lazily", () => {
     const recorder = join(dir, "recorder.mjs");
     const list = join(dir, "loaded.txt");
     const builtList = join(dir, "built.txt");
+    const requestList = join(dir, "requests.txt");
     await writeFile(recorder, RECORDER);
     await writeFile(
       config,
@@ -170,6 +176,7 @@ describe("bot start loads lazily", () => {
         LOG_LEVEL: "info",
         LOADED_MODULES_FILE: list,
         BUILT_SCHEMAS_FILE: builtList,
+        REQUESTS_FILE: requestList,
         API_MODULE: apiModule,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -229,6 +236,20 @@ describe("bot start loads lazily", () => {
     expect(
       files.filter((f) => f.includes("/node_modules/") && !LOADED_FROM_PACKAGES.test(f)),
     ).toEqual([]);
+
+    // What it asks the server, from spawn to the answer and stop: its profile once (the CLI's probe
+    // hands its answer on to the bot), the newest message once (the catch-up right after the
+    // baseline does not read it again to check the baseline against the server).
+    const requests = (await readFile(requestList, "utf8")).split("\n").filter(Boolean);
+    expect(requests).toContain("POST /api/v1/messages");
+    expect(
+      requests.filter((r) => r === "GET /api/v1/users/me"),
+      requests.join("\n"),
+    ).toHaveLength(1);
+    expect(
+      requests.filter((r) => r.startsWith("GET /api/v1/messages?anchor=newest&")),
+      requests.join("\n"),
+    ).toHaveLength(1);
 
     // The endpoints' schemas are built when first called, not when the wire table loads.
     const built = (await readFile(builtList, "utf8")).split("\n").filter(Boolean);

@@ -195,6 +195,54 @@ describe("Intake", () => {
     await intake.sink([own(4)], signal());
     expect(ownCounted).toBe(2);
   });
+
+  it("does not re-read the newest message at the catch-up right after its baseline, but does at later ones", async () => {
+    const store: DeliveryStore = {
+      load: () => Promise.resolve({ watermark: undefined, replies: [] }) as never,
+      saveWatermark: () => Promise.resolve(),
+      intend: () => Promise.resolve(),
+      sent: () => Promise.resolve(),
+      flush: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+    const ledger = new DeliveryLedger({ store });
+    const reads: unknown[] = [];
+    const warnings: string[] = [];
+    // The server's newest message is 40 at the baseline, then (a reset server) 3.
+    let newest = 40;
+    const api = {
+      messages: {
+        list: (params: unknown) => {
+          reads.push(params);
+          return Promise.resolve({ messages: [{ id: newest }] });
+        },
+      },
+    } as unknown as ApiClient;
+    const log = { ...silentLogger(), warn: (_: unknown, msg: string) => warnings.push(msg) };
+    const intake = new Intake({
+      api,
+      log: log as never,
+      bus: new EventEmitter(),
+      dispatcher: new Dispatcher({ concurrency: 1, maxQueued: 10 }),
+      ledger,
+      handle: () => Promise.resolve(),
+      narrows: [[]],
+      me: () => 99,
+      catchUpWindow: false,
+      now: () => Date.now(),
+    });
+    await intake.baseline();
+    expect(ledger.lastHandledId).toBe(40);
+    expect(reads).toHaveLength(1);
+    // The first registration's catch-up: the watermark is what the server said a moment ago.
+    await intake.catchUp(signal());
+    expect(reads).toHaveLength(1);
+    // A later registration's (the queue was lost, the server reset meanwhile): checked again.
+    newest = 3;
+    await intake.catchUp(signal());
+    expect(reads).toHaveLength(2);
+    expect(warnings.join("\n")).toMatch(/the newest message on the server is 3/);
+  });
 });
 
 function signal(): AbortSignal {

@@ -95,6 +95,12 @@ class RoomWait {
 export class Intake {
   readonly #o: IntakeOptions;
   readonly #warned = new Set<string>();
+  /**
+   * The newest message ID `baseline()` just read from the server and made the watermark, until
+   * the first catch-up: that catch-up skips `#warnIfAheadOfServer`, whose GET /messages would
+   * read the same ID again (one request less between `ready` and the first answer, issue 17).
+   */
+  #baselineJustRead: number | undefined;
 
   constructor(options: IntakeOptions) {
     this.#o = options;
@@ -213,7 +219,9 @@ export class Intake {
   async catchUp(signal: AbortSignal): Promise<void> {
     const after = this.#o.ledger.lastHandledId;
     if (after === undefined) return;
-    await this.#warnIfAheadOfServer(after);
+    const baselineJustRead = this.#baselineJustRead === after;
+    this.#baselineJustRead = undefined;
+    if (!baselineJustRead) await this.#warnIfAheadOfServer(after);
     if (this.#o.catchUpWindow === false) return;
     const result = await catchUp(this.#o.api, {
       after,
@@ -276,6 +284,7 @@ export class Intake {
     try {
       const newest = await newestMessageId(this.#o.api, this.#o.narrows);
       await this.#o.ledger.baseline(newest);
+      this.#baselineJustRead = newest;
     } catch (error) {
       this.#o.log.warn(
         { err: error },

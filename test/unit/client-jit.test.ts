@@ -1,0 +1,82 @@
+// The client's zod validation runs without zod's JIT for an endpoint's first two calls (start-up calls most once), with it from the third.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MockAgent } from "undici";
+import { z } from "zod";
+import { createClient } from "../../src/client/index.js";
+
+const SITE = "http://chat.test";
+
+/** Counts the functions compiled from source (zod's JIT does `new Function`) while `work` runs. */
+async function compiledDuring(work: () => Promise<unknown>): Promise<number> {
+  const original = globalThis.Function;
+  let compiled = 0;
+  globalThis.Function = new Proxy(original, {
+    construct(target, args: string[]) {
+      compiled++;
+      return Reflect.construct(target, args) as object;
+    },
+  });
+  try {
+    await work();
+  } finally {
+    globalThis.Function = original;
+  }
+  return compiled;
+}
+
+describe("createClient validation and zod's JIT", () => {
+  let agent: MockAgent;
+  beforeEach(() => {
+    agent = new MockAgent();
+    agent.disableNetConnect();
+  });
+  afterEach(async () => {
+    await agent.close();
+  });
+
+  it("validates an endpoint's first two calls without compiling checkers, and compiles them on the third", async () => {
+    // zod decides once per process whether it may compile code (its first `new Function`): done here.
+    expect(z.object({ a: z.string() }).safeParse({ a: "x" }).success).toBe(true);
+    const member = {
+      user_id: 3,
+      delivery_email: null,
+      email: "mia@chat.test",
+      full_name: "Mia",
+      date_joined: "2024-01-01T00:00:00Z",
+      is_active: true,
+      is_owner: false,
+      is_admin: false,
+      is_guest: false,
+      is_bot: false,
+      role: 400,
+      timezone: "",
+    };
+    agent
+      .get(SITE)
+      .intercept({
+        path: (p) => p === "/api/v1/users" || p.startsWith("/api/v1/users?"),
+        method: "GET",
+      })
+      .reply(200, { result: "success", msg: "", members: [member] })
+      .times(3);
+    const client = createClient({
+      site: SITE,
+      email: "bot@chat.test",
+      apiKey: "KEY123",
+      dispatcher: agent,
+    });
+    const list = () => client.users.list({ client_extavatar: false });
+    let first: Awaited<ReturnType<typeof list>> | undefined;
+    expect(await compiledDuring(async () => (first = await list()))).toBe(0);
+    // Validated all the same: the response came through the schema.
+    expect(first?.members[0]?.full_name).toBe("Mia");
+    expect(await compiledDuring(list)).toBe(0);
+    expect(await compiledDuring(list)).toBeGreaterThan(0);
+    // A malformed answer is still refused on a first call.
+    agent
+      .get(SITE)
+      .intercept({ path: "/api/v1/users/me", method: "GET" })
+      .reply(200, { result: "success", msg: "", user_id: "three" });
+    await expect(client.users.me()).rejects.toThrow(/user_id/);
+  });
+});
