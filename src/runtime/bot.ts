@@ -251,6 +251,7 @@ export function createBot(options: BotOptions): Bot {
     now,
     featureLevel: () => server().featureLevel,
     guestsSeeEveryone: () => currentUserAccess().guestsSeeEveryone(),
+    registration,
   });
   trackUserAccess(api, () => currentUserAccess().guestsSeeEveryone());
   bus.on("realm", (event: { op?: unknown; data?: unknown }) =>

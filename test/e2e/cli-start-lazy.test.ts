@@ -132,7 +132,6 @@ const LOADED_FROM_PACKAGES = /\/node_modules\/undici\/lib\/llhttp\/llhttp(_simd)
 /** The endpoints `bot start` calls before and while answering `!ping`: only their schemas may be built. */
 const CALLED = new Set([
   "users.me",
-  "users.list",
   "events.register",
   "events.get",
   "events.deleteQueue",
@@ -239,7 +238,8 @@ describe("bot start loads lazily", () => {
 
     // What it asks the server, from spawn to the answer and stop: its profile once (the CLI's probe
     // hands its answer on to the bot), the newest message once (the catch-up right after the
-    // baseline does not read it again to check the baseline against the server).
+    // baseline does not read it again to check the baseline against the server), and never the
+    // user list (the reply guard's "is the sender a human" reads the registration's users).
     const requests = (await readFile(requestList, "utf8")).split("\n").filter(Boolean);
     expect(requests).toContain("POST /api/v1/messages");
     expect(
@@ -250,6 +250,10 @@ describe("bot start loads lazily", () => {
       requests.filter((r) => r.startsWith("GET /api/v1/messages?anchor=newest&")),
       requests.join("\n"),
     ).toHaveLength(1);
+    expect(
+      requests.filter((r) => /^GET \/api\/v1\/users(\?|$)/.test(r)),
+      requests.join("\n"),
+    ).toEqual([]);
 
     // The endpoints' schemas are built when first called, not when the wire table loads.
     const built = (await readFile(builtList, "utf8")).split("\n").filter(Boolean);

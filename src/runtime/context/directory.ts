@@ -1,7 +1,7 @@
 // The directory: who is who on the server (users by ID, mention and email), cached with short lifetimes.
 import type { ApiClient } from "../../client/client.js";
 import { ROLES, type RoleName } from "../../api/common.js";
-import type { User } from "../../api/users.js";
+import { user as userSchema, type User } from "../../api/users.js";
 import { sharesChannel } from "./visibility.js";
 
 /** A user as commands and role checks see them. */
@@ -27,6 +27,37 @@ export interface DirectoryOptions {
   featureLevel?: () => number | undefined;
   /** Whether the realm lets guests see every user (`can_access_all_users_group`). Default: no. */
   guestsSeeEveryone?: () => boolean;
+  /**
+   * The latest registration, when the bot registered for `realm_user`: its `realm_users` and
+   * `realm_non_active_users` are the list GET /users would answer, so the first list is taken
+   * from them instead of asking (one request less before the first answer; the queue's
+   * `realm_user` events keep it current from there, as they do a fetched list).
+   */
+  registration?: () => RegisteredUsers | undefined;
+}
+
+/** A POST /register answer, whose `realm_users` and `realm_non_active_users` are read when present. */
+export type RegisteredUsers = Readonly<Record<string, unknown>>;
+
+/**
+ * How long after the list was read a user missing from it makes `usersIncluding` read it again:
+ * a user who joined since, before the `realm_user` event said so, is found; a sender who is in no
+ * list (a system bot) costs at most one GET /users this often.
+ */
+const MISS_REFRESH_MS = 1_000;
+
+/** A registration's users, validated as GET /users validates them; undefined when it has none. */
+function registeredMembers(registration: RegisteredUsers): User[] | undefined {
+  if (registration.realm_users === undefined) return undefined;
+  const lists = [registration.realm_users, registration.realm_non_active_users ?? []];
+  const members: User[] = [];
+  for (const list of lists) {
+    // Once per registration: zod's JIT would cost more than it saves (see the client's `zodOptions`).
+    const parsed = userSchema.array().safeParse(list, { jitless: true });
+    if (!parsed.success) return undefined;
+    members.push(...parsed.data);
+  }
+  return members;
 }
 
 const roleName = (role: number): ChatUser["role"] =>
@@ -69,7 +100,10 @@ export class Directory {
   readonly #now: () => number;
   readonly #featureLevel: () => number | undefined;
   readonly #guestsSeeEveryone: () => boolean;
-  #list: { at: number; users: Promise<ChatUser[]> } | undefined;
+  readonly #registration: () => RegisteredUsers | undefined;
+  /** The registration the list was last taken from (each is used once). */
+  #listedFrom: RegisteredUsers | undefined;
+  #list: { at: number; users: Promise<ChatUser[]>; registered: boolean } | undefined;
   #channels: { at: number; channels: Promise<ChatChannel[]> } | undefined;
   readonly #fresh = new Map<number, { at: number; user: Promise<ChatUser | undefined> }>();
 
@@ -80,19 +114,50 @@ export class Directory {
     this.#now = options.now ?? Date.now;
     this.#featureLevel = options.featureLevel ?? (() => undefined);
     this.#guestsSeeEveryone = options.guestsSeeEveryone ?? (() => false);
+    this.#registration = options.registration ?? (() => undefined);
   }
 
-  /** Every user the bot can see (cached for `listTtlMs`). */
+  /**
+   * Every user the bot can see (cached for `listTtlMs`): from a registration not yet used, else
+   * from GET /users.
+   */
   users(): Promise<ChatUser[]> {
     const now = this.#now();
     if (!this.#list || now - this.#list.at >= this.#listTtlMs) {
-      const users = this.#api.users.list().then((r) => r.members.map(toChatUser));
-      users.catch(() => {
-        if (this.#list?.users === users) this.#list = undefined;
-      });
-      this.#list = { at: now, users };
+      const registered = this.#registeredList();
+      if (registered)
+        this.#list = { at: now, users: Promise.resolve(registered), registered: true };
+      else {
+        const users = this.#api.users.list().then((r) => r.members.map(toChatUser));
+        users.catch(() => {
+          if (this.#list?.users === users) this.#list = undefined;
+        });
+        this.#list = { at: now, users, registered: false };
+      }
     }
     return this.#list.users;
+  }
+
+  /**
+   * `users()` for a lookup of `userId` that missed: when the list came from a registration or was
+   * read over MISS_REFRESH_MS ago, and `userId` is still not in it, it is read again from the
+   * server (a user who joined since is found; see MISS_REFRESH_MS).
+   */
+  async usersIncluding(userId: number): Promise<ChatUser[]> {
+    const users = await this.users();
+    if (users.some((u) => u.userId === userId)) return users;
+    const list = this.#list;
+    if (list && (list.registered || this.#now() - list.at >= MISS_REFRESH_MS))
+      this.#list = undefined;
+    return this.users();
+  }
+
+  /** The current registration's users, the first time it is asked for them. */
+  #registeredList(): ChatUser[] | undefined {
+    const registration = this.#registration();
+    if (!registration || registration === this.#listedFrom) return undefined;
+    this.#listedFrom = registration;
+    return registeredMembers(registration)?.map(toChatUser);
   }
 
   /**

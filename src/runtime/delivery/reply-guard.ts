@@ -280,10 +280,16 @@ export class ReplyGuard {
   /** The first few replies to a human's message are answers, not a flood: the guard skips them. */
   async #isAnswer(ctx: MessageContext, n: number, isReply: boolean): Promise<boolean> {
     if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
-    const list = this.#o.directory.users();
-    const users = await list.catch(() => []);
-    const byId = this.#usersById(list, users);
-    const sender = byId.get(ctx.message.sender_id);
+    const { directory } = this.#o;
+    const senderId = ctx.message.sender_id;
+    let list = directory.users();
+    let sender = this.#usersById(list, await list.catch(() => [])).get(senderId);
+    if (sender === undefined) {
+      // Not in the list: someone who joined since it was read (see `usersIncluding`).
+      await directory.usersIncluding(senderId).catch(() => []);
+      list = directory.users();
+      sender = this.#usersById(list, await list.catch(() => [])).get(senderId);
+    }
     return sender !== undefined && !sender.isBot;
   }
 
@@ -296,7 +302,9 @@ export class ReplyGuard {
     const users = this.#users;
     if (users === undefined || this.#o.directory.users() !== users.list) return undefined;
     const sender = users.byId.get(ctx.message.sender_id);
-    return sender !== undefined && !sender.isBot;
+    // A sender missing from the list may have joined since: `#isAnswer` looks again.
+    if (sender === undefined) return undefined;
+    return !sender.isBot;
   }
 
   /** The users of `list` (as read) by ID, indexed once per list the directory hands out. */
