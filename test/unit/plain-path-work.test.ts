@@ -1,0 +1,48 @@
+// Counted work on the dispatch path: what the fast paths of argument resolution and turns skip.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { compileSpec, resolveInvocation } from "../../src/runtime/commands/command.js";
+import { arg } from "../../src/runtime/commands/types.js";
+import type { Directory } from "../../src/runtime/context/directory.js";
+import type { MessageContext } from "../../src/runtime/context/context.js";
+import { handedOn } from "../../src/runtime/dispatch/overlap-lanes.js";
+
+const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the plain-line fast path of argument resolution", () => {
+  const compiled = compileSpec("add", {
+    args: { a: arg.number(), b: arg.number() },
+    options: { note: arg.string().optional(), dryRun: arg.flag() },
+  });
+
+  it("finds options written as declared without looking them up by word", () => {
+    const get = vi.spyOn(compiled.optionsByWord as Map<string, unknown>, "get");
+    const resolved = resolveInvocation(compiled, "1 2 --note w --dry-run", env);
+    expect(resolved).toEqual({ args: { a: 1, b: 2 }, options: { note: "w", dryRun: true } });
+    expect(get).not.toHaveBeenCalled();
+  });
+
+  it("still finds them in other spellings (upper case, the option's name)", () => {
+    const get = vi.spyOn(compiled.optionsByWord as Map<string, unknown>, "get");
+    expect(resolveInvocation(compiled, "1 2 --NOTE w --dryrun", env)).toEqual({
+      args: { a: 1, b: 2 },
+      options: { note: "w", dryRun: true },
+    });
+    expect(get).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("handedOn", () => {
+  it("answers without a WeakMap lookup until an overlap strategy made a hand-over", () => {
+    const ctx = {} as MessageContext;
+    const get = vi.spyOn(WeakMap.prototype, "get");
+    const answer = handedOn(ctx);
+    const lookups = get.mock.calls.filter(([key]) => key === ctx).length;
+    get.mockRestore();
+    expect(answer).toBeUndefined();
+    expect(lookups).toBe(0);
+  });
+});
