@@ -1,10 +1,11 @@
-// Counted work on the dispatch path: what the fast paths of argument resolution and turns skip.
+// Counted work on the dispatch path: what the fast paths of the router, argument resolution and turns skip.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { compileSpec, resolveInvocation } from "../../src/runtime/commands/command.js";
 import { arg } from "../../src/runtime/commands/types.js";
 import type { Directory } from "../../src/runtime/context/directory.js";
 import type { MessageContext } from "../../src/runtime/context/context.js";
 import { handedOn } from "../../src/runtime/dispatch/overlap-lanes.js";
+import { Router } from "../../src/runtime/dispatch/router.js";
 
 const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };
 
@@ -44,5 +45,41 @@ describe("handedOn", () => {
     get.mockRestore();
     expect(answer).toBeUndefined();
     expect(lookups).toBe(0);
+  });
+});
+
+describe("the router's command lookup", () => {
+  const router = new Router();
+  const ran: string[] = [];
+  router.command("p", "add", { aliases: ["Plus"] }, (ctx) => void ran.push(ctx.command.name));
+  router.command("p", "ping", {}, (ctx) => void ran.push(ctx.command.name));
+  const middleware = router.middleware(() => undefined);
+  const run = async (text: string) => {
+    const ctx = { addressedVia: "prefix", text, followedBy: [] } as unknown as MessageContext;
+    await middleware(ctx, () => Promise.resolve());
+    return ctx;
+  };
+
+  it("finds a command typed as declared without slicing, lower-casing or a map lookup", async () => {
+    ran.length = 0;
+    const lower = vi.spyOn(String.prototype, "toLowerCase");
+    const get = vi.spyOn(Map.prototype, "get");
+    const ctx = await run("add 1 2");
+    const lowered = lower.mock.calls.length;
+    const byWord = get.mock.calls.filter(([key]) => key === "add").length;
+    vi.restoreAllMocks();
+    expect(ran).toEqual(["add"]);
+    expect(ctx.command).toMatchObject({ name: "add", text: "1 2", raw: "add 1 2" });
+    expect([lowered, byWord]).toEqual([0, 0]);
+  });
+
+  it("still finds names and aliases in capitals, and nothing for other words", async () => {
+    ran.length = 0;
+    await run("ADD 1");
+    await run("  plus  2 ");
+    await run("PING");
+    const missed = await run("addx 1");
+    expect(ran).toEqual(["add", "add", "ping"]);
+    expect(missed.command).toBeUndefined();
   });
 });
