@@ -1,4 +1,6 @@
 // Counted work on the dispatch path: what the fast paths of the router, argument resolution and turns skip.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { compileSpec, resolveInvocation } from "../../src/runtime/commands/command.js";
 import { arg } from "../../src/runtime/commands/types.js";
@@ -81,5 +83,39 @@ describe("the router's command lookup", () => {
     const missed = await run("addx 1");
     expect(ran).toEqual(["add", "add", "ping"]);
     expect(missed.command).toBeUndefined();
+  });
+});
+
+describe("the objects resolved arguments are made of", () => {
+  it("are plain objects whose hidden class does not grow from that of `{}`", () => {
+    // V8's own view of the objects (`%HaveSameMap`), in a process that allows natives syntax.
+    const script = `
+      import { compileSpec, resolveInvocation } from "./src/runtime/commands/command.ts";
+      import { arg } from "./src/runtime/commands/types.ts";
+      const compiled = compileSpec("add", { args: { a: arg.number(), b: arg.number() } });
+      const env = { directory: {}, senderId: 1, now: 0, timeZone: async () => "UTC" };
+      const { args } = resolveInvocation(compiled, "1 2", env);
+      const literal = {};
+      literal.a = 1;
+      literal.b = 2;
+      console.log(JSON.stringify({
+        sameClassAsLiteral: %HaveSameMap(args, literal),
+        prototypeIsObject: Object.getPrototypeOf(args) === Object.prototype,
+        constructorIsObject: args.constructor === Object,
+        keys: Object.keys(args),
+      }));
+    `;
+    const run = spawnSync(
+      process.execPath,
+      ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({
+      sameClassAsLiteral: false,
+      prototypeIsObject: true,
+      constructorIsObject: true,
+      keys: ["a", "b"],
+    });
   });
 });

@@ -244,8 +244,8 @@ export function resolveInvocation(
   if (plain) return plain;
   const bound = bind(text, compiled);
   if (compiled.sync) {
-    const args: Record<string, unknown> = {};
-    const options: Record<string, unknown> = {};
+    const args = new ArgRecord();
+    const options = new ArgRecord();
     readSync(compiled.positionals, bound.positionals, args, env, false);
     readSync(compiled.options, bound.options, options, env, true);
     return { args, options };
@@ -320,8 +320,8 @@ function resolvePlain(compiled: CompiledSpec, text: string, env: ArgEnv): Resolv
     const shape = options[k]![1];
     if (option[k] === undefined && shape.required && !shape.flag) return undefined;
   }
-  const args: Record<string, unknown> = {};
-  const opts: Record<string, unknown> = {};
+  const args = new ArgRecord();
+  const opts = new ArgRecord();
   readValues(positionals, positional, args, env, false);
   readValues(options, option, opts, env, true);
   return { args, options: opts };
@@ -345,6 +345,18 @@ function optionAt(compiled: CompiledSpec, text: string, from: number, to: number
   const found = compiled.optionsByWord.get(word.toLowerCase());
   return found ? compiled.options.indexOf(found as [string, Arg<unknown>]) : -1; // the same tuple (optionIndex)
 }
+
+/**
+ * What `args` and `options` are made of: plain objects, with `Object.prototype` as `{}` has, made
+ * by a constructor of their own so that their hidden class starts apart from that of `{}`. A
+ * fast path: each resolved value adds a property under a name the store cannot know in advance,
+ * and V8 finds the new hidden class among the transitions of the old one, which for `{}` are
+ * those of every object the program built from `{}`; here, those of the declared arguments.
+ */
+const ArgRecord = function ArgRecord() {
+  // Nothing to set: the values are added by name.
+} as unknown as new () => Record<string, unknown>;
+ArgRecord.prototype = Object.prototype;
 
 /** `readSync` over values by parameter position. */
 function readValues(
@@ -399,7 +411,7 @@ async function resolveAsync(
     raw: ReadonlyMap<string, string | true>,
     option: boolean,
   ): Promise<Record<string, unknown>> => {
-    const out: Record<string, unknown> = {};
+    const out = new ArgRecord();
     for (const [name, a] of params) {
       const value = raw.get(name);
       if (value === undefined) {
