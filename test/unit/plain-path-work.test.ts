@@ -8,6 +8,7 @@ import type { Directory } from "../../src/runtime/context/directory.js";
 import type { MessageContext } from "../../src/runtime/context/context.js";
 import { handedOn } from "../../src/runtime/dispatch/overlap-lanes.js";
 import { Router } from "../../src/runtime/dispatch/router.js";
+import { Dispatcher } from "../../src/runtime/dispatch/dispatcher.js";
 
 const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };
 
@@ -117,5 +118,38 @@ describe("the objects resolved arguments are made of", () => {
       constructorIsObject: true,
       keys: ["a", "b"],
     });
+  });
+});
+
+describe("the dispatcher's queues", () => {
+  it("take each task and lane without shifting an array", async () => {
+    const d = new Dispatcher({ concurrency: 2, maxQueued: 1_000 });
+    const ran: string[] = [];
+    const tasks = new Set<unknown>();
+    // Counts the shifts of arrays that hold this test's tasks or lanes (a lane has its `key`).
+    const original = Array.prototype.shift;
+    let shifts = 0;
+    Array.prototype.shift = function (this: unknown[]) {
+      const first = this[0] as { key?: unknown } | undefined;
+      if (tasks.has(first) || String(first?.key).startsWith("topic ")) shifts++;
+      return original.call(this);
+    };
+    try {
+      for (let i = 0; i < 30; i++) {
+        const key = `topic ${i % 3}`;
+        const task = async () => void ran.push(`${key}#${i}`);
+        tasks.add(task);
+        d.push(key, task);
+      }
+      await d.whenIdle();
+    } finally {
+      Array.prototype.shift = original;
+    }
+    expect(ran).toHaveLength(30);
+    for (const key of ["topic 0", "topic 1", "topic 2"]) {
+      const order = ran.filter((r) => r.startsWith(`${key}#`)).map((r) => Number(r.split("#")[1]));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+    expect(shifts).toBe(0);
   });
 });
