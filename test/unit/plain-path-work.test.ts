@@ -153,3 +153,40 @@ describe("the dispatcher's queues", () => {
     expect(shifts).toBe(0);
   });
 });
+
+describe("the services every context reads", () => {
+  it("are copied into a fast-mode object, accessors kept and not called", () => {
+    // V8's own view (`%HasFastProperties`), in a process that allows natives syntax.
+    const script = `
+      import { fastServices } from "./src/runtime/context/context.ts";
+      let zoneReads = 0;
+      const services = { me: { userId: 7 }, now: Date.now, get timeZone() { zoneReads++; return "UTC"; } };
+      const fast = fastServices(services);
+      const readsBefore = zoneReads;
+      console.log(JSON.stringify({
+        literalIsFast: %HasFastProperties(services),
+        copyIsFast: %HasFastProperties(fast),
+        readsBefore,
+        sameMe: fast.me === services.me,
+        zone: fast.timeZone,
+        zoneIsAccessor: typeof Object.getOwnPropertyDescriptor(fast, "timeZone").get === "function",
+        reads: zoneReads,
+      }));
+    `;
+    const run = spawnSync(
+      process.execPath,
+      ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({
+      literalIsFast: false,
+      copyIsFast: true,
+      readsBefore: 0,
+      sameMe: true,
+      zone: "UTC",
+      zoneIsAccessor: true,
+      reads: 1,
+    });
+  });
+});
