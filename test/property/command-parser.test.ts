@@ -281,6 +281,16 @@ describe("the plain-line fast path of resolveInvocation", () => {
     .array(
       fc.oneof(
         fc.constantFrom(" ", "  ", "\t", "--", "--f", "--flag", "--note", "--note=x", "-x", "--5"),
+        // Options spelt otherwise than declared: upper case, the name itself, a prefix of one.
+        fc.constantFrom(
+          "--NOTE",
+          "--Note",
+          "--dry-run",
+          "--dryrun",
+          "--dryRun",
+          "--dry",
+          "--notes",
+        ),
         fc.constantFrom("a", "b", "12", "-3", "1e3", "x y", "don't", '"q"', "@x", "#y", "é"),
         fc.stringMatching(/^[a-z0-9]{1,5}$/),
       ),
@@ -293,6 +303,10 @@ describe("the plain-line fast path of resolveInvocation", () => {
       { args: { word: arg.string(), more: arg.rest().optional() }, options: { flag: arg.flag() } },
       { args: { a: arg.string().optional() }, options: { f: arg.flag(), note: arg.string() } },
       { args: { pick: arg.choice("a", "b"), n: arg.integer().optional() } },
+      {
+        args: { a: arg.string().optional() },
+        options: { dryRun: arg.flag(), note: arg.string().optional() },
+      },
     ] as { args: ArgsShape; options?: ArgsShape }[]
   ).map((spec) => compileSpec("plain", spec));
   const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };

@@ -1,8 +1,9 @@
-// The dispatch path's fast paths against the general code they stand in for: lane keys and the ID set.
+// The dispatch path's fast paths against the general code they stand in for: lane keys, the ID set, the FIFO.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/api/messages.js";
 import { IdSet } from "../../src/runtime/delivery/id-set.js";
+import { Fifo } from "../../src/runtime/dispatch/dispatcher.js";
 import {
   conversationKey,
   conversationOf,
@@ -64,5 +65,31 @@ describe("IdSet", () => {
       { numRuns: 150 },
     );
     expect(() => new IdSet().add(0)).toThrow(/positive integer/);
+  });
+});
+
+describe("Fifo", () => {
+  it("answers as an array with push and shift would, through long runs that compact it", () => {
+    // Long runs of pushes then of shifts take it past the point where it drops its taken half.
+    const op = fc.oneof(
+      fc.tuple(fc.constant("push" as const), fc.integer({ min: 1, max: 3000 })),
+      fc.tuple(fc.constant("shift" as const), fc.integer({ min: 1, max: 3000 })),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 12 }), (ops) => {
+        const fifo = new Fifo<number>();
+        const model: number[] = [];
+        let next = 0;
+        for (const [what, times] of ops)
+          for (let k = 0; k < times; k++) {
+            if (what === "push") {
+              fifo.push(next);
+              model.push(next++);
+            } else expect(fifo.shift()).toBe(model.shift());
+            expect(fifo.size).toBe(model.length);
+          }
+      }),
+      { numRuns: 60 },
+    );
   });
 });

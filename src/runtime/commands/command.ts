@@ -89,6 +89,8 @@ export interface CompiledSpec {
   positionals: [string, Arg<unknown>][];
   options: [string, Arg<unknown>][];
   optionsByWord: ReadonlyMap<string, readonly [name: string, shape: ParamShape]>;
+  /** Each option's word as written after `--` (`dry-run`), by position in `options`. */
+  optionWords: readonly string[];
   /** Whether every argument type reads its text synchronously (the fast path of resolution). */
   sync: boolean;
   /** Synchronous, and every value is one word (no multi-word types): `resolvePlain` may read it. */
@@ -185,7 +187,14 @@ function compileParams(command: string, spec: CommandSpec | SubcommandSpec): Com
     if (a.rest) throw new Error(`command "${command}": option --${name} cannot be a rest argument`);
   const sync = [...positionals, ...options].every(([, a]) => a.sync);
   const plain = sync && [...positionals, ...options].every(([, a]) => !a.accepts);
-  return { positionals, options, optionsByWord: optionIndex(options), sync, plain };
+  return {
+    positionals,
+    options,
+    optionsByWord: optionIndex(options),
+    optionWords: options.map(([name]) => optionWord(name)),
+    sync,
+    plain,
+  };
 }
 
 /** `<who:user>`, `[when:time]`, `<what...>`, `[--silent]`, `[--at <time>]`. */
@@ -235,8 +244,8 @@ export function resolveInvocation(
   if (plain) return plain;
   const bound = bind(text, compiled);
   if (compiled.sync) {
-    const args: Record<string, unknown> = {};
-    const options: Record<string, unknown> = {};
+    const args = new ArgRecord();
+    const options = new ArgRecord();
     readSync(compiled.positionals, bound.positionals, args, env, false);
     readSync(compiled.options, bound.options, options, env, true);
     return { args, options };
@@ -256,7 +265,7 @@ const isMarkupStart = (code: number): boolean =>
  * argument, an unknown option, `--`), so that `bind` decides those, with its usage errors.
  */
 function resolvePlain(compiled: CompiledSpec, text: string, env: ArgEnv): Resolved | undefined {
-  const { positionals, options, optionsByWord } = compiled;
+  const { positionals, options } = compiled;
   const positional: (string | undefined)[] = new Array<string | undefined>(positionals.length);
   const option: (string | true | undefined)[] = new Array<string | true | undefined>(
     options.length,
@@ -287,12 +296,9 @@ function resolvePlain(compiled: CompiledSpec, text: string, env: ArgEnv): Resolv
       continue;
     }
     if (isOption) {
-      const word = text.slice(start + 2, i);
-      if (word.includes("=")) return undefined;
-      const found = optionsByWord.get(word.toLowerCase());
-      if (!found) return undefined;
-      const at = options.indexOf(found as [string, Arg<unknown>]); // the same tuple (optionIndex)
-      if (found[1].flag) option[at] = true;
+      const at = optionAt(compiled, text, start + 2, i);
+      if (at === -1) return undefined;
+      if (options[at]![1].flag) option[at] = true;
       else pendingOption = at;
       continue;
     }
@@ -314,12 +320,43 @@ function resolvePlain(compiled: CompiledSpec, text: string, env: ArgEnv): Resolv
     const shape = options[k]![1];
     if (option[k] === undefined && shape.required && !shape.flag) return undefined;
   }
-  const args: Record<string, unknown> = {};
-  const opts: Record<string, unknown> = {};
+  const args = new ArgRecord();
+  const opts = new ArgRecord();
   readValues(positionals, positional, args, env, false);
   readValues(options, option, opts, env, true);
   return { args, options: opts };
 }
+
+/**
+ * The position in `compiled.options` of the option written as `text[from..to)` (after its `--`),
+ * or -1 for none (or a `--word=value`, which `bind` reads). Compares the words as they are
+ * declared in place first, which is how options are nearly always written: no slice, no
+ * lower-casing and no hashing of a new string per option; other spellings (upper case, the name
+ * itself) go through `optionsByWord` as `bind` finds them.
+ */
+function optionAt(compiled: CompiledSpec, text: string, from: number, to: number): number {
+  const { optionWords } = compiled;
+  for (let k = 0; k < optionWords.length; k++) {
+    const word = optionWords[k]!;
+    if (word.length === to - from && text.startsWith(word, from)) return k;
+  }
+  const word = text.slice(from, to);
+  if (word.includes("=")) return -1;
+  const found = compiled.optionsByWord.get(word.toLowerCase());
+  return found ? compiled.options.indexOf(found as [string, Arg<unknown>]) : -1; // the same tuple (optionIndex)
+}
+
+/**
+ * What `args` and `options` are made of: plain objects, with `Object.prototype` as `{}` has, made
+ * by a constructor of their own so that their hidden class starts apart from that of `{}`. A
+ * fast path: each resolved value adds a property under a name the store cannot know in advance,
+ * and V8 finds the new hidden class among the transitions of the old one, which for `{}` are
+ * those of every object the program built from `{}`; here, those of the declared arguments.
+ */
+const ArgRecord = function ArgRecord() {
+  // Nothing to set: the values are added by name.
+} as unknown as new () => Record<string, unknown>;
+ArgRecord.prototype = Object.prototype;
 
 /** `readSync` over values by parameter position. */
 function readValues(
@@ -330,7 +367,9 @@ function readValues(
   option: boolean,
 ): void {
   for (let k = 0; k < params.length; k++) {
-    const [name, a] = params[k]!;
+    // Indexing, not `const [name, a] = ...`: array destructuring goes through the iterator protocol.
+    const name = params[k]![0];
+    const a = params[k]![1];
     const value = values[k];
     if (value === undefined) {
       out[name] = a.fallback?.();
@@ -372,7 +411,7 @@ async function resolveAsync(
     raw: ReadonlyMap<string, string | true>,
     option: boolean,
   ): Promise<Record<string, unknown>> => {
-    const out: Record<string, unknown> = {};
+    const out = new ArgRecord();
     for (const [name, a] of params) {
       const value = raw.get(name);
       if (value === undefined) {

@@ -46,8 +46,44 @@ export type Task = (() => Promise<Handover | void>) | SelfReleasingTask;
 /** One conversation's queue; its two settle callbacks are made once per lane, not per task. */
 interface Lane extends LaneRelease {
   readonly key: string;
-  tasks: Task[];
+  readonly tasks: Fifo<Task>;
   running: boolean;
+}
+
+/**
+ * A first-in, first-out queue that takes from the front by moving an index, not the items. A
+ * fast path for the dispatcher, which takes from two queues per message: `Array.prototype.shift`
+ * moves every item left (in optimized code, one store and its write barrier each). Once half of
+ * a long queue is taken, the taken half is dropped, so memory stays bounded by what waits.
+ */
+export class Fifo<T> {
+  #items: (T | undefined)[] = [];
+  #head = 0;
+
+  /** How many items wait. */
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(item: T): void {
+    this.#items.push(item);
+  }
+
+  /** The oldest item, taken out; undefined when none waits. */
+  shift(): T | undefined {
+    const items = this.#items;
+    if (this.#head === items.length) return undefined;
+    const item = items[this.#head];
+    items[this.#head++] = undefined;
+    if (this.#head === items.length) {
+      items.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= items.length) {
+      items.splice(0, this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
 }
 
 /**
@@ -64,7 +100,7 @@ export class Dispatcher {
   readonly #options: DispatcherOptions;
   readonly #lanes = new Map<string, Lane>();
   /** Lanes with work and no runner, oldest first (the lanes themselves: no second lookup by key). */
-  readonly #ready: Lane[] = [];
+  readonly #ready = new Fifo<Lane>();
   #running = 0;
   #queued = 0;
   /** Messages handed over by their tasks and not yet delivered. */
@@ -103,7 +139,7 @@ export class Dispatcher {
     }
     lane.tasks.push(task);
     this.#queued++;
-    if (!lane.running && lane.tasks.length === 1) this.#ready.push(lane);
+    if (!lane.running && lane.tasks.size === 1) this.#ready.push(lane);
     this.#pump();
   }
 
@@ -128,7 +164,7 @@ export class Dispatcher {
   }
 
   #pump(): void {
-    while (this.#running < this.#options.concurrency && this.#ready.length > 0) {
+    while (this.#running < this.#options.concurrency && this.#ready.size > 0) {
       const lane = this.#ready.shift()!;
       const task = lane.tasks.shift()!;
       this.#queued--;
@@ -146,7 +182,7 @@ export class Dispatcher {
   #newLane(key: string): Lane {
     const lane: Lane = {
       key,
-      tasks: [],
+      tasks: new Fifo<Task>(),
       running: false,
       done: (result) => this.#finished(lane, result),
       failed: (error) => {
@@ -186,7 +222,7 @@ export class Dispatcher {
     if (handover !== undefined) this.#hold(lane.key, handover);
     lane.running = false;
     this.#running--;
-    if (lane.tasks.length > 0) this.#ready.push(lane);
+    if (lane.tasks.size > 0) this.#ready.push(lane);
     else this.#lanes.delete(lane.key);
     this.#pump();
     this.#wakeIfIdle();

@@ -49,10 +49,16 @@ export class OverlapRoom {
 
 /** The hand-over of each context whose message an overlap strategy holds (set only on that path). */
 const handedOnOf = new WeakMap<MessageContext, HandedOn>();
+/** Whether any hand-over was made in this process (see `handedOn`). */
+let anyHandedOn = false;
 
-/** The hand-over the router made for `ctx`, if its handler has an overlap strategy. */
+/**
+ * The hand-over the router made for `ctx`, if its handler has an overlap strategy. A fast path
+ * for bots (and times) without one: every message's turn asks this when it ends, and until the
+ * first hand-over the answer is known without a WeakMap lookup.
+ */
 export function handedOn(ctx: MessageContext): HandedOn | undefined {
-  return handedOnOf.get(ctx);
+  return anyHandedOn ? handedOnOf.get(ctx) : undefined;
 }
 
 /**
@@ -99,6 +105,7 @@ export class OverlapLanes {
     let settle!: (handled: boolean) => void;
     const delivered = new Promise<boolean>((resolve) => (settle = resolve));
     handedOnOf.set(ctx, { delivered });
+    anyHandedOn = true;
     await controller.admit(ctx, (outcome) => settle(outcome !== "abandoned"));
   }
 

@@ -123,6 +123,20 @@ export type HandlerErrorReporter = (
  * it runs for every addressed message.
  */
 export function splitCommandWord(text: string): { word: string; rest: string } | undefined {
+  const word = commandWordAt(text);
+  return word && { word: text.slice(word.start, word.end), rest: word.rest };
+}
+
+/** Where the first word of the addressed text lies, and what follows it (see `splitCommandWord`). */
+interface CommandWord {
+  /** `text.slice(start, end)` is the word; it is not sliced unless a name lookup needs it. */
+  start: number;
+  end: number;
+  rest: string;
+}
+
+/** Where the first word lies: `splitCommandWord` without slicing the word (see `CommandNames`). */
+function commandWordAt(text: string): CommandWord | undefined {
   let start = 0;
   let end = text.length;
   while (start < end && isSpace(text.charCodeAt(start))) start++;
@@ -132,7 +146,38 @@ export function splitCommandWord(text: string): { word: string; rest: string } |
   while (wordEnd < end && !isSpace(text.charCodeAt(wordEnd))) wordEnd++;
   let restStart = wordEnd;
   while (restStart < end && isSpace(text.charCodeAt(restStart))) restStart++;
-  return { word: text.slice(start, wordEnd), rest: text.slice(restStart, end) };
+  return { start, end: wordEnd, rest: text.slice(restStart, end) };
+}
+
+/**
+ * The commands of one tier by lower-cased name and alias. `at` finds the one a command word
+ * names: first by comparing the names of the word's length in place, which is how commands are
+ * nearly always typed (no slice, no lower-casing and no hashing of a new string per message);
+ * a word written otherwise (capitals) is lower-cased and looked up in the map, as before.
+ */
+class CommandNames {
+  readonly byName = new Map<string, Entry>();
+  /** `[name, entry]` pairs by the name's length. */
+  readonly #byLength: (readonly [string, Entry])[][] = [];
+
+  set(name: string, entry: Entry): void {
+    this.byName.set(name, entry);
+    (this.#byLength[name.length] ??= []).push([name, entry]);
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  at(text: string, word: CommandWord): Entry | undefined {
+    const candidates = this.#byLength[word.end - word.start];
+    if (candidates !== undefined)
+      for (let k = 0; k < candidates.length; k++) {
+        const candidate = candidates[k]!;
+        if (text.startsWith(candidate[0], word.start)) return candidate[1];
+      }
+    return this.byName.get(text.slice(word.start, word.end).toLowerCase());
+  }
 }
 
 /** Whether a value is a promise or another thenable. */
@@ -160,14 +205,14 @@ function firstMatch(entries: readonly Entry[], ctx: MessageContext): Entry | und
  * would split the text once per command.
  */
 function commandMatch(
-  byName: ReadonlyMap<string, Entry>,
+  names: CommandNames,
   ctx: MessageContext,
-  split: { word: string; rest: string } | undefined,
+  word: CommandWord | undefined,
 ): Entry | undefined {
-  if (split === undefined || byName.size === 0) return undefined;
-  const entry = byName.get(split.word.toLowerCase());
+  if (word === undefined || names.size === 0) return undefined;
+  const entry = names.at(ctx.text, word);
   if (entry === undefined) return undefined;
-  ctx.command = { name: entry.command!, args: {}, options: {}, text: split.rest, raw: ctx.text };
+  ctx.command = { name: entry.command!, args: {}, options: {}, text: word.rest, raw: ctx.text };
   return entry;
 }
 
@@ -188,7 +233,7 @@ export class Router {
   };
   readonly #commands = new Map<string, RegisteredCommand>();
   /** The command and builtin tiers by lower-cased name and alias (names are unique across both). */
-  readonly #byName = { command: new Map<string, Entry>(), builtin: new Map<string, Entry>() };
+  readonly #byName = { command: new CommandNames(), builtin: new CommandNames() };
   readonly #guard: CommandGuard | undefined;
   readonly #overlapDefaults = new Map<string, Overlap>();
   /** What the handlers with an overlap strategy share. */
@@ -376,15 +421,15 @@ export class Router {
     const byName = this.#byName;
     const run = (entry: Entry, ctx: MessageContext) => runEntry(entry, ctx, report, handled);
     return (ctx, next) => {
-      const split =
+      const word =
         ctx.addressedVia !== null && (byName.command.size > 0 || byName.builtin.size > 0)
-          ? splitCommandWord(ctx.text)
+          ? commandWordAt(ctx.text)
           : undefined;
       const entry =
-        commandMatch(byName.command, ctx, split) ??
+        commandMatch(byName.command, ctx, word) ??
         firstMatch(followed, ctx) ??
         firstMatch(listener, ctx) ??
-        commandMatch(byName.builtin, ctx, split) ??
+        commandMatch(byName.builtin, ctx, word) ??
         firstMatch(late, ctx);
       if (!entry) return next();
       ctx.plugin = entry.plugin;

@@ -1,0 +1,192 @@
+// Counted work on the dispatch path: what the fast paths of the router, argument resolution and turns skip.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { compileSpec, resolveInvocation } from "../../src/runtime/commands/command.js";
+import { arg } from "../../src/runtime/commands/types.js";
+import type { Directory } from "../../src/runtime/context/directory.js";
+import type { MessageContext } from "../../src/runtime/context/context.js";
+import { handedOn } from "../../src/runtime/dispatch/overlap-lanes.js";
+import { Router } from "../../src/runtime/dispatch/router.js";
+import { Dispatcher } from "../../src/runtime/dispatch/dispatcher.js";
+
+const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the plain-line fast path of argument resolution", () => {
+  const compiled = compileSpec("add", {
+    args: { a: arg.number(), b: arg.number() },
+    options: { note: arg.string().optional(), dryRun: arg.flag() },
+  });
+
+  it("finds options written as declared without looking them up by word", () => {
+    const get = vi.spyOn(compiled.optionsByWord as Map<string, unknown>, "get");
+    const resolved = resolveInvocation(compiled, "1 2 --note w --dry-run", env);
+    expect(resolved).toEqual({ args: { a: 1, b: 2 }, options: { note: "w", dryRun: true } });
+    expect(get).not.toHaveBeenCalled();
+  });
+
+  it("still finds them in other spellings (upper case, the option's name)", () => {
+    const get = vi.spyOn(compiled.optionsByWord as Map<string, unknown>, "get");
+    expect(resolveInvocation(compiled, "1 2 --NOTE w --dryrun", env)).toEqual({
+      args: { a: 1, b: 2 },
+      options: { note: "w", dryRun: true },
+    });
+    expect(get).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("handedOn", () => {
+  it("answers without a WeakMap lookup until an overlap strategy made a hand-over", () => {
+    const ctx = {} as MessageContext;
+    const get = vi.spyOn(WeakMap.prototype, "get");
+    const answer = handedOn(ctx);
+    const lookups = get.mock.calls.filter(([key]) => key === ctx).length;
+    get.mockRestore();
+    expect(answer).toBeUndefined();
+    expect(lookups).toBe(0);
+  });
+});
+
+describe("the router's command lookup", () => {
+  const router = new Router();
+  const ran: string[] = [];
+  router.command("p", "add", { aliases: ["Plus"] }, (ctx) => void ran.push(ctx.command.name));
+  router.command("p", "ping", {}, (ctx) => void ran.push(ctx.command.name));
+  const middleware = router.middleware(() => undefined);
+  const run = async (text: string) => {
+    const ctx = { addressedVia: "prefix", text, followedBy: [] } as unknown as MessageContext;
+    await middleware(ctx, () => Promise.resolve());
+    return ctx;
+  };
+
+  it("finds a command typed as declared without slicing, lower-casing or a map lookup", async () => {
+    ran.length = 0;
+    const lower = vi.spyOn(String.prototype, "toLowerCase");
+    const get = vi.spyOn(Map.prototype, "get");
+    const ctx = await run("add 1 2");
+    const lowered = lower.mock.calls.length;
+    const byWord = get.mock.calls.filter(([key]) => key === "add").length;
+    vi.restoreAllMocks();
+    expect(ran).toEqual(["add"]);
+    expect(ctx.command).toMatchObject({ name: "add", text: "1 2", raw: "add 1 2" });
+    expect([lowered, byWord]).toEqual([0, 0]);
+  });
+
+  it("still finds names and aliases in capitals, and nothing for other words", async () => {
+    ran.length = 0;
+    await run("ADD 1");
+    await run("  plus  2 ");
+    await run("PING");
+    const missed = await run("addx 1");
+    expect(ran).toEqual(["add", "add", "ping"]);
+    expect(missed.command).toBeUndefined();
+  });
+});
+
+describe("the objects resolved arguments are made of", () => {
+  it("are plain objects whose hidden class does not grow from that of `{}`", () => {
+    // V8's own view of the objects (`%HaveSameMap`), in a process that allows natives syntax.
+    const script = `
+      import { compileSpec, resolveInvocation } from "./src/runtime/commands/command.ts";
+      import { arg } from "./src/runtime/commands/types.ts";
+      const compiled = compileSpec("add", { args: { a: arg.number(), b: arg.number() } });
+      const env = { directory: {}, senderId: 1, now: 0, timeZone: async () => "UTC" };
+      const { args } = resolveInvocation(compiled, "1 2", env);
+      const literal = {};
+      literal.a = 1;
+      literal.b = 2;
+      console.log(JSON.stringify({
+        sameClassAsLiteral: %HaveSameMap(args, literal),
+        prototypeIsObject: Object.getPrototypeOf(args) === Object.prototype,
+        constructorIsObject: args.constructor === Object,
+        keys: Object.keys(args),
+      }));
+    `;
+    const run = spawnSync(
+      process.execPath,
+      ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({
+      sameClassAsLiteral: false,
+      prototypeIsObject: true,
+      constructorIsObject: true,
+      keys: ["a", "b"],
+    });
+  });
+});
+
+describe("the dispatcher's queues", () => {
+  it("take each task and lane without shifting an array", async () => {
+    const d = new Dispatcher({ concurrency: 2, maxQueued: 1_000 });
+    const ran: string[] = [];
+    const tasks = new Set<unknown>();
+    // Counts the shifts of arrays that hold this test's tasks or lanes (a lane has its `key`).
+    const original = Array.prototype.shift;
+    let shifts = 0;
+    Array.prototype.shift = function (this: unknown[]) {
+      const first = this[0] as { key?: unknown } | undefined;
+      if (tasks.has(first) || String(first?.key).startsWith("topic ")) shifts++;
+      return original.call(this);
+    };
+    try {
+      for (let i = 0; i < 30; i++) {
+        const key = `topic ${i % 3}`;
+        const task = async () => void ran.push(`${key}#${i}`);
+        tasks.add(task);
+        d.push(key, task);
+      }
+      await d.whenIdle();
+    } finally {
+      Array.prototype.shift = original;
+    }
+    expect(ran).toHaveLength(30);
+    for (const key of ["topic 0", "topic 1", "topic 2"]) {
+      const order = ran.filter((r) => r.startsWith(`${key}#`)).map((r) => Number(r.split("#")[1]));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+    expect(shifts).toBe(0);
+  });
+});
+
+describe("the services every context reads", () => {
+  it("are copied into a fast-mode object, accessors kept and not called", () => {
+    // V8's own view (`%HasFastProperties`), in a process that allows natives syntax.
+    const script = `
+      import { fastServices } from "./src/runtime/context/context.ts";
+      let zoneReads = 0;
+      const services = { me: { userId: 7 }, now: Date.now, get timeZone() { zoneReads++; return "UTC"; } };
+      const fast = fastServices(services);
+      const readsBefore = zoneReads;
+      console.log(JSON.stringify({
+        literalIsFast: %HasFastProperties(services),
+        copyIsFast: %HasFastProperties(fast),
+        readsBefore,
+        sameMe: fast.me === services.me,
+        zone: fast.timeZone,
+        zoneIsAccessor: typeof Object.getOwnPropertyDescriptor(fast, "timeZone").get === "function",
+        reads: zoneReads,
+      }));
+    `;
+    const run = spawnSync(
+      process.execPath,
+      ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({
+      literalIsFast: false,
+      copyIsFast: true,
+      readsBefore: 0,
+      sameMe: true,
+      zone: "UTC",
+      zoneIsAccessor: true,
+      reads: 1,
+    });
+  });
+});
