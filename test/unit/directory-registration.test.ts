@@ -67,6 +67,14 @@ describe("the directory's user list", () => {
     expect(bare.calls.list).toBe(1);
   });
 
+  it("asks GET /users after a realm_user event that came before any list was needed", async () => {
+    const registration = { queue_id: "q", realm_users: [member(1)] };
+    const { directory, calls } = directoryWith(registration, () => [member(1), member(7)]);
+    directory.invalidate();
+    expect((await directory.users()).map((u) => u.userId)).toEqual([1, 7]);
+    expect(calls.list).toBe(1);
+  });
+
   it("asks GET /users when the registration's users are not what the API describes", async () => {
     const { directory, calls } = directoryWith(
       { queue_id: "q", realm_users: [{ user_id: "one" }] },

@@ -236,6 +236,8 @@ export class Directory {
 
   /** Forgets everything, e.g. after a `realm_user` or `stream` event. */
   invalidate(): void {
+    // The registration's users are outdated too: the next list is asked for.
+    this.#listedFrom = this.#registration();
     this.#list = undefined;
     this.#channels = undefined;
     this.#fresh.clear();
