@@ -3,26 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MockAgent } from "undici";
 import { z } from "zod";
 import { createClient } from "../../src/client/index.js";
+import { apiUser, compiledDuring } from "../helpers/fixtures.js";
 
 const SITE = "http://chat.test";
-
-/** Counts the functions compiled from source (zod's JIT does `new Function`) while `work` runs. */
-async function compiledDuring(work: () => Promise<unknown>): Promise<number> {
-  const original = globalThis.Function;
-  let compiled = 0;
-  globalThis.Function = new Proxy(original, {
-    construct(target, args: string[]) {
-      compiled++;
-      return Reflect.construct(target, args) as object;
-    },
-  });
-  try {
-    await work();
-  } finally {
-    globalThis.Function = original;
-  }
-  return compiled;
-}
 
 describe("createClient validation and zod's JIT", () => {
   let agent: MockAgent;
@@ -37,20 +20,11 @@ describe("createClient validation and zod's JIT", () => {
   it("validates an endpoint's first two calls without compiling checkers, and compiles them on the third", async () => {
     // zod decides once per process whether it may compile code (its first `new Function`): done here.
     expect(z.object({ a: z.string() }).safeParse({ a: "x" }).success).toBe(true);
-    const member = {
-      user_id: 3,
-      delivery_email: null,
+    const member = apiUser(3, {
       email: "mia@chat.test",
       full_name: "Mia",
       date_joined: "2024-01-01T00:00:00Z",
-      is_active: true,
-      is_owner: false,
-      is_admin: false,
-      is_guest: false,
-      is_bot: false,
-      role: 400,
-      timezone: "",
-    };
+    });
     agent
       .get(SITE)
       .intercept({

@@ -1,25 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/client/client.js";
 import { Directory, type RegisteredUsers } from "../../src/runtime/context/directory.js";
+import { apiUser } from "../helpers/fixtures.js";
 
 // The directory's first user list comes from the registration (`realm_users`), not from a
 // GET /users before the first answer; a user missing from it is looked up once more.
 
-const member = (userId: number, extra: Record<string, unknown> = {}) => ({
-  user_id: userId,
-  delivery_email: null,
-  email: `u${userId}@example.com`,
-  full_name: `User ${userId}`,
-  date_joined: "2026-01-01T00:00:00Z",
-  is_active: true,
-  is_owner: false,
-  is_admin: false,
-  is_guest: false,
-  is_bot: false,
-  role: 400,
-  timezone: "",
-  ...extra,
-});
+const member = apiUser;
 
 /** A directory over an API whose GET /users answers `server()` and counts its calls. */
 function directoryWith(registration: RegisteredUsers | undefined, server: () => unknown[]) {

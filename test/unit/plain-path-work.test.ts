@@ -10,6 +10,20 @@ import { handedOn } from "../../src/runtime/dispatch/overlap-lanes.js";
 import { Router } from "../../src/runtime/dispatch/router.js";
 import { Dispatcher } from "../../src/runtime/dispatch/dispatcher.js";
 
+/**
+ * Runs `script` (an ES module, imports relative to the repository) in a child Node with V8's
+ * natives syntax (`%HaveSameMap`, `%HasFastProperties`) and returns the JSON it printed.
+ */
+function runWithNatives(script: string): unknown {
+  const run = spawnSync(
+    process.execPath,
+    ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
+    { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 30_000 },
+  );
+  expect(run.stderr).toBe("");
+  return JSON.parse(run.stdout);
+}
+
 const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };
 
 afterEach(() => {
@@ -106,13 +120,7 @@ describe("the objects resolved arguments are made of", () => {
         keys: Object.keys(args),
       }));
     `;
-    const run = spawnSync(
-      process.execPath,
-      ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
-      { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 30_000 },
-    );
-    expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({
+    expect(runWithNatives(script)).toEqual({
       sameClassAsLiteral: false,
       prototypeIsObject: true,
       constructorIsObject: true,
@@ -173,13 +181,7 @@ describe("the services every context reads", () => {
         reads: zoneReads,
       }));
     `;
-    const run = spawnSync(
-      process.execPath,
-      ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
-      { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 30_000 },
-    );
-    expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({
+    expect(runWithNatives(script)).toEqual({
       literalIsFast: false,
       copyIsFast: true,
       readsBefore: 0,

@@ -4,25 +4,18 @@ import type { SendParams } from "../../src/api/messages.js";
 import type { Logger } from "../../src/log/logger.js";
 import { postTo, withContent, type SentIds } from "../../src/runtime/context/actions.js";
 import type { MessageContext } from "../../src/runtime/context/context.js";
-import type { ChatUser, Directory } from "../../src/runtime/context/directory.js";
+import type { Directory } from "../../src/runtime/context/directory.js";
 import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
 import { ReplyGuard } from "../../src/runtime/delivery/reply-guard.js";
 import type { DeliveryStore, ReplyIntent } from "../../src/runtime/delivery/store.js";
+import { humanAndBot } from "../helpers/fixtures.js";
 
 // Work a reply does that it need not: copies of its parameters (each a slow object spread in
 // Node 20's V8), and the loop guard's name of the conversation when the loop guard does not count it.
 
 const HUMAN = 7;
 const OTHER_BOT = 9;
-const users: ChatUser[] = [HUMAN, OTHER_BOT].map((userId) => ({
-  userId,
-  email: `u${userId}@example.com`,
-  fullName: `User ${userId}`,
-  role: "member",
-  timezone: "",
-  isBot: userId === OTHER_BOT,
-  isActive: true,
-}));
+const users = humanAndBot(HUMAN, OTHER_BOT);
 
 function guardWith(intents: ReplyIntent[]): ReplyGuard {
   // A store only this process writes, taking outcomes synchronously: the guard's fast path.

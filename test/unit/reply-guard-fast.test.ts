@@ -7,7 +7,7 @@ import type { SendParams } from "../../src/api/messages.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { SentIds } from "../../src/runtime/context/actions.js";
 import type { MessageContext } from "../../src/runtime/context/context.js";
-import type { ChatUser, Directory } from "../../src/runtime/context/directory.js";
+import type { Directory } from "../../src/runtime/context/directory.js";
 import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
 import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
 import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
@@ -16,6 +16,7 @@ import { ReplyGuard } from "../../src/runtime/delivery/reply-guard.js";
 import type { DeliveryStore } from "../../src/runtime/delivery/store.js";
 import type { JournalFs } from "../../src/storage/journal.js";
 import { createMemoryStore } from "../../src/storage/store.js";
+import { humanAndBot } from "../helpers/fixtures.js";
 
 // The reply guard's fast path (`#onceNow`, taken when the store writes synchronously) must do
 // what its slow path does: the same posts, outcomes, loop-guard refusals, storage reports and
@@ -28,15 +29,7 @@ afterEach(() => {
 
 const HUMAN = 7;
 const OTHER_BOT = 9;
-const users: ChatUser[] = [HUMAN, OTHER_BOT].map((userId) => ({
-  userId,
-  email: `u${userId}@example.com`,
-  fullName: `User ${userId}`,
-  role: "member",
-  timezone: "",
-  isBot: userId === OTHER_BOT,
-  isActive: true,
-}));
+const users = humanAndBot(HUMAN, OTHER_BOT);
 
 /** What one run saw: its events in order, the journal as reloaded, and posts made in the guard's turn. */
 async function run(fast: boolean): Promise<{

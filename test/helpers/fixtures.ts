@@ -1,0 +1,56 @@
+// Small fixtures several unit tests share: users as the API and the directory describe them, and a count of code compiled from source.
+import type { ChatUser } from "../../src/runtime/context/directory.js";
+
+/** A user as GET /users (and the registration's `realm_users`) describe one: a member unless `extra` says otherwise. */
+export function apiUser(userId: number, extra: Record<string, unknown> = {}) {
+  return {
+    user_id: userId,
+    delivery_email: null,
+    email: `u${userId}@example.com`,
+    full_name: `User ${userId}`,
+    date_joined: "2026-01-01T00:00:00Z",
+    is_active: true,
+    is_owner: false,
+    is_admin: false,
+    is_guest: false,
+    is_bot: false,
+    role: 400,
+    timezone: "",
+    ...extra,
+  };
+}
+
+/** The directory's users for the reply guard's tests: a human and another bot. */
+export function humanAndBot(human: number, bot: number): ChatUser[] {
+  return [human, bot].map((userId) => ({
+    userId,
+    email: `u${userId}@example.com`,
+    fullName: `User ${userId}`,
+    role: "member",
+    timezone: "",
+    isBot: userId === bot,
+    isActive: true,
+  }));
+}
+
+/**
+ * How many functions were compiled from source (zod's JIT does `new Function`) while `work` ran.
+ * zod decides once per process whether it may compile code, at its first compile: let one happen
+ * before counting (see the tests).
+ */
+export async function compiledDuring(work: () => unknown): Promise<number> {
+  const original = globalThis.Function;
+  let compiled = 0;
+  globalThis.Function = new Proxy(original, {
+    construct(target, args: string[]) {
+      compiled++;
+      return Reflect.construct(target, args) as object;
+    },
+  });
+  try {
+    await work();
+  } finally {
+    globalThis.Function = original;
+  }
+  return compiled;
+}
