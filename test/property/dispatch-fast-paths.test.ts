@@ -8,6 +8,7 @@ import {
   conversationKey,
   conversationOf,
   laneKey,
+  LaneKeys,
 } from "../../src/runtime/dispatch/conversation.js";
 
 const user = fc.record({ id: fc.integer({ min: 1, max: 50 }) });
@@ -37,6 +38,34 @@ describe("laneKey", () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+});
+
+describe("LaneKeys", () => {
+  it("gives laneKey(message) for every message, however many it has seen", () => {
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 300 }), (messages) => {
+        const keys = new LaneKeys();
+        // Each message twice, the second time as a copy (a new topic string, as off the wire).
+        for (const m of messages) {
+          expect(keys.of(m)).toBe(laneKey(m));
+          expect(keys.of({ ...m, subject: `${m.subject} `.slice(0, -1) })).toBe(laneKey(m));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("keeps at most 1,024 topics", () => {
+    const keys = new LaneKeys();
+    const topic = (n: number) =>
+      ({ type: "stream", stream_id: 1 + (n % 7), subject: `Topic ${n}` }) as unknown as Message;
+    for (let n = 0; n < 5_000; n++) {
+      expect(keys.of(topic(n))).toBe(`channel:${1 + (n % 7)}:topic ${n}`);
+      expect(keys.size).toBeLessThanOrEqual(1_024);
+    }
+    // A topic seen again after the cache started afresh is keyed as before.
+    expect(keys.of(topic(3))).toBe(laneKey(topic(3)));
   });
 });
 

@@ -7,7 +7,7 @@ import type { Narrow } from "../../api/common.js";
 import type { Message } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import { catchUp, newestMessageId, type CatchUpWindow } from "./catch-up.js";
-import { laneKey } from "../dispatch/conversation.js";
+import { LaneKeys } from "../dispatch/conversation.js";
 import type { DeliveryLedger } from "./ledger.js";
 import type { Dispatcher, LaneRelease, SelfReleasingTask } from "../dispatch/dispatcher.js";
 
@@ -101,6 +101,8 @@ export class Intake {
    * read the same ID again (one request less between `ready` and the first answer, issue 17).
    */
   #baselineJustRead: number | undefined;
+  /** Each message's lane key, the same string object per topic (see `LaneKeys`). */
+  readonly #laneKeys = new LaneKeys();
 
   constructor(options: IntakeOptions) {
     this.#o = options;
@@ -196,7 +198,10 @@ export class Intake {
     }
     this.#o.bus.emit("message", event);
     if (message.sender_id === this.#o.me()) return this.#ownMessage(message);
-    dispatcher.push(laneKey(message), new ClaimedMessage(message, flags, arrivedAt, this.#o));
+    dispatcher.push(
+      this.#laneKeys.of(message),
+      new ClaimedMessage(message, flags, arrivedAt, this.#o),
+    );
     return true;
   }
 

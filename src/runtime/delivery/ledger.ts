@@ -109,6 +109,8 @@ export class DeliveryLedger {
    */
   finish(id: number): Promise<void> {
     if (!this.#running.delete(id)) return this.#pending ?? Promise.resolve();
+    if (this.#handledAbove.size === 0 && this.#runningOrder.peek() === id)
+      return this.#finishOldest();
     const handled = this.#handledAbove;
     handled.push(id);
     // Everything finished below the oldest running message is handled: the watermark moves past it.
@@ -121,6 +123,20 @@ export class DeliveryLedger {
     this.#lastHandledId = mark;
     // Bounded: past the limit the oldest are forgotten (their replies are still remembered).
     if (handled.size > MAX_HANDLED_ABOVE) handled.pop();
+    return this.#persist();
+  }
+
+  /**
+   * `finish` of the oldest running message while nothing finished waits above it, the common case
+   * (messages finish in the order they came). A fast path: the general one would push the ID onto
+   * `#handledAbove`, find the next oldest running ID and pop the ID straight back; here the
+   * watermark moves to it at once (nothing else finished lies below the next running ID) and the
+   * heap of running IDs drops it, about a tenth of a message's ledger work (callgrind, issue 17).
+   * `ledger.test.ts` checks both paths against a model of the watermark.
+   */
+  #finishOldest(): Promise<void> {
+    const id = this.#runningOrder.pop()!;
+    if (this.#lastHandledId === undefined || id > this.#lastHandledId) this.#lastHandledId = id;
     return this.#persist();
   }
 
