@@ -198,9 +198,14 @@ export class BotLifecycle {
   }
 }
 
-/** What every message's context shares, once the bot knows who it is. */
-function contextServices(p: BotParts, me: BotAccount): ContextServices {
-  return {
+/**
+ * What every message's context shares, once the bot knows who it is. `timeZone` is an accessor
+ * added once the object is built, not a getter in the literal: V8 makes an object literal with a
+ * getter in dictionary mode, where each read from optimized code is a generic lookup, and every
+ * context reads these (`plain-path-work.test.ts`).
+ */
+export function contextServices(p: BotParts, me: BotAccount): ContextServices {
+  const services: Omit<ContextServices, "timeZone"> = {
     api: p.api,
     me,
     log: p.log,
@@ -210,12 +215,13 @@ function contextServices(p: BotParts, me: BotAccount): ContextServices {
     dialogs: p.dialogs,
     follows: p.follows,
     now: p.now,
-    get timeZone() {
-      return p.timeZone();
-    },
     guard: p.delivery.replies.guard,
     firstReply: p.outside.firstReply,
   };
+  return Object.defineProperty(services, "timeZone", {
+    get: () => p.timeZone(),
+    enumerable: true,
+  }) as ContextServices;
 }
 
 /** Each plugin's `setup`, in order, with its settings checked against its config schema. */

@@ -294,14 +294,14 @@ export function createBotServices(
     return true;
   }
 
-  return {
+  // `webhookUrl` is an accessor added once the object is built, not a getter in the literal: V8
+  // makes an object literal with a getter in dictionary mode, and the handler reads `finished`
+  // and `leaveToWebhook` from it for every message (`plain-path-work.test.ts`).
+  const services: Omit<BotServices, "webhookUrl"> = {
     metrics,
     scheduler,
     leaveToWebhook,
     finished,
-    get webhookUrl() {
-      return receiver?.url;
-    },
     webhookRoutes: () => receiver?.routes() ?? [],
     handleOutgoing,
     leftToWebhook,
@@ -387,4 +387,8 @@ export function createBotServices(
         await scheduler.stop();
       })()),
   };
+  return Object.defineProperty(services, "webhookUrl", {
+    get: () => receiver?.url,
+    enumerable: true,
+  }) as BotServices;
 }

@@ -163,32 +163,51 @@ describe("the dispatcher's queues", () => {
 });
 
 describe("the services every context reads", () => {
-  it("are copied into a fast-mode object, accessors kept and not called", () => {
-    // V8's own view (`%HasFastProperties`), in a process that allows natives syntax.
+  it("are objects in V8's fast mode, their accessors kept and not called early", () => {
+    // V8's own view (`%HasFastProperties`), in a process that allows natives syntax. An object
+    // literal with a getter is made in dictionary mode, where every read is a generic lookup.
     const script = `
-      import { fastServices } from "./src/runtime/context/context.ts";
+      import { contextServices } from "./src/runtime/lifecycle.ts";
+      import { createBotServices } from "./src/runtime/services.ts";
+      import { silentLogger } from "./src/log/logger.ts";
       let zoneReads = 0;
-      const services = { me: { userId: 7 }, now: Date.now, get timeZone() { zoneReads++; return "UTC"; } };
-      const fast = fastServices(services);
+      const noop = () => {};
+      const parts = {
+        api: {}, log: silentLogger(), server: noop, dialogs: {}, follows: {}, now: Date.now,
+        storage: { namespace: () => ({}) },
+        delivery: { outbox: { send: noop }, replies: { guard: noop } },
+        outside: { firstReply: noop },
+        timeZone: () => { zoneReads++; return "UTC"; },
+      };
+      const me = { userId: 7 };
+      const context = contextServices(parts, me);
       const readsBefore = zoneReads;
+      const bot = createBotServices({}, { log: silentLogger(), api: () => ({}), connected: () => true });
+      const literal = { a: 1, get b() { return 2; } };
       console.log(JSON.stringify({
-        literalIsFast: %HasFastProperties(services),
-        copyIsFast: %HasFastProperties(fast),
+        literalIsFast: %HasFastProperties(literal),
+        contextIsFast: %HasFastProperties(context),
+        botIsFast: %HasFastProperties(bot),
         readsBefore,
-        sameMe: fast.me === services.me,
-        zone: fast.timeZone,
-        zoneIsAccessor: typeof Object.getOwnPropertyDescriptor(fast, "timeZone").get === "function",
+        sameMe: context.me === me,
+        zone: context.timeZone,
+        zoneIsAccessor: typeof Object.getOwnPropertyDescriptor(context, "timeZone").get === "function",
         reads: zoneReads,
+        webhookUrl: bot.webhookUrl ?? null,
+        webhookUrlIsAccessor: typeof Object.getOwnPropertyDescriptor(bot, "webhookUrl").get === "function",
       }));
     `;
     expect(runWithNatives(script)).toEqual({
       literalIsFast: false,
-      copyIsFast: true,
+      contextIsFast: true,
+      botIsFast: true,
       readsBefore: 0,
       sameMe: true,
       zone: "UTC",
       zoneIsAccessor: true,
       reads: 1,
+      webhookUrl: null,
+      webhookUrlIsAccessor: true,
     });
   });
 });

@@ -96,16 +96,6 @@ export interface ContextServices extends ActionEnv {
 
 export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
 
-/**
- * The same services as an object in V8's fast mode: the same values, accessors copied as
- * accessors (not called). A fast path for what every context reads (`me`, `guard`, `server`...):
- * an object literal with a getter (`get timeZone()`) is made in dictionary mode, where each of
- * those reads from optimized code is a generic lookup instead of a field load.
- */
-export function fastServices(services: ContextServices): ContextServices {
-  return Object.defineProperties({}, Object.getOwnPropertyDescriptors(services)) as ContextServices;
-}
-
 const NO_FOLLOWERS: readonly string[] = Object.freeze([]);
 /** Shared by every context outside an overlap strategy's calls: no per-message allocation. */
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);

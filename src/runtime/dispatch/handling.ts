@@ -3,7 +3,6 @@ import type { Message } from "../../api/messages.js";
 import type { Follows } from "../../agents/follows.js";
 import type { Logger } from "../../log/logger.js";
 import {
-  fastServices,
   MessageContextObject,
   takeAnswer,
   type ContextServices,
@@ -42,20 +41,10 @@ export class MessageHandler {
   #services: ContextServices | undefined;
   /** One object per bot, not per message: told when each turn's pipeline ended. */
   readonly #hooks: TurnHooks;
-  /**
-   * `options.outside`'s functions, each bound to it: read for every message, they would be
-   * generic lookups on the bot's services object, which its getter puts in dictionary mode.
-   */
-  readonly #outside: MessageHandlerOptions["outside"];
 
   constructor(options: MessageHandlerOptions) {
     this.#o = options;
-    const { log } = options;
-    const outside = (this.#outside = {
-      finished: options.outside.finished.bind(options.outside),
-      leaveToWebhook: options.outside.leaveToWebhook.bind(options.outside),
-      leftToWebhook: options.outside.leftToWebhook.bind(options.outside),
-    });
+    const { outside, log } = options;
     const inflight = this.inflight;
     this.#hooks = {
       ended(ctx, threw, error) {
@@ -74,7 +63,7 @@ export class MessageHandler {
   /** At start: the composed pipeline and what every context shares. */
   ready(pipeline: (ctx: MessageContext) => Promise<void>, services: ContextServices): void {
     this.#pipeline = pipeline;
-    this.#services = fastServices(services);
+    this.#services = services;
   }
 
   /**
@@ -129,8 +118,7 @@ export class MessageHandler {
    */
   #begin(turn: MessageTurn, message: Message, flags: string[]): void {
     const services = this.#services!;
-    const { prefix, respondTo, dialogs } = this.#o;
-    const outside = this.#outside;
+    const { prefix, respondTo, dialogs, outside } = this.#o;
     const ctx = new MessageContextObject({
       message,
       flags,
@@ -163,7 +151,7 @@ export class MessageHandler {
 
   /** Runs the pipeline for the turn's context (ctx.ask may release the turn before it ends). */
   #run(turn: MessageTurn): void {
-    if (this.#outside.leaveToWebhook(turn.ctx)) return turn.end();
+    if (this.#o.outside.leaveToWebhook(turn.ctx)) return turn.end();
     this.inflight.enter();
     turn.follow(this.#pipeline!(turn.ctx));
   }
