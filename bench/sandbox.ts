@@ -5,7 +5,7 @@ import { Pool } from "undici";
 import type * as SendModule from "../src/sandbox/send.js";
 import type * as ServerModule from "../src/sandbox/server.js";
 import type { Sandbox } from "../src/sandbox/server.js";
-import { main, percentile, progress, type Row } from "./lib.js";
+import { main, median, percentile, progress, type Row } from "./lib.js";
 
 // The sandbox as users run it (`bot start`, `bot sandbox`): the built JavaScript in dist/, which
 // `npm run bench` builds first. Loaded through tsx, the TypeScript sources cost about a quarter
@@ -15,6 +15,12 @@ const { sendToChannel } = (await import(dist("send.js"))) as typeof SendModule;
 const { startSandbox } = (await import(dist("server.js"))) as typeof ServerModule;
 
 const REQUESTS = 4_000;
+/**
+ * Rounds of POSTs and GETs (alternating) at each history size; each figure is the median. Single
+ * rounds of 4,000 requests (~0.5 s) at the same size differ by up to a quarter on this machine, and
+ * one round per size moved the 100k / 0 ratio of GET between 1.10x and 1.56x from run to run.
+ */
+const MEASURED_ROUNDS = 3;
 /** Requests before each measurement, so the JIT has compiled the request path (500 left the first figure half as fast as the later ones). */
 const WARMUP = 2_000;
 const CONCURRENCY = 32;
@@ -66,6 +72,13 @@ async function hammer(url: string, count: number, make: (i: number) => Request):
     cpuUs: (cpu.user + cpu.system) / count,
   };
 }
+
+/** Each figure's median over rounds. */
+const medianFigures = (rounds: Figures[]): Figures => ({
+  rps: median(rounds.map((r) => r.rps)),
+  p99: median(rounds.map((r) => r.p99)),
+  cpuUs: median(rounds.map((r) => r.cpuUs)),
+});
 
 const basic = (u: { email: string; apiKey: string }) =>
   `Basic ${Buffer.from(`${u.email}:${u.apiKey}`).toString("base64")}`;
@@ -135,18 +148,31 @@ async function measure(stored: number, withPolls: boolean): Promise<Measured> {
     headers: { authorization: basic(olivia) },
   });
 
-  progress(`sandbox (${stored} stored): ${REQUESTS} POST /messages, ${CONCURRENCY} concurrent`);
   await hammer(sandbox.url, WARMUP, post);
-  const posts = await hammer(sandbox.url, REQUESTS, post);
-  progress(`sandbox (${stored} stored): ${REQUESTS} GET /messages (channel+topic, newest 20)`);
   await hammer(sandbox.url, WARMUP, read);
-  const reads = await hammer(sandbox.url, REQUESTS, read);
+  const postRounds: Figures[] = [];
+  const readRounds: Figures[] = [];
+  for (let round = 1; round <= MEASURED_ROUNDS; round++) {
+    progress(
+      `sandbox (${stored} stored), round ${round}/${MEASURED_ROUNDS}: ${REQUESTS} POST /messages, then ${REQUESTS} GET /messages (channel+topic, newest 20), ${CONCURRENCY} concurrent`,
+    );
+    postRounds.push(await hammer(sandbox.url, REQUESTS, post));
+    readRounds.push(await hammer(sandbox.url, REQUESTS, read));
+    progress(
+      `sandbox (${stored} stored), round ${round}: POST ${Math.round(postRounds.at(-1)!.rps)} req/s, GET ${Math.round(readRounds.at(-1)!.rps)} req/s`,
+    );
+  }
+  const posts = medianFigures(postRounds);
+  const reads = medianFigures(readRounds);
   let polls: Measured["polls"];
   if (withPolls) {
     // Acknowledge what the posts queued, so polls answer a small, realistic batch.
-    await fetch(`${sandbox.url}${poll().path}&last_event_id=${REQUESTS + WARMUP - 1}`, {
-      headers: poll().headers,
-    });
+    await fetch(
+      `${sandbox.url}${poll().path}&last_event_id=${WARMUP + MEASURED_ROUNDS * REQUESTS - 1}`,
+      {
+        headers: poll().headers,
+      },
+    );
     progress(`sandbox: ${REQUESTS} GET /events (dont_block), ${CONCURRENCY} concurrent`);
     await hammer(sandbox.url, WARMUP, poll);
     polls = await hammer(sandbox.url, REQUESTS, poll);
@@ -285,7 +311,7 @@ void main(async () => {
   return {
     name: "sandbox",
     title: "Sandbox: requests per second it serves",
-    method: `${REQUESTS.toLocaleString("en")} requests each (after ${WARMUP.toLocaleString("en")} to warm up) from an undici pool with ${CONCURRENCY} concurrent callers, in the sandbox's own process. POST /messages: \`mia\` posts to \`general\` over ${TOPICS} topics (Markdown rendered, stored, fanned out to one registered queue). GET /messages: \`olivia\` reads the newest 20 of one of those topics (channel and topic narrow). GET /events: \`dont_block=true\` polls of that queue. Each is measured in a fresh sandbox holding ${HISTORY.map((n) => n.toLocaleString("en")).join(" / ")} stored messages in the same topics; cost per request is the inverse of the throughput. CPU per request is this process's CPU time (sandbox and load generator together) over the requests. The sandbox is loaded from \`dist/\`, as \`bot start\` runs it, and one throwaway sandbox is measured first to warm the process. Baseline: a bare \`node:http\` server answering a JSON body of the same size to the same requests: the most any Node HTTP server can do here.`,
+    method: `${REQUESTS.toLocaleString("en")} requests each (after ${WARMUP.toLocaleString("en")} to warm up; POST and GET /messages in ${MEASURED_ROUNDS} alternating rounds, medians) from an undici pool with ${CONCURRENCY} concurrent callers, in the sandbox's own process. POST /messages: \`mia\` posts to \`general\` over ${TOPICS} topics (Markdown rendered, stored, fanned out to one registered queue). GET /messages: \`olivia\` reads the newest 20 of one of those topics (channel and topic narrow). GET /events: \`dont_block=true\` polls of that queue. Each is measured in a fresh sandbox holding ${HISTORY.map((n) => n.toLocaleString("en")).join(" / ")} stored messages in the same topics; cost per request is the inverse of the throughput. CPU per request is this process's CPU time (sandbox and load generator together) over the requests. The sandbox is loaded from \`dist/\`, as \`bot start\` runs it, and one throwaway sandbox is measured first to warm the process. Baseline: a bare \`node:http\` server answering a JSON body of the same size to the same requests: the most any Node HTTP server can do here.`,
     rows,
     // Whether the sandbox outpaces the bot is checked by run.ts against the reply benchmark.
     checks: [
