@@ -10,7 +10,11 @@ import { startSandbox, type Sandbox } from "../src/sandbox/server.js";
 import { main, median, progress, sleep } from "./lib.js";
 import { sandboxServerLines } from "../test/helpers/process.js";
 
-const RUNS = 5;
+/**
+ * Rounds of each contender. Spawn times on this 2-core machine spread widely (the same build:
+ * 212-258 ms to the first answer), and five rounds let the median ratio move 1.31-1.65x between runs.
+ */
+const RUNS = 9;
 /** How long a bot sits idle after its first answer before its RSS is read. */
 const IDLE_MS = 2_000;
 const root = new URL("../", import.meta.url);
