@@ -1,5 +1,5 @@
 // The built-in help: the command list, one command's details, and "did you mean" for unknown commands.
-import { code } from "../../markdown/escape.js";
+import { code, escapeText } from "../../markdown/escape.js";
 import type { RoleName } from "../../api/common.js";
 import type { CommandInfo } from "./command.js";
 
@@ -94,9 +94,16 @@ export function unknownSubcommandReply(
   return lines.join("\n");
 }
 
+/**
+ * A plugin's or command's description, as help shows it: the author's Markdown stays, but no
+ * mention in it notifies anyone (help answers whoever asks, and a description ending in `@*` would
+ * make a group mention with the `*` of a later line).
+ */
+const described = (description: string): string => escapeText(description);
+
 /** `- \`!todo add <item...>\`: Add an item`. */
 const subcommandLine = (s: CommandInfo, prefix: string): string =>
-  `- ${code(`${prefix}${s.usage}`)}${s.description ? `: ${s.description}` : ""}`;
+  `- ${code(`${prefix}${s.usage}`)}${s.description ? `: ${described(s.description)}` : ""}`;
 
 /** The full command list, grouped by plugin. */
 export function helpIndex(
@@ -109,9 +116,11 @@ export function helpIndex(
   const lines = [`Commands (say ${code(`${prefix}help <command>`)} for details):`];
   for (const [plugin, list] of byPlugin) {
     const about = plugins.get(plugin);
-    lines.push("", about ? `**${plugin}**: ${about}` : `**${plugin}**`);
+    lines.push("", about ? `**${plugin}**: ${described(about)}` : `**${plugin}**`);
     for (const c of list) {
-      lines.push(`- ${code(`${prefix}${c.usage}`)}${c.description ? `: ${c.description}` : ""}`);
+      lines.push(
+        `- ${code(`${prefix}${c.usage}`)}${c.description ? `: ${described(c.description)}` : ""}`,
+      );
       for (const s of c.subcommands ?? []) lines.push(`  ${subcommandLine(s, prefix)}`);
     }
   }
@@ -129,7 +138,7 @@ export function helpFor(
   parent = "",
 ): string {
   const lines = [`${code(`${prefix}${command.usage}`)}`];
-  if (command.description) lines.push(command.description);
+  if (command.description) lines.push(described(command.description));
   if (command.aliases?.length)
     lines.push(
       `Also: ${command.aliases.map((a) => `${code(`${prefix}${parent}${a}`)}`).join(", ")}`,
