@@ -111,5 +111,26 @@ export const undiciOnUse = {
 export const UNDICI_NO_H2 =
   "topicbot's bundled undici has no HTTP/2 client: its Pool is created without allowH2, so HTTP/2 should never be negotiated (pass your own undici dispatcher to use HTTP/2)";
 
+/**
+ * yaml ships CommonJS (`dist/`, its "node" export, what esbuild picks for Node) and ES modules
+ * (`browser/`, the same code). esbuild wraps each CommonJS file in a function and cannot drop what
+ * is unused, so the bundle takes the ES-module build. The two differ only where the CommonJS one
+ * uses Node: a warning of `YAML.parse()` goes to `console.warn` rather than `process.emitWarning`
+ * (topicbot calls `parseDocument`, which only collects warnings), `!!binary` gives a Uint8Array
+ * rather than a Buffer (no config field takes binary), and the LOG_TOKENS / LOG_STREAM debug
+ * variables are not read.
+ */
+export const yamlAsModules = {
+  name: "yaml-as-modules",
+  setup(build) {
+    build.onResolve({ filter: /^yaml$/ }, () => {
+      const file = new URL("node_modules/yaml/browser/index.js", root);
+      if (!existsSync(file))
+        throw new Error("yaml has no browser/index.js: update scripts/bundle-plugins.mjs");
+      return { path: fileURLToPath(file) };
+    });
+  },
+};
+
 /** Whether `importer` is a file of the installed package `name`. */
 const inPackage = (importer, name) => importer.includes(`${sep}node_modules${sep}${name}${sep}`);

@@ -2,7 +2,12 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { pinoTransportOnUse, undiciOnUse, zodLocalesOnUse } from "./bundle-plugins.mjs";
+import {
+  pinoTransportOnUse,
+  undiciOnUse,
+  yamlAsModules,
+  zodLocalesOnUse,
+} from "./bundle-plugins.mjs";
 
 // Why (issue 17, start-up): Node's ES-module loader costs about 0.4 ms per file, and `bot start`
 // loaded ~250 of tsc's files plus zod's 95 and yaml's 73. Every export and the CLI are entry points
@@ -67,7 +72,7 @@ const result = await build({
   sourcemap: true,
   metafile: true,
   logLevel: "warning",
-  plugins: [zodLocalesOnUse, pinoTransportOnUse, undiciOnUse],
+  plugins: [zodLocalesOnUse, pinoTransportOnUse, undiciOnUse, yamlAsModules],
 });
 
 // Which source modules each output file holds: test/e2e/cli-start-lazy.test.ts reads it to tell

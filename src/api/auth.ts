@@ -1,5 +1,6 @@
 // Authentication on the wire: trading a username and password for an API key.
 import { z } from "zod";
+import { int, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 
 /**
@@ -9,12 +10,12 @@ import { endpoint } from "./endpoint.js";
 export const fetchApiKey = endpoint({
   method: "POST",
   path: "/fetch_api_key",
-  params: () => z.object({ username: z.string(), password: z.string() }),
+  params: () => z.object({ username: str, password: str }),
   response: () =>
     z.looseObject({
-      api_key: z.string(),
-      email: z.string(),
-      user_id: z.number().int(),
+      api_key: str,
+      email: str,
+      user_id: int,
     }),
   auth: "none",
   idempotent: true,

@@ -1,19 +1,20 @@
 // Channels on the wire: the channel object and GET /streams.
 import { z } from "zod";
+import { bool, int, optBool, optInt, optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 
 /** A channel as GET /streams lists it. */
 export const channel = z.looseObject({
-  stream_id: z.number().int(),
-  name: z.string(),
-  description: z.string(),
-  rendered_description: z.string().optional(),
-  invite_only: z.boolean(),
-  is_web_public: z.boolean().optional(),
-  history_public_to_subscribers: z.boolean().optional(),
-  date_created: z.number().int().optional(),
-  is_archived: z.boolean().optional(),
-  first_message_id: z.number().int().nullable().optional(),
+  stream_id: int,
+  name: str,
+  description: str,
+  rendered_description: optStr,
+  invite_only: bool,
+  is_web_public: optBool,
+  history_public_to_subscribers: optBool,
+  date_created: optInt,
+  is_archived: optBool,
+  first_message_id: z.int().nullable().optional(),
 });
 export type Channel = z.infer<typeof channel>;
 
@@ -22,15 +23,15 @@ export const list = endpoint({
   path: "/streams",
   params: () =>
     z.object({
-      include_public: z.boolean().optional(),
-      include_web_public: z.boolean().optional(),
-      include_subscribed: z.boolean().optional(),
-      exclude_archived: z.boolean().optional(),
-      include_all: z.boolean().optional(),
-      include_all_active: z.boolean().optional(),
-      include_default: z.boolean().optional(),
-      include_owner_subscribed: z.boolean().optional(),
-      include_can_access_content: z.boolean().optional(),
+      include_public: optBool,
+      include_web_public: optBool,
+      include_subscribed: optBool,
+      exclude_archived: optBool,
+      include_all: optBool,
+      include_all_active: optBool,
+      include_default: optBool,
+      include_owner_subscribed: optBool,
+      include_can_access_content: optBool,
     }),
   response: () => z.looseObject({ streams: z.array(channel) }),
 });

@@ -1,5 +1,6 @@
 // Small wire types shared by several endpoints: roles, the topic rule's constants, narrows.
 import { z } from "zod";
+import { optBool, str } from "./leaves.js";
 
 export const ROLES = {
   owner: 100,
@@ -29,11 +30,11 @@ export const isDirectType = (t: MessageType): boolean => t === "direct" || t ===
 /** One narrow term, in object form or as an `[operator, operand]` pair. */
 export const narrowTerm = z.union([
   z.looseObject({
-    operator: z.string(),
-    operand: z.union([z.string(), z.number(), z.array(z.number())]),
-    negated: z.boolean().optional(),
+    operator: str,
+    operand: z.union([str, z.number(), z.array(z.number())]),
+    negated: optBool,
   }),
-  z.tuple([z.string(), z.union([z.string(), z.number(), z.array(z.number())])]),
+  z.tuple([str, z.union([str, z.number(), z.array(z.number())])]),
 ]);
 export const narrow = z.array(narrowTerm);
 export type NarrowTerm = z.infer<typeof narrowTerm>;

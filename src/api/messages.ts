@@ -1,77 +1,78 @@
 // Messages on the wire: the message object and the messaging endpoints.
 import { z } from "zod";
+import { bool, int, optBool, optInt, optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 import { emojiReactionType, messageType, narrow } from "./common.js";
 
 export const recipient = z.looseObject({
-  id: z.number().int(),
-  email: z.string(),
-  full_name: z.string(),
-  is_mirror_dummy: z.boolean().optional(),
+  id: int,
+  email: str,
+  full_name: str,
+  is_mirror_dummy: optBool,
 });
 export type Recipient = z.infer<typeof recipient>;
 
 export const reaction = z.looseObject({
-  emoji_name: z.string(),
-  emoji_code: z.string(),
-  reaction_type: z.union([emojiReactionType, z.string()]),
-  user_id: z.number().int(),
+  emoji_name: str,
+  emoji_code: str,
+  reaction_type: z.union([emojiReactionType, str]),
+  user_id: int,
 });
 export type Reaction = z.infer<typeof reaction>;
 
 export const submessage = z.looseObject({
-  id: z.number().int(),
-  message_id: z.number().int(),
-  sender_id: z.number().int(),
-  msg_type: z.string(),
-  content: z.string(),
+  id: int,
+  message_id: int,
+  sender_id: int,
+  msg_type: str,
+  content: str,
 });
 
 export const editHistoryEntry = z.looseObject({
-  user_id: z.number().int().nullable(),
-  timestamp: z.number().int(),
-  prev_content: z.string().optional(),
-  prev_rendered_content: z.string().optional(),
-  prev_stream: z.number().int().optional(),
-  stream: z.number().int().optional(),
-  prev_topic: z.string().optional(),
-  topic: z.string().optional(),
+  user_id: z.int().nullable(),
+  timestamp: int,
+  prev_content: optStr,
+  prev_rendered_content: optStr,
+  prev_stream: optInt,
+  stream: optInt,
+  prev_topic: optStr,
+  topic: optStr,
 });
 export type EditHistoryEntry = z.infer<typeof editHistoryEntry>;
 
 /** A message as fetched or delivered in a `message` event. */
 export const message = z.looseObject({
-  id: z.number().int(),
+  id: int,
   type: z.enum(["stream", "private"]),
-  stream_id: z.number().int().optional(),
-  subject: z.string(),
-  content: z.string(),
+  stream_id: optInt,
+  subject: str,
+  content: str,
   content_type: z.enum(["text/html", "text/x-markdown"]).optional(),
-  timestamp: z.number().int(),
-  sender_id: z.number().int(),
-  sender_email: z.string(),
-  sender_full_name: z.string(),
-  sender_realm_str: z.string().optional(),
+  timestamp: int,
+  sender_id: int,
+  sender_email: str,
+  sender_full_name: str,
+  sender_realm_str: optStr,
   avatar_url: z.string().nullable().optional(),
-  client: z.string().optional(),
-  display_recipient: z.union([z.string(), z.array(recipient)]),
-  recipient_id: z.number().int().optional(),
-  is_me_message: z.boolean().optional(),
+  client: optStr,
+  display_recipient: z.union([str, z.array(recipient)]),
+  recipient_id: optInt,
+  is_me_message: optBool,
   edit_history: z.array(editHistoryEntry).optional(),
-  last_edit_timestamp: z.number().int().optional(),
-  last_moved_timestamp: z.number().int().optional(),
+  last_edit_timestamp: optInt,
+  last_moved_timestamp: optInt,
   reactions: z.array(reaction).default([]),
   submessages: z.array(submessage).default([]),
-  topic_links: z.array(z.looseObject({ text: z.string(), url: z.string() })).default([]),
-  flags: z.array(z.string()).optional(),
+  topic_links: z.array(z.looseObject({ text: str, url: str })).default([]),
+  flags: z.array(str).optional(),
 });
 export type Message = z.infer<typeof message>;
 
 /** `to` of POST /messages: a channel name or ID, or a list of user IDs or emails. */
 export const sendTo = z.union([
   z.string().min(1),
-  z.number().int(),
-  z.array(z.number().int()).min(1),
+  int,
+  z.array(int).min(1),
   z.array(z.string().min(1)).min(1),
 ]);
 
@@ -82,23 +83,23 @@ export const send = endpoint({
     z.object({
       type: messageType,
       to: sendTo,
-      content: z.string(),
-      topic: z.string().optional(),
-      queue_id: z.string().optional(),
-      local_id: z.string().optional(),
-      read_by_sender: z.boolean().optional(),
+      content: str,
+      topic: optStr,
+      queue_id: optStr,
+      local_id: optStr,
+      read_by_sender: optBool,
       /**
        * A widget for the message (the real server's undocumented parameter): `{ widget_type:
        * "zform", extra_data: { type: "choices", heading, choices: [{ short_name, long_name, reply }] } }`,
        * as an object or its JSON text. Delivered in the message's `submessages`. Polls and todo
        * lists come from content starting `/poll` or `/todo`.
        */
-      widget_content: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+      widget_content: z.union([str, z.record(str, z.unknown())]).optional(),
     }),
   response: () =>
     z.looseObject({
-      id: z.number().int(),
-      automatic_new_visibility_policy: z.number().int().optional(),
+      id: int,
+      automatic_new_visibility_policy: optInt,
     }),
   idempotent: false,
 });
@@ -106,7 +107,7 @@ export type SendParams = z.input<typeof send.params>;
 
 /** `anchor` of GET /messages and flag updates: a message ID or a computed position. */
 export const anchor = z.union([
-  z.number().int(),
+  int,
   z.enum(["newest", "oldest", "first_unread"]),
   z.string().regex(/^\d+$/, "must be a message ID, newest, oldest or first_unread"),
 ]);
@@ -116,26 +117,26 @@ export const get = endpoint({
   path: "/messages/{message_id}",
   params: () =>
     z.object({
-      message_id: z.number().int(),
-      apply_markdown: z.boolean().optional(),
-      allow_empty_topic_name: z.boolean().optional(),
+      message_id: int,
+      apply_markdown: optBool,
+      allow_empty_topic_name: optBool,
     }),
-  response: () => z.looseObject({ message, raw_content: z.string().optional() }),
+  response: () => z.looseObject({ message, raw_content: optStr }),
 });
 
 /** One state of a message in GET /messages/{id}/history, oldest first. */
 export const editSnapshot = z.looseObject({
-  topic: z.string(),
-  content: z.string(),
-  rendered_content: z.string(),
-  timestamp: z.number().int(),
-  user_id: z.number().int().nullable(),
-  prev_topic: z.string().optional(),
-  stream: z.number().int().optional(),
-  prev_stream: z.number().int().optional(),
-  prev_content: z.string().optional(),
-  prev_rendered_content: z.string().optional(),
-  content_html_diff: z.string().optional(),
+  topic: str,
+  content: str,
+  rendered_content: str,
+  timestamp: int,
+  user_id: z.int().nullable(),
+  prev_topic: optStr,
+  stream: optInt,
+  prev_stream: optInt,
+  prev_content: optStr,
+  prev_rendered_content: optStr,
+  content_html_diff: optStr,
 });
 export type EditSnapshot = z.infer<typeof editSnapshot>;
 
@@ -144,8 +145,8 @@ export const history = endpoint({
   path: "/messages/{message_id}/history",
   params: () =>
     z.object({
-      message_id: z.number().int(),
-      allow_empty_topic_name: z.boolean().optional(),
+      message_id: int,
+      allow_empty_topic_name: optBool,
     }),
   response: () => z.looseObject({ message_history: z.array(editSnapshot) }),
 });
@@ -155,14 +156,14 @@ export const update = endpoint({
   path: "/messages/{message_id}",
   params: () =>
     z.object({
-      message_id: z.number().int(),
-      content: z.string().optional(),
-      topic: z.string().optional(),
-      stream_id: z.number().int().optional(),
+      message_id: int,
+      content: optStr,
+      topic: optStr,
+      stream_id: optInt,
       propagate_mode: z.enum(["change_one", "change_later", "change_all"]).optional(),
-      send_notification_to_old_thread: z.boolean().optional(),
-      send_notification_to_new_thread: z.boolean().optional(),
-      prev_content_sha256: z.string().optional(),
+      send_notification_to_old_thread: optBool,
+      send_notification_to_new_thread: optBool,
+      prev_content_sha256: optStr,
     }),
   response: () =>
     z.looseObject({
@@ -173,9 +174,9 @@ export const update = endpoint({
 
 /** A message of GET /messages: the message object plus flags and search highlights. */
 export const listedMessage = message.extend({
-  flags: z.array(z.string()),
-  match_content: z.string().optional(),
-  match_subject: z.string().optional(),
+  flags: z.array(str),
+  match_content: optStr,
+  match_subject: optStr,
 });
 
 export const list = endpoint({
@@ -184,24 +185,24 @@ export const list = endpoint({
   params: () =>
     z.object({
       anchor: anchor.optional(),
-      include_anchor: z.boolean().optional(),
-      num_before: z.number().int().min(0).optional(),
-      num_after: z.number().int().min(0).optional(),
+      include_anchor: optBool,
+      num_before: z.int().min(0).optional(),
+      num_after: z.int().min(0).optional(),
       narrow: narrow.optional(),
-      client_gravatar: z.boolean().optional(),
-      apply_markdown: z.boolean().optional(),
-      use_first_unread_anchor: z.boolean().optional(),
-      message_ids: z.array(z.number().int()).optional(),
-      allow_empty_topic_name: z.boolean().optional(),
+      client_gravatar: optBool,
+      apply_markdown: optBool,
+      use_first_unread_anchor: optBool,
+      message_ids: z.array(int).optional(),
+      allow_empty_topic_name: optBool,
     }),
   response: () =>
     z.looseObject({
       // For `newest` real servers answer 10^16, beyond the safe-integer range zod's int() allows.
       anchor: z.number().optional(),
-      found_newest: z.boolean().optional(),
-      found_oldest: z.boolean().optional(),
-      found_anchor: z.boolean().optional(),
-      history_limited: z.boolean().optional(),
+      found_newest: optBool,
+      found_oldest: optBool,
+      found_anchor: optBool,
+      history_limited: optBool,
       messages: z.array(listedMessage),
     }),
 });
@@ -209,13 +210,10 @@ export const list = endpoint({
 export const matchesNarrow = endpoint({
   method: "GET",
   path: "/messages/matches_narrow",
-  params: () => z.object({ msg_ids: z.array(z.number().int()), narrow }),
+  params: () => z.object({ msg_ids: z.array(int), narrow }),
   response: () =>
     z.looseObject({
-      messages: z.record(
-        z.string(),
-        z.looseObject({ match_content: z.string(), match_subject: z.string() }),
-      ),
+      messages: z.record(str, z.looseObject({ match_content: str, match_subject: str })),
     }),
 });
 
@@ -225,30 +223,30 @@ export const updateFlagsForNarrow = endpoint({
   params: () =>
     z.object({
       anchor,
-      include_anchor: z.boolean().optional(),
-      num_before: z.number().int().min(0),
-      num_after: z.number().int().min(0),
+      include_anchor: optBool,
+      num_before: z.int().min(0),
+      num_after: z.int().min(0),
       narrow,
       op: z.enum(["add", "remove"]),
       flag: z.string().min(1),
     }),
   response: () =>
     z.looseObject({
-      processed_count: z.number().int(),
-      updated_count: z.number().int(),
-      first_processed_id: z.number().int().nullable(),
-      last_processed_id: z.number().int().nullable(),
-      found_oldest: z.boolean(),
-      found_newest: z.boolean(),
-      ignored_because_not_subscribed_channels: z.array(z.number().int()).optional(),
+      processed_count: int,
+      updated_count: int,
+      first_processed_id: z.int().nullable(),
+      last_processed_id: z.int().nullable(),
+      found_oldest: bool,
+      found_newest: bool,
+      ignored_because_not_subscribed_channels: z.array(int).optional(),
     }),
   // Adding or removing a flag twice ends in the same state.
   idempotent: true,
 });
 
 const reactionParams = {
-  message_id: z.number().int(),
-  emoji_code: z.string().optional(),
+  message_id: int,
+  emoji_code: optStr,
   reaction_type: emojiReactionType.optional(),
 };
 
@@ -276,9 +274,9 @@ export const report = endpoint({
   path: "/messages/{message_id}/report",
   params: () =>
     z.object({
-      message_id: z.number().int(),
+      message_id: int,
       report_type: reportType,
-      description: z.string().optional(),
+      description: optStr,
     }),
   response: () => z.looseObject({}),
   idempotent: false,

@@ -1,11 +1,12 @@
 // Navigation views on the wire: the personal views shown in (or hidden from) the sidebar.
 import { z } from "zod";
+import { bool, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 
 /** A navigation view: `fragment` is its unique URL hash target; `name` labels custom views. */
 export const navigationView = z.looseObject({
-  fragment: z.string(),
-  is_pinned: z.boolean(),
+  fragment: str,
+  is_pinned: bool,
   name: z.string().nullable().optional(),
 });
 export type NavigationView = z.infer<typeof navigationView>;
@@ -16,8 +17,8 @@ export const add = endpoint({
   path: "/navigation_views",
   params: () =>
     z.object({
-      fragment: z.string(),
-      is_pinned: z.boolean(),
+      fragment: str,
+      is_pinned: bool,
       name: z.string().nullable().optional(),
     }),
   response: () => z.looseObject({}),

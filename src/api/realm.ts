@@ -1,8 +1,8 @@
 // Organization settings on the wire: the default user settings administrators give new users.
 import { z } from "zod";
+import { optBool, optInt, optStr } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 
-const bool = z.boolean().optional();
 const oneOf = <const T extends readonly [number, ...number[]]>(values: T) =>
   z.literal(values).optional();
 
@@ -50,15 +50,15 @@ export type BooleanUserSetting = (typeof BOOLEAN_USER_SETTINGS)[number];
 
 /** Every default user setting with its allowed values; all optional. */
 export const userSettingsDefaults = z.object({
-  ...(Object.fromEntries(BOOLEAN_USER_SETTINGS.map((name) => [name, bool])) as Record<
+  ...(Object.fromEntries(BOOLEAN_USER_SETTINGS.map((name) => [name, optBool])) as Record<
     BooleanUserSetting,
-    typeof bool
+    typeof optBool
   >),
   /** 1 top topic in channel; 2 channel feed; 3 list of topics; 4 top unread topic in channel. */
   web_channel_default_view: oneOf([1, 2, 3, 4]),
-  web_font_size_px: z.number().int().optional(),
+  web_font_size_px: optInt,
   /** Percent: 120 means a line height of 1.2. */
-  web_line_height_percent: z.number().int().optional(),
+  web_line_height_percent: optInt,
   /** 1 automatic; 2 dark; 3 light. */
   color_scheme: oneOf([1, 2, 3]),
   web_home_view: z.enum(["recent_topics", "inbox", "all_messages"]).optional(),
@@ -70,11 +70,11 @@ export const userSettingsDefaults = z.object({
   web_animate_image_previews: z.enum(["always", "on_hover", "never"]).optional(),
   /** 1 all channels; 2 unmuted channels and topics; 3 no channels. */
   web_stream_unreads_count_display_policy: oneOf([1, 2, 3]),
-  notification_sound: z.string().optional(),
-  email_notifications_batching_period_seconds: z.number().int().optional(),
+  notification_sound: optStr,
+  email_notifications_batching_period_seconds: optInt,
   /** 1 all unread messages; 2 DMs, mentions and followed topics; 3 DMs and mentions; 4 none. */
   desktop_icon_count_display: oneOf([1, 2, 3, 4]),
-  realm_name_in_email_notifications_policy: z.number().int().optional(),
+  realm_name_in_email_notifications_policy: optInt,
   /** 1 topics I participate in; 2 topics I send to; 3 topics I start; 4 never. */
   automatically_follow_topics_policy: oneOf([1, 2, 3, 4]),
   automatically_unmute_topics_in_muted_streams_policy: oneOf([1, 2, 3, 4]),

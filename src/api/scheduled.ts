@@ -1,5 +1,6 @@
 // Scheduled messages on the wire: POST /scheduled_messages.
 import { z } from "zod";
+import { int, optBool, optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 import { messageType } from "./common.js";
 
@@ -10,13 +11,13 @@ export const create = endpoint({
     z.object({
       type: messageType,
       /** A channel ID, or a list of user IDs; names and emails are not accepted here. */
-      to: z.union([z.number().int(), z.array(z.number().int()).min(1)]),
-      content: z.string(),
-      topic: z.string().optional(),
-      scheduled_delivery_timestamp: z.number().int(),
-      read_by_sender: z.boolean().optional(),
+      to: z.union([int, z.array(int).min(1)]),
+      content: str,
+      topic: optStr,
+      scheduled_delivery_timestamp: int,
+      read_by_sender: optBool,
     }),
-  response: () => z.looseObject({ scheduled_message_id: z.number().int() }),
+  response: () => z.looseObject({ scheduled_message_id: int }),
   idempotent: false,
 });
 export type ScheduleParams = z.input<typeof create.params>;

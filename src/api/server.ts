@@ -1,5 +1,6 @@
 // The server itself on the wire: GET /server_settings, readable without credentials.
 import { z } from "zod";
+import { bool, int, optBool, optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 
 export const settings = endpoint({
@@ -8,17 +9,17 @@ export const settings = endpoint({
   params: () => z.object({}),
   response: () =>
     z.looseObject({
-      zulip_feature_level: z.number().int(),
-      zulip_version: z.string(),
-      zulip_merge_base: z.string().optional(),
-      push_notifications_enabled: z.boolean().optional(),
-      is_incompatible: z.boolean().optional(),
-      email_auth_enabled: z.boolean().optional(),
-      require_email_format_usernames: z.boolean().optional(),
-      authentication_methods: z.record(z.string(), z.boolean()).optional(),
-      realm_url: z.string().optional(),
-      realm_name: z.string().optional(),
-      realm_description: z.string().optional(),
+      zulip_feature_level: int,
+      zulip_version: str,
+      zulip_merge_base: optStr,
+      push_notifications_enabled: optBool,
+      is_incompatible: optBool,
+      email_auth_enabled: optBool,
+      require_email_format_usernames: optBool,
+      authentication_methods: z.record(str, bool).optional(),
+      realm_url: optStr,
+      realm_name: optStr,
+      realm_description: optStr,
     }),
   auth: "none",
 });

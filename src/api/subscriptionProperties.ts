@@ -1,5 +1,6 @@
 // Personal subscription settings on the wire: colour, muting, pinning and per-channel notifications.
 import { z } from "zod";
+import { bool, int, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 
 /** Subscription properties whose value is a boolean. */
@@ -18,11 +19,11 @@ export type SubscriptionProperty = "color" | BooleanSubscriptionProperty;
 
 /** One change: `color` takes a hex colour string, every other property a boolean. */
 export const subscriptionPropertyChange = z.discriminatedUnion("property", [
-  z.object({ stream_id: z.number().int(), property: z.literal("color"), value: z.string() }),
+  z.object({ stream_id: int, property: z.literal("color"), value: str }),
   z.object({
-    stream_id: z.number().int(),
+    stream_id: int,
     property: z.enum(BOOLEAN_SUBSCRIPTION_PROPERTIES),
-    value: z.boolean(),
+    value: bool,
   }),
 ]);
 export type SubscriptionPropertyChange = z.infer<typeof subscriptionPropertyChange>;
@@ -41,12 +42,12 @@ export const updateProperties = endpoint({
 
 /** `subscription` event with `op: "update"`: one property of the receiver's subscription changed. */
 export const subscriptionUpdateEvent = z.looseObject({
-  id: z.number().int(),
+  id: int,
   type: z.literal("subscription"),
   op: z.literal("update"),
-  stream_id: z.number().int(),
-  property: z.string(),
-  value: z.union([z.boolean(), z.string(), z.number(), z.null()]),
+  stream_id: int,
+  property: str,
+  value: z.union([bool, str, z.number(), z.null()]),
 });
 
 export const subscriptionPropertiesEndpoints = { updateProperties } as const;

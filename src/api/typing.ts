@@ -1,5 +1,6 @@
 // Typing notifications on the wire: POST /typing starts or stops "is typing" in a DM or a channel topic.
 import { z } from "zod";
+import { int, optInt, optStr } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 
 export const set = endpoint({
@@ -11,9 +12,9 @@ export const set = endpoint({
       /** `direct` (default) needs `to`; `stream`/`channel` need `stream_id` and `topic`. */
       type: z.enum(["direct", "stream", "channel"]).optional(),
       /** The DM's recipients (user IDs). */
-      to: z.array(z.number().int()).optional(),
-      stream_id: z.number().int().optional(),
-      topic: z.string().optional(),
+      to: z.array(int).optional(),
+      stream_id: optInt,
+      topic: optStr,
     }),
   response: () => z.looseObject({}),
   // Saying "typing" twice shows the same thing: safe to repeat after a lost answer.

@@ -1,6 +1,7 @@
 // Uploads on the wire: POST /user_uploads, a multipart request carrying one file.
 import type { Readable } from "node:stream";
 import { z } from "zod";
+import { optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 
 const isReadable = (value: unknown): value is Readable =>
@@ -26,13 +27,13 @@ export const upload = endpoint({
       /** Name to store; defaults to the path's basename, or `file` for buffers and streams. */
       filename: z.string().min(1).optional(),
       /** MIME type sent with the file; default `application/octet-stream`. */
-      content_type: z.string().optional(),
+      content_type: optStr,
     }),
   response: () =>
     z.looseObject({
-      url: z.string(),
-      uri: z.string().optional(),
-      filename: z.string().optional(),
+      url: str,
+      uri: optStr,
+      filename: optStr,
     }),
   multipart: true,
   idempotent: false,

@@ -1,52 +1,50 @@
 // Users on the wire: the user objects and the user endpoints (list, own profile, create, update, status).
 import { z } from "zod";
+import { bool, int, optBool, optInt, optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
 import { emojiReactionType, role } from "./common.js";
 
-export const profileData = z.record(
-  z.string(),
-  z.looseObject({ value: z.string(), rendered_value: z.string().optional() }),
-);
+export const profileData = z.record(str, z.looseObject({ value: str, rendered_value: optStr }));
 
 /** An element of `members` in the user list. */
 export const user = z.looseObject({
-  user_id: z.number().int(),
+  user_id: int,
   delivery_email: z.string().nullable(),
-  email: z.string(),
-  full_name: z.string(),
-  date_joined: z.string(),
-  is_active: z.boolean(),
-  is_owner: z.boolean(),
-  is_admin: z.boolean(),
-  is_guest: z.boolean(),
-  is_bot: z.boolean(),
-  bot_type: z.number().int().nullable().optional(),
-  bot_owner_id: z.number().int().nullable().optional(),
-  role: z.union([role, z.number().int()]),
-  timezone: z.string(),
+  email: str,
+  full_name: str,
+  date_joined: str,
+  is_active: bool,
+  is_owner: bool,
+  is_admin: bool,
+  is_guest: bool,
+  is_bot: bool,
+  bot_type: z.int().nullable().optional(),
+  bot_owner_id: z.int().nullable().optional(),
+  role: z.union([role, int]),
+  timezone: str,
   avatar_url: z.string().nullable().optional(),
-  avatar_version: z.number().int().optional(),
+  avatar_version: optInt,
   profile_data: profileData.optional(),
 });
 export type User = z.infer<typeof user>;
 
 /** The requester's own profile, at the top level of GET /users/me. */
 export const ownUser = z.looseObject({
-  user_id: z.number().int(),
-  email: z.string(),
-  delivery_email: z.string(),
-  full_name: z.string(),
+  user_id: int,
+  email: str,
+  delivery_email: str,
+  full_name: str,
   avatar_url: z.string().nullable().optional(),
-  avatar_version: z.number().int().optional(),
-  is_admin: z.boolean(),
-  is_owner: z.boolean(),
-  is_guest: z.boolean(),
-  is_bot: z.boolean(),
-  is_active: z.boolean(),
-  role: z.union([role, z.number().int()]),
-  timezone: z.string(),
-  date_joined: z.string(),
-  max_message_id: z.number().int().optional(),
+  avatar_version: optInt,
+  is_admin: bool,
+  is_owner: bool,
+  is_guest: bool,
+  is_bot: bool,
+  is_active: bool,
+  role: z.union([role, int]),
+  timezone: str,
+  date_joined: str,
+  max_message_id: optInt,
   profile_data: profileData.optional(),
 });
 export type OwnUser = z.infer<typeof ownUser>;
@@ -65,9 +63,9 @@ export const list = endpoint({
   path: "/users",
   params: () =>
     z.object({
-      client_extavatar: z.boolean().optional(),
-      include_custom_profile_fields: z.boolean().optional(),
-      user_ids: z.array(z.number().int()).optional(),
+      client_extavatar: optBool,
+      include_custom_profile_fields: optBool,
+      user_ids: z.array(int).optional(),
     }),
   response: () => z.looseObject({ members: z.array(user) }),
   auth: "optional",
@@ -77,13 +75,13 @@ export const list = endpoint({
 export const create = endpoint({
   method: "POST",
   path: "/users",
-  params: () => z.object({ email: z.string(), password: z.string(), full_name: z.string() }),
-  response: () => z.looseObject({ user_id: z.number().int() }),
+  params: () => z.object({ email: str, password: str, full_name: str }),
+  response: () => z.looseObject({ user_id: int }),
   idempotent: false,
 });
 
 /** One item of `profile_data` in a user update: a custom profile field ID and its new value. */
-export const profileDataChange = z.object({ id: z.number().int(), value: z.string() });
+export const profileDataChange = z.object({ id: int, value: str });
 
 /**
  * PATCH /users/{email}: administrators update another user, found by real email
@@ -95,10 +93,10 @@ export const updateByEmail = endpoint({
   params: () =>
     z.object({
       email: z.string().min(1),
-      full_name: z.string().optional(),
+      full_name: optStr,
       role: role.optional(),
       profile_data: z.array(profileDataChange).optional(),
-      new_email: z.string().optional(),
+      new_email: optStr,
     }),
   response: () => z.looseObject({}),
   idempotent: true,
@@ -106,9 +104,9 @@ export const updateByEmail = endpoint({
 
 /** The user status fields, as set by POST /users/{user_id}/status. */
 export const statusChange = z.object({
-  status_text: z.string().optional(),
-  emoji_name: z.string().optional(),
-  emoji_code: z.string().optional(),
+  status_text: optStr,
+  emoji_name: optStr,
+  emoji_code: optStr,
   reaction_type: emojiReactionType.optional(),
 });
 
@@ -116,14 +114,14 @@ export const statusChange = z.object({
 export const setStatus = endpoint({
   method: "POST",
   path: "/users/{user_id}/status",
-  params: () => statusChange.extend({ user_id: z.number().int() }),
+  params: () => statusChange.extend({ user_id: int }),
   response: () => z.looseObject({}),
   idempotent: true,
 });
 
 /** `realm_user` event with `op: "add"`: a user joined; `person` is seen as the receiver sees it. */
 export const realmUserAddEvent = z.looseObject({
-  id: z.number().int(),
+  id: int,
   type: z.literal("realm_user"),
   op: z.literal("add"),
   person: user,
@@ -131,13 +129,13 @@ export const realmUserAddEvent = z.looseObject({
 
 /** `user_status` event: only the fields that changed are present. */
 export const userStatusEvent = z.looseObject({
-  id: z.number().int(),
+  id: int,
   type: z.literal("user_status"),
-  user_id: z.number().int(),
-  status_text: z.string().optional(),
-  emoji_name: z.string().optional(),
-  emoji_code: z.string().optional(),
-  reaction_type: z.string().optional(),
+  user_id: int,
+  status_text: optStr,
+  emoji_name: optStr,
+  emoji_code: optStr,
+  reaction_type: optStr,
 });
 
 export const usersEndpoints = { me, list, create, updateByEmail, setStatus } as const;

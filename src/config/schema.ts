@@ -62,7 +62,6 @@ export const clusterConfig = z
   .strictObject({
     redis: redisUrl,
     partitions: z
-      .number()
       .int()
       .min(1)
       .max(1_024)
@@ -99,7 +98,6 @@ export const storageConfig = z
         .describe("`file`: one JSON file at `path`, replaced atomically on every write."),
       path: z.string().min(1).describe("The store file, relative to this file."),
       flushDelayMs: z
-        .number()
         .int()
         .min(0)
         .max(60_000)
@@ -138,7 +136,7 @@ const timeZoneSetting = z
 export const rateLimitConfig = z
   .union([
     z.strictObject({
-      commands: z.number().int().min(1).describe("Commands one user may run..."),
+      commands: z.int().min(1).describe("Commands one user may run..."),
       perSeconds: z.number().positive().describe("...within this many seconds."),
     }),
     z.literal(false),
@@ -176,7 +174,6 @@ export const botConfig = z
     sandbox: z
       .strictObject({
         port: z
-          .number()
           .int()
           .min(0)
           .max(65_535)
@@ -205,7 +202,6 @@ export const botConfig = z
       .default(false)
       .describe("Receive messages of every public channel, subscribed or not."),
     concurrency: z
-      .number()
       .int()
       .min(1)
       .max(1_000)
