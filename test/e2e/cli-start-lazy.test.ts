@@ -284,6 +284,18 @@ describe("bot start loads lazily", () => {
     expect(built.filter((name) => !CALLED.has(name))).toEqual([]);
   }, 60_000);
 
+  it("keeps the CLI's output module in the CLI's own file, not a chunk of its own that every start loads", async () => {
+    // esbuild gives a module its own chunk when another entry (a subcommand) imports a value from
+    // it too: `bot check` taking `maskSecret` from output.ts cost every `bot start` one more file.
+    expect(existsSync(metaFile), metaFile).toBe(true);
+    const meta = JSON.parse(await readFile(metaFile, "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const holding = (input: string): string[] =>
+      Object.keys(meta.outputs).filter((out) => input in meta.outputs[out]!.inputs);
+    expect(holding("src/cli/output.ts")).toEqual(holding("src/cli/main.ts"));
+  });
+
   it("ships undici's Pool without its HTTP/2 client, which fails clearly if a server ever picked HTTP/2", async () => {
     // The shipped build: undici's Pool is compiled in, its HTTP/2 client is in no file.
     expect(existsSync(metaFile), metaFile).toBe(true);
