@@ -1,5 +1,4 @@
 // The bot's links to time and the outside world: cron jobs, the webhook receiver, outgoing-webhook mode, health and metrics.
-import { createHash } from "node:crypto";
 import type { AnyEvent } from "../api/events.js";
 import type { ApiClient, ClientOptions } from "../client/client.js";
 import type { EventSink } from "../events/queue.js";
@@ -212,6 +211,8 @@ export function createBotServices(
       ? handler
       : async (request) => {
           const header = DELIVERY_ID_HEADERS.find((h) => typeof request.headers[h] === "string");
+          // Imported here, in cluster mode's webhook path: node:crypto costs ~2 ms at start-up.
+          const { createHash } = await import("node:crypto");
           const id = header
             ? `id:${String(request.headers[header])}`
             : `body:${createHash("sha256").update(request.rawBody).digest("hex")}`;

@@ -49,8 +49,9 @@ async function modulesBehind(files: string[]): Promise<string[]> {
  * Preloaded into the bot: records every module file loaded (ESM through a loader hook, CommonJS
  * through `Module.prototype._compile`) and writes the list when the process exits; also writes
  * which endpoints of the wire table had their schemas built by then (a build without
- * `schemasBuilt` built every one of them at import), and every request the bot sent, as
- * `METHOD path` in order (undici's diagnostics channel, which the bundled undici publishes to).
+ * `schemasBuilt` built every one of them at import), every request the bot sent, as
+ * `METHOD path` in order (undici's diagnostics channel, which the bundled undici publishes to), and
+ * the Node built-in modules loaded (`process.moduleLoadList`: `require` and `import` alike).
  */
 const RECORDER = `
 import { register } from "node:module";
@@ -82,6 +83,10 @@ const api = await import(process.env.API_MODULE);
 process.on("exit", () => {
   writeFileSync(process.env.LOADED_MODULES_FILE, [...loaded].join("\\n"));
   writeFileSync(process.env.REQUESTS_FILE, requests.join("\\n"));
+  writeFileSync(
+    process.env.BUILTINS_FILE,
+    process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)).join("\\n"),
+  );
   const built = Object.entries(api.endpoints).flatMap(([ns, group]) =>
     Object.entries(group)
       .filter(([, ep]) => (typeof api.schemasBuilt === "function" ? api.schemasBuilt(ep) : true))
@@ -123,6 +128,14 @@ const NOT_NEEDED: [string, RegExp][] = [
 ];
 
 /**
+ * Node built-ins `bot start` must not load before its first answer: each costs CPU at every start.
+ * The names are `process.moduleLoadList`'s (`crypto` is node:crypto).
+ */
+const BUILTINS_NOT_NEEDED: [string, string][] = [
+  ["node:crypto (~2 ms; nothing is hashed or drawn at random before the first answer)", "crypto"],
+];
+
+/**
  * The only files of installed packages `bot start` may load itself: undici's llhttp WebAssembly,
  * read at the first connection (scripts/bundle.mjs leaves it to the installed undici). Everything
  * else it runs (zod, yaml, pino, undici's Pool) is compiled into topicbot's bundle.
@@ -159,6 +172,7 @@ describe("bot start loads lazily", () => {
     const list = join(dir, "loaded.txt");
     const builtList = join(dir, "built.txt");
     const requestList = join(dir, "requests.txt");
+    const builtinList = join(dir, "builtins.txt");
     await writeFile(recorder, RECORDER);
     await writeFile(
       config,
@@ -176,6 +190,7 @@ describe("bot start loads lazily", () => {
         LOADED_MODULES_FILE: list,
         BUILT_SCHEMAS_FILE: builtList,
         REQUESTS_FILE: requestList,
+        BUILTINS_FILE: builtinList,
         API_MODULE: apiModule,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -217,6 +232,14 @@ describe("bot start loads lazily", () => {
       return hits.length > 0 ? [`${what}: ${hits.length} modules, e.g. ${hits[0]}`] : [];
     });
     expect(unexpected).toEqual([]);
+
+    // Node's built-ins: the list is real (the client's node:http is on it), and holds none of those
+    // the bot does not need yet.
+    const builtins = (await readFile(builtinList, "utf8")).split("\n");
+    expect(builtins).toContain("http");
+    expect(
+      BUILTINS_NOT_NEEDED.filter(([, name]) => builtins.includes(name)).map(([what]) => what),
+    ).toEqual([]);
 
     // What it runs comes in few files (Node's loader costs ~0.4 ms per file; tsc's build: ~250
     // of topicbot's own plus zod's 95 and yaml's 73): topicbot is bundled, zod and yaml inside it.
@@ -260,6 +283,18 @@ describe("bot start loads lazily", () => {
     expect(built).toContain("messages.send");
     expect(built.filter((name) => !CALLED.has(name))).toEqual([]);
   }, 60_000);
+
+  it("keeps the CLI's output module in the CLI's own file, not a chunk of its own that every start loads", async () => {
+    // esbuild gives a module its own chunk when another entry (a subcommand) imports a value from
+    // it too: `bot check` taking `maskSecret` from output.ts cost every `bot start` one more file.
+    expect(existsSync(metaFile), metaFile).toBe(true);
+    const meta = JSON.parse(await readFile(metaFile, "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const holding = (input: string): string[] =>
+      Object.keys(meta.outputs).filter((out) => input in meta.outputs[out]!.inputs);
+    expect(holding("src/cli/output.ts")).toEqual(holding("src/cli/main.ts"));
+  });
 
   it("ships undici's Pool without its HTTP/2 client, which fails clearly if a server ever picked HTTP/2", async () => {
     // The shipped build: undici's Pool is compiled in, its HTTP/2 client is in no file.
