@@ -1,6 +1,4 @@
 // The file backend: the whole store in one JSON file, rewritten atomically (temp file, fsync, rename), writes batched.
-import type * as NodeCryptoModule from "node:crypto";
-import { createRequire } from "node:module";
 import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { storeOver, type KeyValueStore, type StoreBackend, type StoredEntry } from "./store.js";
@@ -25,18 +23,13 @@ export interface FileOps {
   syncDir(dir: string): Promise<void>;
 }
 
-type NodeCrypto = typeof NodeCryptoModule;
-let cryptoModule: NodeCrypto | undefined;
-
 /**
- * node:crypto, required at the first write (for the temp file's name) rather than imported: it
- * costs ~2 ms of CPU on every start, and most bots never write a file store (issue 17, start-up).
- * Synchronous, so a write takes no extra turn between reading the state and writing it.
+ * 12 random hex digits for a temp file's name, from the global Web Crypto object, which Node loads
+ * on first use: importing node:crypto would cost ~2 ms of CPU on every start, and most bots never
+ * write a file store (issue 17, start-up). Synchronous: a write takes no extra turn.
  */
-function nodeCrypto(): NodeCrypto {
-  cryptoModule ??= createRequire(import.meta.url)("node:crypto") as NodeCrypto;
-  return cryptoModule;
-}
+const tempSuffix = (): string =>
+  Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex");
 
 /** The real file system. */
 export const nodeFileOps: FileOps = {
@@ -170,7 +163,7 @@ export async function openFileBackend(options: FileBackendOptions): Promise<Stor
       if (written === version) return;
       const target = version;
       const text = serialize();
-      const temp = join(dir, `${name}.${nodeCrypto().randomBytes(6).toString("hex")}.tmp`);
+      const temp = join(dir, `${name}.${tempSuffix()}.tmp`);
       try {
         await fs.writeSynced(temp, text);
         await fs.rename(temp, path);
