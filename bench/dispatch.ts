@@ -8,6 +8,7 @@ import { transform } from "esbuild";
 import type * as Topicbot from "../src/index.js";
 import type * as TopicbotClient from "../src/client/index.js";
 import type * as Floor from "./floor.js";
+import type { AnyEvent } from "../src/api/events.js";
 import { main, median, messageEvent, progress, startInMemoryBot, until, type Row } from "./lib.js";
 
 const EVENTS = 40_000;
@@ -27,7 +28,11 @@ function handler(sink: string[], a: number, b: number, note: string | undefined)
 
 const content = (i: number) => `!add ${i % 97} ${i % 13} --note run${i % 7}`;
 
-/** The one timing loop every contender runs: `count` items made by `make(n)`, pushed `BATCH` at a time. */
+/**
+ * The one timing loop every contender runs: `count` items made by `make(n)`, pushed `BATCH` at a
+ * time. Each contender makes its `make` and `push` once: closures made anew for every round die
+ * by the next round's `gc()`, and with them the optimized code of this loop that embedded them.
+ */
 async function inBatches<T>(
   count: number,
   make: (n: number) => T,
@@ -143,16 +148,15 @@ async function topicbot(sink: string[]) {
   });
   const { events, close } = await startInMemoryBot(plugin, { createBot, createClient });
   let nextId = 1;
+  const make = (n: number) =>
+    messageEvent(nextId++, 1 + (n % USERS), `topic ${n % TOPICS}`, content(n));
+  const push = (batch: AnyEvent[]) => events.push(batch);
   return {
     handled: () => handled,
     close,
     async run(count: number) {
       const target = handled + count;
-      await inBatches(
-        count,
-        (n) => messageEvent(nextId++, 1 + (n % USERS), `topic ${n % TOPICS}`, content(n)),
-        (batch) => events.push(batch),
-      );
+      await inBatches(count, make, push);
       await until(() => handled >= target, 120_000, `${count} handled events`);
     },
   };
@@ -210,14 +214,11 @@ function grammy(sink: string[]) {
       },
     };
   };
+  const make = (n: number) => bot.handleUpdate(update(n));
+  const push = async (batch: Promise<void>[]) => void (await Promise.all(batch));
   return {
     handled: () => handled,
-    run: (count: number) =>
-      inBatches(
-        count,
-        (n) => bot.handleUpdate(update(n)),
-        async (batch) => void (await Promise.all(batch)),
-      ),
+    run: (count: number) => inBatches(count, make, push),
   };
 }
 
@@ -240,14 +241,12 @@ async function floor(sink: string[]) {
     },
   );
   let nextId = 1;
+  const make = (n: number) =>
+    messageEvent(nextId++, 1 + (n % USERS), `topic ${n % TOPICS}`, content(n));
+  const push = (batch: AnyEvent[]) => pipeline.push(batch);
   return {
     handled: () => handled,
-    run: (count: number) =>
-      inBatches(
-        count,
-        (n) => messageEvent(nextId++, 1 + (n % USERS), `topic ${n % TOPICS}`, content(n)),
-        (batch) => pipeline.push(batch),
-      ),
+    run: (count: number) => inBatches(count, make, push),
   };
 }
 
@@ -337,7 +336,7 @@ void main(async () => {
   return {
     name: "dispatch",
     title: "Dispatch: events through the whole pipeline, beside grammY and a lean floor",
-    method: `${EVENTS.toLocaleString("en")} \`!add <a> <b> --note <word>\` message events from ${USERS} users in ${TOPICS} topics, pushed in batches of ${BATCH}, ${ROUNDS} rounds (medians), each runner warmed up with ${WARMUP.toLocaleString("en")} events first. topicbot: the built package (as users run it), \`createBot({ events })\` with a push source and the client on an in-memory MockAgent; validation, exactly-once claim, lanes, ignore-self, gate, one plugin middleware, router over three commands, typed argument parsing. grammY: \`bot.handleUpdate\` with \`botInfo\` given, three commands and one middleware, the same parse by hand (it has no typed arguments), no network. Floor: \`bench/floor.ts\` (compiled by esbuild as plain JavaScript, like the build), a ~120-line pipeline with the same features (typeof shape check, ring-buffer claim, lanes, compose, typed args). Time per event is wall time; CPU time per event is the process's user + system time over the same run (steadier on a shared machine). GC time and allocation come from V8's GC profiler. Goal (issue 17): topicbot ≤ grammY and ≤ ${FLOOR_FACTOR}× the floor.`,
+    method: `${EVENTS.toLocaleString("en")} \`!add <a> <b> --note <word>\` message events from ${USERS} users in ${TOPICS} topics, pushed in batches of ${BATCH}, ${ROUNDS} rounds (medians), each runner warmed up with ${WARMUP.toLocaleString("en")} events first. topicbot: the built package (as users run it), \`createBot({ events })\` with a push source and the client on an in-memory MockAgent; validation, exactly-once claim, lanes, ignore-self, gate, one plugin middleware, router over three commands, typed argument parsing. grammY: \`bot.handleUpdate\` with \`botInfo\` given, three commands and one middleware, the same parse by hand (it has no typed arguments), no network. Floor: \`bench/floor.ts\` (compiled by esbuild as plain JavaScript, like the build), a ~120-line pipeline with the same features (typeof shape check, ring-buffer claim, lanes, compose, typed args). Time per event is wall time; CPU time per event is the process's user + system time over the same run (steadier on a shared machine). GC time and allocation come from V8's GC profiler. Each round begins with a full collection (\`gc()\`) while no event is in flight, as a bot's process meets one between polls: optimized code that embedded an object dead by then (\`--trace-deopt\`: \`weak objects\`) is compiled again within the round (grammY loses its \`Context\` and \`handleUpdate\` code there each round; topicbot keeps one instance of each per-message class alive for this, \`src/runtime/dispatch/kept-shapes.ts\`). Goal (issue 17): topicbot ≤ grammY and ≤ ${FLOOR_FACTOR}× the floor.`,
     rows: [
       row("time per event", (f) => f.usPerEvent, "µs", gy, "grammY handleUpdate"),
       row("time per event", (f) => f.usPerEvent, "µs", fl, "the lean floor"),

@@ -1,4 +1,5 @@
 // The dispatcher: one ordered lane per conversation, bounded concurrency across lanes, backpressure.
+import { keptShapes } from "./kept-shapes.js";
 
 export interface DispatcherOptions {
   /** Lanes (conversations) handled at the same time. */
@@ -59,6 +60,10 @@ interface Lane extends LaneRelease {
 export class Fifo<T> {
   #items: (T | undefined)[] = [];
   #head = 0;
+
+  constructor() {
+    keptShapes.fifo = this;
+  }
 
   /** How many items wait. */
   get size(): number {

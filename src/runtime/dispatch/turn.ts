@@ -1,4 +1,5 @@
 // A message's turn in its conversation's lane: what ends it, and whom it tells that the conversation may move on.
+import { keptShapes } from "./kept-shapes.js";
 import type { ContextTurn, MessageContext } from "../context/context.js";
 import type { HandedOn } from "../delivery/intake.js";
 import { handedOn } from "./overlap-lanes.js";
@@ -33,6 +34,7 @@ export class PromisedRelease implements TurnRelease {
     this.promise = new Promise(capture);
     this.#resolve = captured!;
     captured = undefined;
+    keptShapes.release = this;
   }
 
   release(handedOn: HandedOn | undefined): void {
@@ -61,6 +63,7 @@ export class MessageTurn implements ContextTurn {
     this.#hooks = hooks;
     this.arrivedAt = arrivedAt;
     this.#to = to;
+    keptShapes.turn = this;
   }
 
   /**
