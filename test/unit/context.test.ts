@@ -12,7 +12,7 @@ import { definePlugin, type SentMessage } from "../../src/index.js";
 import type { SendParams } from "../../src/api/messages.js";
 import type { ApiClient } from "../../src/client/client.js";
 import { silentLogger } from "../../src/log/logger.js";
-import { messageEvent } from "../../bench/lib.js";
+import { messageEvent } from "../helpers/in-memory-bot.js";
 import type { Message } from "../../src/api/messages.js";
 
 const me = botAccount({ userId: 1000, email: "bot@example.com", fullName: "Helper" });

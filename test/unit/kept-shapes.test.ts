@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
  */
 const script = `
 import { definePlugin, arg } from "./src/index.ts";
-import { startInMemoryBot, messageEvent } from "./bench/lib.ts";
+import { startInMemoryBot, messageEvent } from "./test/helpers/in-memory-bot.ts";
 let handled = 0;
 const plugin = definePlugin({
   name: "shapes",
