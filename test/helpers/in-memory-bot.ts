@@ -5,6 +5,7 @@ import type { AnyEvent, Registration } from "../../src/api/events.js";
 import type { EventSink, EventSource } from "../../src/events/queue.js";
 import { createBot, type Bot } from "../../src/runtime/bot.js";
 import type { Plugin } from "../../src/runtime/plugin.js";
+import { apiUser } from "./fixtures.js";
 
 /** An event source a bench or test pushes batches into, the seam `createBot({ events })` offers. */
 export class PushSource implements EventSource {
@@ -81,18 +82,13 @@ export function inMemoryClient(make: typeof createClient = createClient): {
     .reply(200, {
       result: "success",
       msg: "",
-      user_id: BOT_ID,
-      email: "bot@bench.invalid",
-      delivery_email: "bot@bench.invalid",
-      full_name: "Bench Bot",
-      is_admin: false,
-      is_owner: false,
-      is_guest: false,
-      is_bot: true,
-      is_active: true,
-      role: 400,
-      timezone: "UTC",
-      date_joined: "2024-01-01T00:00:00Z",
+      ...apiUser(BOT_ID, {
+        email: "bot@bench.invalid",
+        delivery_email: "bot@bench.invalid",
+        full_name: "Bench Bot",
+        is_bot: true,
+        timezone: "UTC",
+      }),
     })
     .persist();
   let sent = 0;

@@ -8,29 +8,11 @@ import { Intake } from "../../src/runtime/delivery/intake.js";
 import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
 import type { DeliveryState, DeliveryStore } from "../../src/runtime/delivery/store.js";
 import { Dispatcher } from "../../src/runtime/dispatch/dispatcher.js";
+import { messageEvent as inMemoryMessageEvent } from "../helpers/in-memory-bot.js";
 
-function messageEvent(id: number, topic: string): AnyEvent {
-  return {
-    id,
-    type: "message",
-    flags: [],
-    message: {
-      id,
-      type: "stream",
-      stream_id: 1,
-      display_recipient: "general",
-      subject: topic,
-      content: `message ${id}`,
-      timestamp: 1_700_000_000 + id,
-      sender_id: 7,
-      sender_email: "user7@example.invalid",
-      sender_full_name: "User 7",
-      reactions: [],
-      submessages: [],
-      topic_links: [],
-    },
-  } as unknown as AnyEvent;
-}
+/** A channel message from user 7 in `topic`. */
+const messageEvent = (id: number, topic: string): AnyEvent =>
+  inMemoryMessageEvent(id, 7, topic, `message ${id}`);
 
 /** A delivery store whose watermark saves wait until `release()` is called. */
 function heldStore() {
