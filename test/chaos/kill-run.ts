@@ -55,10 +55,15 @@ const lineCount = (path: string): number => {
 };
 
 /** Resolves once `count()` has grown by `n` (checked every 2 ms), or after 30 s. */
-async function after(count: () => number, n: number): Promise<void> {
+/**
+ * Waits until `count` has grown by `n` (at most 30 s), or until `idle` says no more growth can
+ * come: once the senders are done and every command is answered, waiting would only burn the
+ * 30 s, kill after kill, and run the test past its timeout.
+ */
+async function after(count: () => number, n: number, idle: () => boolean): Promise<void> {
   const target = count() + n;
   const deadline = Date.now() + 30_000;
-  while (count() < target && Date.now() < deadline) await pause(2);
+  while (count() < target && Date.now() < deadline && !idle()) await pause(2);
 }
 
 /**
@@ -79,16 +84,19 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   const users = addUsers(sandbox, options.users);
   const commands: { id: number; topic: string }[] = [];
   let sending = true;
+  let sendersDone = false;
   let senders: Promise<void>[] = [];
-  const startSending = () =>
-    (senders = users.map(async (user, u) => {
+  const startSending = () => {
+    senders = users.map(async (user, u) => {
       for (let i = 0; sending && i < options.perUser; i++) {
         const topic = `kill ${(u + i) % options.topics}`;
         const id = await sendSurely(user, topic, "!echo");
         commands.push({ id, topic });
         await pause(options.sendEveryMs * (0.5 + Math.random()));
       }
-    }));
+    });
+    void Promise.allSettled(senders).then(() => (sendersDone = true));
+  };
 
   const spawnBot = () => {
     // CHAOS_BIN runs another build (e.g. an older version's) to compare.
@@ -111,6 +119,8 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   };
 
   const replies = () => botReplies(sandbox).length;
+  /** Nothing more will happen: every command sent, and every one answered. */
+  const idle = () => sendersDone && replies() >= commands.length;
   // Journal records; a build without the journal (CHAOS_BIN) counts replies instead.
   const records = () => (existsSync(journal) ? lineCount(journal) : replies());
   const kills: Record<KillPoint, number> = { random: 0, "journal write": 0, "catch-up": 0 };
@@ -130,15 +140,19 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
         if (point === "random") {
           // Mostly while it runs; every fifth one while it starts (loading, registering, catching up).
           if (k % 5 !== 0) await stdout.waitFor(/"msg":"ready"/, 60_000).catch(() => undefined);
-          await after(replies, Math.floor(Math.random() * 20));
+          await after(replies, Math.floor(Math.random() * 20), idle);
         } else if (point === "catch-up") {
-          // While handling what piled up when the last one died.
-          await stdout.waitFor(/catching up on missed messages/, 60_000).catch(() => undefined);
-          await after(replies, Math.floor(Math.random() * 4));
+          // While handling what piled up when the last one died. Nothing piled up (every command
+          // answered when it died): it has nothing to catch up on, and is killed once ready.
+          const backlog = commands.length > replies();
+          await stdout
+            .waitFor(backlog ? /catching up on missed messages/ : /"msg":"ready"/, 60_000)
+            .catch(() => undefined);
+          await after(replies, Math.floor(Math.random() * 4), idle);
         } else {
           // Right as a record lands: between an intent and its send, a send and its outcome.
           await stdout.waitFor(/"msg":"ready"/, 60_000).catch(() => undefined);
-          await after(records, 1 + Math.floor(Math.random() * 10));
+          await after(records, 1 + Math.floor(Math.random() * 10), idle);
         }
         if (!/"msg":"ready"/.test(stdout.text)) beforeReady++;
         kills[point]++;

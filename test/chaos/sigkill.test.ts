@@ -39,4 +39,17 @@ describe("chaos: SIGKILL at random points", () => {
     },
     120_000 + KILLS * 20_000,
   );
+
+  // A run whose commands are all sent and answered before the kills are done: the bots that follow
+  // are killed idle, with nothing to catch up on. The harness once waited 30-90 s per such kill for
+  // progress that could not come (a CI rehearsal ran past the timeout above that way).
+  it("kills of idle bots, after every command is answered: still none lost or duplicated", async () => {
+    const idle = await killRun({ kills: 9, users: 5, topics: 4, sendEveryMs: 200, perUser: 2 });
+    try {
+      expect(idle.kills.random + idle.kills["journal write"] + idle.kills["catch-up"]).toBe(9);
+      expectEachAnsweredOnceInOrder(idle.sandbox, idle.commands);
+    } finally {
+      await idle.close();
+    }
+  }, 60_000);
 });
