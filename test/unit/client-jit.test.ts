@@ -1,21 +1,14 @@
 // The client's zod validation runs without zod's JIT for an endpoint's first two calls (start-up calls most once), with it from the third.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MockAgent } from "undici";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createClient } from "../../src/client/index.js";
 import { apiUser, compiledDuring } from "../helpers/fixtures.js";
+import { mockAgentEachTest } from "../helpers/mock-agent.js";
 
 const SITE = "http://chat.test";
 
 describe("createClient validation and zod's JIT", () => {
-  let agent: MockAgent;
-  beforeEach(() => {
-    agent = new MockAgent();
-    agent.disableNetConnect();
-  });
-  afterEach(async () => {
-    await agent.close();
-  });
+  const agent = mockAgentEachTest();
 
   it("validates an endpoint's first two calls without compiling checkers, and compiles them on the third", async () => {
     // zod decides once per process whether it may compile code (its first `new Function`): done here.
@@ -25,7 +18,7 @@ describe("createClient validation and zod's JIT", () => {
       full_name: "Mia",
       date_joined: "2024-01-01T00:00:00Z",
     });
-    agent
+    agent()
       .get(SITE)
       .intercept({
         path: (p) => p === "/api/v1/users" || p.startsWith("/api/v1/users?"),
@@ -37,7 +30,7 @@ describe("createClient validation and zod's JIT", () => {
       site: SITE,
       email: "bot@chat.test",
       apiKey: "KEY123",
-      dispatcher: agent,
+      dispatcher: agent(),
     });
     const list = () => client.users.list({ client_extavatar: false });
     let first: Awaited<ReturnType<typeof list>> | undefined;
@@ -47,7 +40,7 @@ describe("createClient validation and zod's JIT", () => {
     expect(await compiledDuring(list)).toBe(0);
     expect(await compiledDuring(list)).toBeGreaterThan(0);
     // A malformed answer is still refused on a first call.
-    agent
+    agent()
       .get(SITE)
       .intercept({ path: "/api/v1/users/me", method: "GET" })
       .reply(200, { result: "success", msg: "", user_id: "three" });

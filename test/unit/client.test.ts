@@ -1,36 +1,29 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MockAgent } from "undici";
+import { describe, expect, it } from "vitest";
 import {
   createClient,
   ApiError,
   InvalidArgumentError,
   NetworkError,
 } from "../../src/client/index.js";
+import { mockAgentEachTest } from "../helpers/mock-agent.js";
 
 const SITE = "http://chat.test";
 
 describe("createClient over a MockAgent", () => {
-  let agent: MockAgent;
-  beforeEach(() => {
-    agent = new MockAgent();
-    agent.disableNetConnect();
-  });
-  afterEach(async () => {
-    await agent.close();
-  });
+  const agent = mockAgentEachTest();
 
   const client = (retry = {}) =>
     createClient({
       site: SITE,
       email: "bot@chat.test",
       apiKey: "KEY123",
-      dispatcher: agent,
+      dispatcher: agent(),
       retry: { baseMs: 1, capMs: 5, ...retry },
     });
 
   it("sends form fields, strings raw and everything else as JSON, with Basic auth", async () => {
     let seen: { body: string; headers: Record<string, string> } | undefined;
-    agent
+    agent()
       .get(SITE)
       .intercept({ path: "/api/v1/messages", method: "POST" })
       .reply(200, (opts) => {
@@ -49,7 +42,7 @@ describe("createClient over a MockAgent", () => {
   });
 
   it("puts GET parameters in the query string, JSON-encoded", async () => {
-    agent
+    agent()
       .get(SITE)
       .intercept({ path: (p) => p.startsWith("/api/v1/users?"), method: "GET" })
       .reply(200, (opts) => {
@@ -64,7 +57,7 @@ describe("createClient over a MockAgent", () => {
   });
 
   it("turns error bodies into ApiError with code, status, msg and extra keys", async () => {
-    agent.get(SITE).intercept({ path: "/api/v1/messages", method: "POST" }).reply(400, {
+    agent().get(SITE).intercept({ path: "/api/v1/messages", method: "POST" }).reply(400, {
       result: "error",
       msg: "Stream 'x' does not exist",
       code: "STREAM_DOES_NOT_EXIST",
@@ -91,7 +84,7 @@ describe("createClient over a MockAgent", () => {
   });
 
   it("waits out RATE_LIMIT_HIT and retries, even for sends", async () => {
-    const pool = agent.get(SITE);
+    const pool = agent().get(SITE);
     pool
       .intercept({ path: "/api/v1/messages", method: "POST" })
       .reply(429, { result: "error", msg: "", code: "RATE_LIMIT_HIT", "retry-after": 0.01 });
@@ -104,7 +97,7 @@ describe("createClient over a MockAgent", () => {
   });
 
   it("retries 5xx for GET but not for POST /messages", async () => {
-    const pool = agent.get(SITE);
+    const pool = agent().get(SITE);
     pool
       .intercept({ path: "/api/v1/users/me", method: "GET" })
       .reply(502, { result: "error", msg: "bad gateway" });
@@ -136,7 +129,7 @@ describe("createClient over a MockAgent", () => {
   });
 
   it("reports a non-JSON body as a NetworkError with the status", async () => {
-    agent
+    agent()
       .get(SITE)
       .intercept({ path: "/api/v1/users/me", method: "GET" })
       .reply(502, "<html>bad gateway</html>")
@@ -149,7 +142,7 @@ describe("createClient over a MockAgent", () => {
   });
 
   it("takes the long-poll timeout from the registration response", async () => {
-    agent.get(SITE).intercept({ path: "/api/v1/register", method: "POST" }).reply(200, {
+    agent().get(SITE).intercept({ path: "/api/v1/register", method: "POST" }).reply(200, {
       result: "success",
       msg: "",
       queue_id: "q",
@@ -164,7 +157,7 @@ describe("createClient over a MockAgent", () => {
   });
 
   it("aborts a request when the caller's signal fires", async () => {
-    agent
+    agent()
       .get(SITE)
       .intercept({ path: (p) => p.startsWith("/api/v1/events"), method: "GET" })
       .reply(200, { result: "success", msg: "", events: [] })
@@ -176,7 +169,7 @@ describe("createClient over a MockAgent", () => {
   });
 
   it("never shows the API key in an error", async () => {
-    agent
+    agent()
       .get(SITE)
       .intercept({ path: "/api/v1/users/me", method: "GET" })
       .reply(401, { result: "error", msg: "Invalid API key", code: "INVALID_API_KEY" });
