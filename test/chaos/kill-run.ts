@@ -142,12 +142,14 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
           if (k % 5 !== 0) await stdout.waitFor(/"msg":"ready"/, 60_000).catch(() => undefined);
           await after(replies, Math.floor(Math.random() * 20), idle);
         } else if (point === "catch-up") {
-          // While handling what piled up when the last one died. Nothing piled up (every command
-          // answered when it died): it has nothing to catch up on, and is killed once ready.
-          const backlog = commands.length > replies();
-          await stdout
-            .waitFor(backlog ? /catching up on missed messages/ : /"msg":"ready"/, 60_000)
-            .catch(() => undefined);
+          // While handling what piled up when the last one died.
+          // A backlog whose commands the last one had journaled is resumed from the journal, with
+          // no catch-up line: once the backlog is answered, nothing is left to catch up on.
+          const owed = commands.length;
+          await Promise.race([
+            stdout.waitFor(/catching up on missed messages/, 60_000).catch(() => undefined),
+            after(replies, Math.max(0, owed - replies()), () => false),
+          ]);
           await after(replies, Math.floor(Math.random() * 4), idle);
         } else {
           // Right as a record lands: between an intent and its send, a send and its outcome.

@@ -51,5 +51,5 @@ describe("chaos: SIGKILL at random points", () => {
     } finally {
       await idle.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
