@@ -1,0 +1,205 @@
+// The bundle's chunk loader (built to dist/bundle/chunk-loader.js by scripts/bundle.mjs): runs the chunks converted to CommonJS through vm.Script with a V8 code cache on disk.
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
+
+// Why (issue 17, start-up): V8 parses and compiles the ~1.5 MB of JavaScript `bot start` loads on
+// every start, about a third of its CPU before the first answer. Node 22 keeps that work on disk
+// (`module.enableCompileCache()`), Node 20 has no cache for ES modules at all, but `vm.Script`
+// takes V8's code cache (`cachedData`) on every version. So scripts/bundle.mjs writes each chunk
+// it can also as CommonJS (`chunk-X.cjs`) and turns `chunk-X.js` into a facade that asks this
+// module for the chunk's exports: importers (entries, other chunks, user plugins through
+// "topicbot") still import `chunk-X.js`, and each chunk still runs once per process.
+
+/** A chunk's exports, as its CommonJS form sets them (getters esbuild defines before the body runs). */
+type Exports = Record<string, unknown>;
+
+/** What the compile cache did in this process; `bot start` logs it at debug level when ready. */
+export interface CompileCacheRecord {
+  /** The folder of the cache files, or undefined when the cache is off. */
+  dir: string | undefined;
+  /** Why there is no cache in this process (switched off, folder not safe to use). */
+  off?: string;
+  /** Chunks compiled from their cached code. */
+  hits: string[];
+  /** Chunks without a cache file. */
+  misses: string[];
+  /** Chunks whose cache file V8 refused (another Node, a damaged file): rewritten. */
+  rejected: string[];
+  /** Cache files written by this process. */
+  written: string[];
+  /** Cache work that failed (read, write): the chunk ran without it. */
+  errors: string[];
+}
+
+/** Bump when the wrapper or the file format changes: old files are then simply not found. */
+const FORMAT = 1;
+const chunksDir = new URL("./chunks/", import.meta.url);
+/** Resolves what a chunk requires besides its siblings: Node's built-ins and installed packages. */
+const nodeRequire = createRequire(chunksDir);
+
+const record: CompileCacheRecord = {
+  dir: undefined,
+  hits: [],
+  misses: [],
+  rejected: [],
+  written: [],
+  errors: [],
+};
+(globalThis as Record<symbol, unknown>)[Symbol.for("topicbot.compileCache")] = record;
+
+/** Chunks loaded (or loading: a cycle meets the exports object before the body has run). */
+const registry = new Map<string, { exports: Exports }>();
+/** Compiled chunks whose code cache is to be written once the process has run a while. */
+const toWrite = new Map<string, Script>();
+let cacheDir: string | undefined | null = null;
+let writeScheduled = false;
+
+/** The exports of the chunk `name` (`chunk-X`, without extension), running it on first use. */
+export function load(name: string): Exports {
+  const loaded = registry.get(name);
+  if (loaded) return loaded.exports;
+  const file = fileURLToPath(new URL(`${name}.cjs`, chunksDir));
+  const url = new URL(`${name}.js`, chunksDir).href;
+  const module = { exports: {} as Exports };
+  registry.set(name, module);
+  // One line, like Node's own CommonJS wrapper, so the chunk's line numbers (and its source map) stay right.
+  // Strict, as the ES module it was (esbuild's CommonJS output does not say "use strict").
+  const source = `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {"use strict";${readFileSync(file, "utf8")}\n})`;
+  const cached = readCache(name);
+  const script = new Script(source, { filename: file, cachedData: cached });
+  if (cached === undefined) {
+    if (cacheDir) record.misses.push(name);
+    scheduleWrite(name, script);
+  } else if (script.cachedDataRejected) {
+    record.rejected.push(name);
+    scheduleWrite(name, script);
+  } else record.hits.push(name);
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  try {
+    run(module.exports, requireFrom, module, file, dirname(file), url);
+  } catch (error) {
+    registry.delete(name); // As an ES module that threw: the next import throws again, not half-run.
+    throw error;
+  }
+  return module.exports;
+}
+
+/** The chunks' `require`: a sibling chunk comes from the registry, anything else from Node. */
+function requireFrom(specifier: string): unknown {
+  const sibling = /^\.\/([\w-]+)\.js$/.exec(specifier);
+  return sibling ? load(sibling[1]!) : nodeRequire(specifier);
+}
+
+/** The cache file of a chunk: its name carries a hash of its content; V8 checks the rest. */
+const cacheFile = (dir: string, name: string): string =>
+  join(dir, `${name}-${process.version}-${process.arch}.v8`);
+
+/** The cached code of a chunk, or undefined (no cache, no file, unreadable). */
+function readCache(name: string): Buffer | undefined {
+  const dir = cacheFolder();
+  if (!dir) return undefined;
+  try {
+    return readFileSync(cacheFile(dir, name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      record.errors.push(`read ${name}: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * The folder of our cache files, or undefined when there is none. Where Node keeps its own compile
+ * cache (`$NODE_COMPILE_CACHE`, else `<tmpdir>/node-compile-cache`), in a folder of ours, and off
+ * with Node's switch `NODE_DISABLE_COMPILE_CACHE=1`. A shared temporary folder is hostile: a
+ * cache file someone else wrote is code we would run, so the folder is used only if it is a real
+ * directory of this user's that nobody else can write to (nor can they swap it: its parent is
+ * checked too).
+ */
+function cacheFolder(): string | undefined {
+  if (cacheDir !== null) return cacheDir;
+  cacheDir = undefined;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE === "1") {
+    record.off = "NODE_DISABLE_COMPILE_CACHE=1";
+    return undefined;
+  }
+  try {
+    const base = process.env.NODE_COMPILE_CACHE || join(tmpdir(), "node-compile-cache");
+    const dir = join(base, `topicbot-${FORMAT}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const unsafe =
+      unsafeFolder(dir, lstatSync(dir), false) ?? unsafeFolder(base, statSync(base), true);
+    if (unsafe) {
+      record.off = unsafe;
+      return undefined;
+    }
+    cacheDir = dir;
+    record.dir = dir;
+  } catch (error) {
+    record.off = `no cache folder: ${(error as Error).message}`;
+  }
+  return cacheDir;
+}
+
+/** Why a folder is not safe for the cache (another owner, others may write or read), or undefined. */
+function unsafeFolder(
+  path: string,
+  stats: { isDirectory(): boolean; uid: number; mode: number },
+  parent: boolean,
+): string | undefined {
+  if (!stats.isDirectory()) return `${path} is not a directory`;
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined; // Windows: no owners to check; tmpdir is per user.
+  // The parent may be root's (a system folder) or shared with the sticky bit, as /tmp is.
+  if (stats.uid !== uid && !(parent && stats.uid === 0))
+    return `${path} belongs to user ${stats.uid}, not ${uid}`;
+  const othersWrite = (stats.mode & 0o022) !== 0;
+  if (parent ? othersWrite && (stats.mode & 0o1000) === 0 : (stats.mode & 0o077) !== 0)
+    return `${path} has mode ${(stats.mode & 0o7777).toString(8)}: others may ${parent ? "write" : "use"} it`;
+  return undefined;
+}
+
+/**
+ * Writes the code cache of the chunks compiled without one, once: a second after the first
+ * load, when the start path's functions (compiled lazily, on first call) are in V8's cache too.
+ * The timer does not keep the process alive; a process that ends sooner writes nothing.
+ */
+function scheduleWrite(name: string, script: Script): void {
+  if (!cacheDir) return;
+  toWrite.set(name, script);
+  if (writeScheduled) return;
+  writeScheduled = true;
+  setTimeout(writeCaches, 1000).unref();
+}
+
+/** Writes each pending cache file to a temporary name, then renames it: another process reads a whole file or none. */
+function writeCaches(): void {
+  for (const [name, script] of toWrite) {
+    const file = cacheFile(cacheDir!, name);
+    const temp = `${file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+      renameSync(temp, file);
+      record.written.push(name);
+    } catch (error) {
+      record.errors.push(`write ${name}: ${(error as Error).message}`);
+      try {
+        rmSync(temp, { force: true });
+      } catch {
+        // Left behind: a later write renames over its own temporary name.
+      }
+    }
+  }
+  toWrite.clear();
+}
