@@ -108,6 +108,20 @@ function asciiOnly(code) {
 // chunk graph, the entries and every importer stay as they are.
 await convertChunks(result.metafile);
 
+/**
+ * A chunk's CommonJS code as the function expression the loader compiles (its WRAPPER and the
+ * arguments it passes): written so, the file is the script's source as read, with no copy. The
+ * wrapper shares the first line, as in Node's own CommonJS wrapper, so lines and the source map stay
+ * right; esbuild's `"use strict"` stays the function's first statement: strict, as the ES module was.
+ */
+function wrapped(cjs) {
+  if (!cjs.startsWith('"use strict";'))
+    throw new Error(
+      'esbuild\'s CommonJS output does not start with "use strict": update scripts/bundle.mjs',
+    );
+  return `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {${asciiOnly(cjs)}\n})`;
+}
+
 /** The build's chunks (not entries): `dist/bundle/chunks/X.js`. */
 function chunkOutputs(metafile) {
   return Object.keys(metafile.outputs).filter((f) => /^dist\/bundle\/chunks\/[\w-]+\.js$/.test(f));
@@ -187,7 +201,7 @@ async function convertChunks(metafile) {
   }
   for (const [chunk, files] of converted) {
     for (const file of files)
-      writeFileSync(file.path, file.path.endsWith(".cjs") ? asciiOnly(file.text) : file.text);
+      writeFileSync(file.path, file.path.endsWith(".cjs") ? wrapped(file.text) : file.text);
     const name = chunk.slice("dist/bundle/chunks/".length, -".js".length);
     const exports = metafile.outputs[chunk].exports;
     const own = exports.filter((e) => e !== "default");

@@ -41,8 +41,19 @@ export interface CompileCacheRecord {
   written: string[];
   /** Cache work that failed (read, write): the chunk ran without it. */
   errors: string[];
+  /** Chunks loaded after the V8 flags changed: no cache file written for them (see `beforeFlagsChange`). */
+  unwritten: string[];
+  /**
+   * Writes the pending cache files now, and none later. V8 refuses a code cache made under other
+   * V8 flags than the process loading it runs with, so a process about to change one (`bot
+   * start`'s memory policy, `v8.setFlagsFromString`) calls this first: what it writes then is what
+   * the next start, whose flags are still Node's, can use.
+   */
+  beforeFlagsChange(): void;
 }
 
+/** How each `.cjs` file starts (scripts/bundle.mjs): the parameters `load` passes, in order. */
+const WRAPPER = "(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {";
 /** Bump when the wrapper or the file format changes: old files are then simply not found. */
 const FORMAT = 1;
 const chunksDir = new URL("./chunks/", import.meta.url);
@@ -56,6 +67,11 @@ const record: CompileCacheRecord = {
   rejected: [],
   written: [],
   errors: [],
+  unwritten: [],
+  beforeFlagsChange() {
+    writeCaches();
+    flagsChanged = true;
+  },
 };
 (globalThis as Record<symbol, unknown>)[Symbol.for("topicbot.compileCache")] = record;
 
@@ -65,6 +81,8 @@ const registry = new Map<string, { exports: Exports }>();
 const toWrite = new Map<string, Script>();
 let cacheDir: string | undefined | null = null;
 let writeScheduled = false;
+/** Set by `beforeFlagsChange`: a cache file written from now on would be refused. */
+let flagsChanged = false;
 
 /** The exports of the chunk `name` (`chunk-X`, without extension), running it on first use. */
 export function load(name: string): Exports {
@@ -75,8 +93,11 @@ export function load(name: string): Exports {
   const module = { exports: {} as Exports };
   registry.set(name, module);
   // One line, like Node's own CommonJS wrapper, so the chunk's line numbers (and its source map) stay right.
-  // Strict, as the ES module it was (esbuild's CommonJS output does not say "use strict").
-  const source = `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {"use strict";${readFileSync(file, "utf8")}\n})`;
+  // The file is the function expression itself (scripts/bundle.mjs wraps it): compiled as read,
+  // with no second 1.5 MB copy of the source to collect.
+  const source = readFileSync(file, "utf8");
+  if (!source.startsWith(WRAPPER))
+    throw new Error(`${file} is not a chunk of this topicbot build: build it again`);
   const cached = readCache(name);
   const script = new Script(source, { filename: file, cachedData: cached });
   if (cached === undefined) {
@@ -172,19 +193,26 @@ function unsafeFolder(
 
 /**
  * Writes the code cache of the chunks compiled without one, once: a second after the first
- * load, when the start path's functions (compiled lazily, on first call) are in V8's cache too.
- * The timer does not keep the process alive; a process that ends sooner writes nothing.
+ * load, when the start path's functions (compiled lazily, on first call) are in V8's cache too, or
+ * when the process exits before that (a short command; `bot start` stopped by a signal). The timer
+ * does not keep the process alive.
  */
 function scheduleWrite(name: string, script: Script): void {
   if (!cacheDir) return;
+  if (flagsChanged) {
+    record.unwritten.push(name);
+    return;
+  }
   toWrite.set(name, script);
   if (writeScheduled) return;
   writeScheduled = true;
   setTimeout(writeCaches, 1000).unref();
+  process.once("exit", writeCaches);
 }
 
 /** Writes each pending cache file to a temporary name, then renames it: another process reads a whole file or none. */
 function writeCaches(): void {
+  process.removeListener("exit", writeCaches);
   for (const [name, script] of toWrite) {
     const file = cacheFile(cacheDir!, name);
     const temp = `${file}.${process.pid}.tmp`;

@@ -52,6 +52,11 @@ export function applyMemoryPolicy(settings: MemorySettings, log: Logger): void {
       log.debug("memory.youngGeneration hold: left to the young-generation flag Node was given");
     return;
   }
+  // The bundle's compile cache (scripts/chunk-loader.ts) is written first: V8 refuses a code cache
+  // made under other flags than the next start runs with.
+  (globalThis as { [key: symbol]: { beforeFlagsChange?(): void } | undefined })[
+    Symbol.for("topicbot.compileCache")
+  ]?.beforeFlagsChange?.();
   setFlagsFromString(flag);
   log.debug(
     { youngGenerationMiB: youngGenerationMiB(), flag },
