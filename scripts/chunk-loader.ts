@@ -8,7 +8,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
+import Module, { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -84,20 +84,50 @@ let writeScheduled = false;
 /** Set by `beforeFlagsChange`: a cache file written from now on would be refused. */
 let flagsChanged = false;
 
+/** A chunk's code: the function expression of its `.cjs` file (WRAPPER's parameters). */
+type ChunkFunction = (
+  exports: Exports,
+  require: (specifier: string) => unknown,
+  module: { exports: Exports },
+  filename: string,
+  dirname: string,
+  chunkUrl: string,
+) => void;
+
 /** The exports of the chunk `name` (`chunk-X`, without extension), running it on first use. */
 export function load(name: string): Exports {
   const loaded = registry.get(name);
   if (loaded) return loaded.exports;
   const file = fileURLToPath(new URL(`${name}.cjs`, chunksDir));
-  const url = new URL(`${name}.js`, chunksDir).href;
-  const module = { exports: {} as Exports };
-  registry.set(name, module);
-  // One line, like Node's own CommonJS wrapper, so the chunk's line numbers (and its source map) stay right.
-  // The file is the function expression itself (scripts/bundle.mjs wraps it): compiled as read,
-  // with no second 1.5 MB copy of the source to collect.
+  // The file is the function expression itself (scripts/bundle.mjs wraps it, on its first line so
+  // the chunk's line numbers and source map stay right): compiled as read, no second copy of it.
   const source = readFileSync(file, "utf8");
   if (!source.startsWith(WRAPPER))
     throw new Error(`${file} is not a chunk of this topicbot build: build it again`);
+  const run = process.sourceMapsEnabled
+    ? compileMapped(file, source)
+    : compileCached(name, file, source);
+  const module = { exports: {} as Exports };
+  registry.set(name, module);
+  try {
+    // The chunk's original URL as its `import.meta.url`: ownPackage() and createRequire() see what they saw.
+    run(
+      module.exports,
+      requireFrom,
+      module,
+      file,
+      dirname(file),
+      new URL(`${name}.js`, chunksDir).href,
+    );
+  } catch (error) {
+    registry.delete(name); // As an ES module that threw: the next import throws again, not half-run.
+    throw error;
+  }
+  return module.exports;
+}
+
+/** Compiles a chunk through vm.Script with its code cache, noting a hit, miss or refusal. */
+function compileCached(name: string, file: string, source: string): ChunkFunction {
   const cached = readCache(name);
   const script = new Script(source, { filename: file, cachedData: cached });
   if (cached === undefined) {
@@ -107,14 +137,19 @@ export function load(name: string): Exports {
     record.rejected.push(name);
     scheduleWrite(name, script);
   } else record.hits.push(name);
-  const run = script.runInThisContext() as (...args: unknown[]) => void;
-  try {
-    run(module.exports, requireFrom, module, file, dirname(file), url);
-  } catch (error) {
-    registry.delete(name); // As an ES module that threw: the next import throws again, not half-run.
-    throw error;
-  }
-  return module.exports;
+  return script.runInThisContext() as ChunkFunction;
+}
+
+/**
+ * Compiles a chunk through Node's CommonJS loader, when source maps are on
+ * (`--enable-source-maps`): Node maps the stack frames of code it compiled itself, not those of a
+ * vm.Script. Node 20 has no code cache for it: a process that maps its stack traces runs without.
+ */
+function compileMapped(file: string, source: string): ChunkFunction {
+  const module = new Module(file) as Module & { _compile(code: string, file: string): void };
+  module.filename = file;
+  module._compile(`module.exports = ${source}`, file);
+  return module.exports as ChunkFunction;
 }
 
 /** The chunks' `require`: a sibling chunk comes from the registry, anything else from Node. */

@@ -1,6 +1,7 @@
 // The V8 heap settings `bot start` applies from the config's `memory` section (never the library inside another program).
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import type { MemorySettings } from "../config/schema.js";
+import { beforeV8FlagsChange } from "./compile-cache.js";
 import type { Logger } from "../log/logger.js";
 
 /**
@@ -54,9 +55,7 @@ export function applyMemoryPolicy(settings: MemorySettings, log: Logger): void {
   }
   // The bundle's compile cache (scripts/chunk-loader.ts) is written first: V8 refuses a code cache
   // made under other flags than the next start runs with.
-  (globalThis as { [key: symbol]: { beforeFlagsChange?(): void } | undefined })[
-    Symbol.for("topicbot.compileCache")
-  ]?.beforeFlagsChange?.();
+  beforeV8FlagsChange();
   setFlagsFromString(flag);
   log.debug(
     { youngGenerationMiB: youngGenerationMiB(), flag },
