@@ -29,7 +29,7 @@ export function compileCacheReport(): Record<string, unknown> | undefined {
   return {
     dir: r.dir,
     off: r.off,
-    hits: r.hits.length,
+    hits: r.hits,
     misses: r.misses,
     rejected: r.rejected,
     written: r.written,
