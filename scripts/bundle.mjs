@@ -122,6 +122,32 @@ function wrapped(cjs) {
   return `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {${asciiOnly(cjs)}\n})`;
 }
 
+/**
+ * The exported bindings of an ES chunk that its code assigns after declaring them. A facade copies
+ * each export once, when the chunk has run (`export const { a, b } = ...`): an ES module's export
+ * is a live binding, so a chunk whose exported `let`/`var` changes later must stay an ES module.
+ * A textual check on esbuild's output, erring towards "assigned" (which only keeps a chunk ESM).
+ */
+function reassignedExports(code) {
+  const list = /\nexport \{([^}]*)\};\s*(\/\/# sourceMappingURL=\S*\s*)?$/.exec(code);
+  if (!list) return code.includes("\nexport ") ? ["(an export statement not understood)"] : [];
+  const locals = list[1]
+    .split(",")
+    .map((entry) => entry.trim().split(/\s+as\s+/)[0])
+    .filter(Boolean);
+  return locals.filter((local) => {
+    const name = local.replace(/\$/g, "\\$");
+    const assignments = code.match(
+      new RegExp(
+        `(^|[^.\\w$])${name}\\s*(=(?!=)|[-+*/%&|^]=|\\+\\+|--)|(\\+\\+|--)${name}\\b`,
+        "gm",
+      ),
+    );
+    const declared = new RegExp(`(var|let|const)\\s+${name}\\s*=(?!=)`).test(code);
+    return (assignments?.length ?? 0) > (declared ? 1 : 0);
+  });
+}
+
 /** The build's chunks (not entries): `dist/bundle/chunks/X.js`. */
 function chunkOutputs(metafile) {
   return Object.keys(metafile.outputs).filter((f) => /^dist\/bundle\/chunks\/[\w-]+\.js$/.test(f));
@@ -158,6 +184,11 @@ async function convertChunks(metafile) {
     if (kept.has(chunk)) continue;
     const url = new URL(chunk, root);
     const code = readFileSync(url, "utf8");
+    const reassigned = reassignedExports(code);
+    if (reassigned.length > 0) {
+      kept.set(chunk, `its code assigns its export(s) ${reassigned.join(", ")} again`);
+      continue;
+    }
     const banner = code.indexOf("\n");
     if (!code.slice(0, banner).includes("__topicbotCreateRequire"))
       throw new Error(`${chunk} does not start with the require banner: update scripts/bundle.mjs`);
