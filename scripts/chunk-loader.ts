@@ -75,7 +75,7 @@ const record: CompileCacheRecord = {
 };
 (globalThis as Record<symbol, unknown>)[Symbol.for("topicbot.compileCache")] = record;
 
-/** Chunks loaded (or loading: a cycle meets the exports object before the body has run). */
+/** Chunks loaded (or loading: a cycle would meet the exports object before the body has run). */
 const registry = new Map<string, { exports: Exports }>();
 /** Compiled chunks whose code cache is to be written once the process has run a while. */
 const toWrite = new Map<string, Script>();
@@ -123,7 +123,24 @@ export function load(name: string): Exports {
     registry.delete(name); // As an ES module that threw: the next import throws again, not half-run.
     throw error;
   }
-  return module.exports;
+  const exports = settledExports(module.exports);
+  registry.set(name, { exports });
+  return exports;
+}
+
+/**
+ * A chunk's exports as plain values, once its body has run. esbuild's CommonJS form exports
+ * getters (two deep: its `__toCommonJS` copy over its `__export` object) and every use of another
+ * chunk's export in the importer's code reads one (`(0, import_chunk.string)()`): building the
+ * wire and config schemas at start-up makes thousands of such calls to zod's chunk. Plain
+ * properties cost a load each. The values cannot change later: scripts/bundle.mjs converts no
+ * chunk whose code assigns an export again (a facade copies them once too). `__esModule` marks it
+ * as esbuild's own form does, for the `import()`s of sibling chunks it turned into `require`.
+ */
+function settledExports(live: Exports): Exports {
+  const exports: Exports = {};
+  for (const key of Object.keys(live)) exports[key] = live[key];
+  return Object.defineProperty(exports, "__esModule", { value: true });
 }
 
 /** Compiles a chunk through vm.Script with its code cache, noting a hit, miss or refusal. */
