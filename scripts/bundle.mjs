@@ -1,4 +1,5 @@
 // Build step after tsc: bundles the published JavaScript with esbuild into dist/bundle/, one file per package export plus the CLI, sharing code-split chunks.
+import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { stdout } from "node:process";
 import { URL, fileURLToPath } from "node:url";
@@ -113,13 +114,18 @@ await convertChunks(result.metafile);
  * arguments it passes): written so, the file is the script's source as read, with no copy. The
  * wrapper shares the first line, as in Node's own CommonJS wrapper, so lines and the source map stay
  * right; esbuild's `"use strict"` stays the function's first statement: strict, as the ES module was.
+ * A hash of the code follows the wrapper, in a comment: the loader names the chunk's cache file
+ * with it, as V8 checks only a cache's source length (the chunk's name hashes the ES chunk, not
+ * this conversion of it).
  */
 function wrapped(cjs) {
   if (!cjs.startsWith('"use strict";'))
     throw new Error(
       'esbuild\'s CommonJS output does not start with "use strict": update scripts/bundle.mjs',
     );
-  return `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {${asciiOnly(cjs)}\n})`;
+  const code = asciiOnly(cjs);
+  const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
+  return `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {/*topicbot:${hash}*/${code}\n})`;
 }
 
 /**

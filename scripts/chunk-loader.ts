@@ -52,7 +52,10 @@ export interface CompileCacheRecord {
   beforeFlagsChange(): void;
 }
 
-/** How each `.cjs` file starts (scripts/bundle.mjs): the parameters `load` passes, in order. */
+/**
+ * How each `.cjs` file starts (scripts/bundle.mjs): the parameters `load` passes, in order; then
+ * `/*topicbot:<hash of the code>*\/`.
+ */
 const WRAPPER = "(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {";
 /** Bump when the wrapper or the file format changes: old files are then simply not found. */
 const FORMAT = 1;
@@ -102,11 +105,13 @@ export function load(name: string): Exports {
   // The file is the function expression itself (scripts/bundle.mjs wraps it, on its first line so
   // the chunk's line numbers and source map stay right): compiled as read, no second copy of it.
   const source = readFileSync(file, "utf8");
-  if (!source.startsWith(WRAPPER))
-    throw new Error(`${file} is not a chunk of this topicbot build: build it again`);
+  const hash = source.startsWith(WRAPPER)
+    ? /^\/\*topicbot:([0-9a-f]{16})\*\//.exec(source.slice(WRAPPER.length, WRAPPER.length + 30))
+    : null;
+  if (!hash) throw new Error(`${file} is not a chunk of this topicbot build: build it again`);
   const run = process.sourceMapsEnabled
     ? compileMapped(file, source)
-    : compileCached(name, file, source);
+    : compileCached(`${name}-${hash[1]}`, file, source);
   const module = { exports: {} as Exports };
   registry.set(name, module);
   try {
@@ -143,7 +148,10 @@ function settledExports(live: Exports): Exports {
   return Object.defineProperty(exports, "__esModule", { value: true });
 }
 
-/** Compiles a chunk through vm.Script with its code cache, noting a hit, miss or refusal. */
+/**
+ * Compiles a chunk through vm.Script with its code cache, noting a hit, miss or refusal. `name`
+ * is the chunk's with the hash of its code, as V8 checks only the length of a cache's source.
+ */
 function compileCached(name: string, file: string, source: string): ChunkFunction {
   const cached = readCache(name);
   const script = new Script(source, { filename: file, cachedData: cached });
@@ -175,7 +183,7 @@ function requireFrom(specifier: string): unknown {
   return sibling ? load(sibling[1]!) : nodeRequire(specifier);
 }
 
-/** The cache file of a chunk: its name carries a hash of its content; V8 checks the rest. */
+/** The cache file of a chunk (`name`: the chunk's and its code's hash) for this Node; V8 checks the rest. */
 const cacheFile = (dir: string, name: string): string =>
   join(dir, `${name}-${process.version}-${process.arch}.v8`);
 

@@ -121,6 +121,8 @@ describe("bot start's compile cache", () => {
     // Written before the memory policy changes a V8 flag, so before the ready line: the next start
     // runs with Node's flags, and V8 refuses a code cache made under other flags.
     expect([...first.written].sort()).toEqual([...first.misses].sort());
+    // One file per chunk, named by the chunk, the hash of its code and this Node.
+    for (const name of first.misses) expect(name).toMatch(/^[a-z]+-[A-Z0-9]+-[0-9a-f]{16}$/);
     const files = await cacheFiles();
     expect(files).toEqual(
       first.misses.map((name) => `${name}-${process.version}-${process.arch}.v8`).sort(),
