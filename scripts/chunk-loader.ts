@@ -2,6 +2,7 @@
 import {
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -289,5 +290,25 @@ function writeCaches(): void {
       }
     }
   }
+  if (toWrite.size > 0) pruneStale(cacheDir!);
   toWrite.clear();
+}
+
+/** How long a cache file is kept after it was written: every build of topicbot, every Node, leaves its own. */
+const STALE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Removes the cache files written more than STALE_MS ago, when a process writes some (a new build
+ * or a new Node version came): one still in use is written again by the next start, which misses it.
+ */
+function pruneStale(dir: string): void {
+  try {
+    const now = Date.now();
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (now - lstatSync(path).mtimeMs > STALE_MS) rmSync(path, { force: true });
+    }
+  } catch (error) {
+    record.errors.push(`prune: ${(error as Error).message}`);
+  }
 }

@@ -21,7 +21,8 @@ const record = (): CompileCacheRecord | undefined =>
 /**
  * What the compile cache did so far, for `bot start`'s debug log when ready: which chunks were
  * compiled from cached code (hits), had none (misses) or had one V8 refused (rejected, rewritten),
- * which files this process wrote, and why there is no cache if there is none.
+ * which files this process wrote (and which chunks it loaded too late to write: after V8's flags
+ * changed), and why there is no cache if there is none.
  */
 export function compileCacheReport(): Record<string, unknown> | undefined {
   const r = record();
@@ -34,6 +35,7 @@ export function compileCacheReport(): Record<string, unknown> | undefined {
     rejected: r.rejected,
     written: r.written,
     errors: r.errors.length > 0 ? r.errors : undefined,
+    unwritten: r.unwritten.length > 0 ? r.unwritten : undefined,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   readFile,
   rm,
   stat,
+  utimes,
   writeFile,
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -151,12 +152,18 @@ describe("bot start's compile cache", () => {
     const chunk = damaged.slice(0, damaged.indexOf("-v"));
     const garbage = Buffer.alloc(Math.max(...sizes), "x");
     await writeFile(join(cache, OURS, damaged), garbage);
+    // And the file of a build gone 40 days ago: pruned when a start writes.
+    const stale = join(cache, OURS, `chunk-GONE-0123456789abcdef-${process.version}-x.v8`);
+    await writeFile(stale, "old");
+    const longAgo = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000);
+    await utimes(stale, longAgo, longAgo);
 
     const second = await startOnce();
     expect(second.rejected).toEqual([chunk]);
     expect(second.written).toEqual([chunk]);
     expect(second.hits.length).toBe(first.misses.length - 1);
     expect((await readFile(join(cache, OURS, damaged))).equals(garbage)).toBe(false);
+    expect(await cacheFiles()).toEqual(files);
 
     const third = await startOnce();
     expect({ hits: third.hits.length, rejected: third.rejected }).toEqual({
