@@ -23,7 +23,7 @@ import { Script } from "node:vm";
 // module for the chunk's exports: importers (entries, other chunks, user plugins through
 // "topicbot") still import `chunk-X.js`, and each chunk still runs once per process.
 
-/** A chunk's exports, as its CommonJS form sets them (getters esbuild defines before the body runs). */
+/** A chunk's exports: getters while its body runs (esbuild's CommonJS form), plain values after (`settledExports`). */
 type Exports = Record<string, unknown>;
 
 /** What the compile cache did in this process; `bot start` logs it at debug level when ready. */
