@@ -206,3 +206,20 @@ describe("bot start's compile cache", () => {
     expect(await readdir(cache)).toEqual([]);
   }, 60_000);
 });
+
+describe("the bundle's chunks under the chunk loader", () => {
+  it("map their stack frames to src/ when source maps are on", async () => {
+    // createClient runs in the client's chunk, which the loader compiles; a bad `site` throws there.
+    const client = new URL("../../dist/bundle/client.js", import.meta.url).href;
+    const script = `import(${JSON.stringify(client)}).then(({ createClient }) => { try { createClient({ site: 5 }); } catch (e) { console.log(e.stack); } });`;
+    const child = spawn(process.execPath, ["--enable-source-maps", "-e", script], {
+      env: { ...cleanEnv(), NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stdout = watch(child.stdout!);
+    await stdout.waitFor(/at createClient/, 15_000);
+    await once(child, "exit");
+    expect(stdout.text).toMatch(/at createClient \(.*\/src\/client\/client\.ts:\d+:\d+\)/);
+    expect(stdout.text).not.toMatch(/\.cjs:/);
+  }, 30_000);
+});
