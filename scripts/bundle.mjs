@@ -1,5 +1,7 @@
 // Build step after tsc: bundles the published JavaScript with esbuild into dist/bundle/, one file per package export plus the CLI, sharing code-split chunks.
+import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { stdout } from "node:process";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import {
@@ -88,13 +90,176 @@ writeFileSync(new URL("dist/bundle-meta.json", root), JSON.stringify(result.meta
 for (const file of Object.keys(result.metafile.outputs).filter((f) => f.endsWith(".js"))) {
   const url = new URL(file, root);
   const code = readFileSync(url, "utf8");
-  if (/[\u0080-\uffff]/.test(code))
-    writeFileSync(
-      url,
-      // Without the `u` flag each UTF-16 unit (a surrogate too) is matched and escaped alone.
-      code.replace(
-        /[\u0080-\uffff]/g,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  if (/[\u0080-\uffff]/.test(code)) writeFileSync(url, asciiOnly(code));
+}
+
+/** `code` with each non-ASCII character (left in comments by esbuild) written as `\uXXXX`. */
+function asciiOnly(code) {
+  // Without the `u` flag each UTF-16 unit (a surrogate too) is matched and escaped alone.
+  return code.replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+// Why (issue 17, start-up): V8 compiles the bundle on every start and Node 20 keeps no compile
+// cache for ES modules. Each chunk that can run as CommonJS is written also as `chunk-X.cjs`, and
+// `chunk-X.js` becomes a facade that takes the chunk's exports from dist/bundle/chunk-loader.js
+// (scripts/chunk-loader.ts), which compiles the `.cjs` through vm.Script with a V8 code cache. The
+// chunk graph, the entries and every importer stay as they are.
+await convertChunks(result.metafile);
+
+/**
+ * A chunk's CommonJS code as the function expression the loader compiles (its WRAPPER and the
+ * arguments it passes): written so, the file is the script's source as read, with no copy. The
+ * wrapper shares the first line, as in Node's own CommonJS wrapper, so lines and the source map stay
+ * right; esbuild's `"use strict"` stays the function's first statement: strict, as the ES module was.
+ * A hash of the code follows the wrapper, in a comment: the loader names the chunk's cache file
+ * with it, as V8 checks only a cache's source length (the chunk's name hashes the ES chunk, not
+ * this conversion of it).
+ */
+function wrapped(cjs) {
+  if (!cjs.startsWith('"use strict";'))
+    throw new Error(
+      'esbuild\'s CommonJS output does not start with "use strict": update scripts/bundle.mjs',
+    );
+  const code = asciiOnly(cjs);
+  const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
+  return `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {/*topicbot:${hash}*/${code}\n})`;
+}
+
+/**
+ * The exported bindings of an ES chunk that its code assigns after declaring them. A facade copies
+ * each export once, when the chunk has run (`export const { a, b } = ...`): an ES module's export
+ * is a live binding, so a chunk whose exported `let`/`var` changes later must stay an ES module.
+ * A textual check on esbuild's output, erring towards "assigned" (which only keeps a chunk ESM).
+ */
+function reassignedExports(code) {
+  const list = /\nexport \{([^}]*)\};\s*(\/\/# sourceMappingURL=\S*\s*)?$/.exec(code);
+  if (!list) return code.includes("\nexport ") ? ["(an export statement not understood)"] : [];
+  const locals = list[1]
+    .split(",")
+    .map((entry) => entry.trim().split(/\s+as\s+/)[0])
+    .filter(Boolean);
+  return locals.filter((local) => {
+    const name = local.replace(/\$/g, "\\$");
+    const assignments = code.match(
+      new RegExp(
+        `(^|[^.\\w$])${name}\\s*(=(?!=)|[-+*/%&|^]=|\\+\\+|--)|(\\+\\+|--)${name}\\b`,
+        "gm",
       ),
     );
+    const declared = new RegExp(`(var|let|const)\\s+${name}\\s*=(?!=)`).test(code);
+    return (assignments?.length ?? 0) > (declared ? 1 : 0);
+  });
+}
+
+/** The build's chunks (not entries): `dist/bundle/chunks/X.js`. */
+function chunkOutputs(metafile) {
+  return Object.keys(metafile.outputs).filter((f) => /^dist\/bundle\/chunks\/[\w-]+\.js$/.test(f));
+}
+
+/**
+ * Converts the chunks that can run under the loader and prints which did not, and why. A chunk
+ * stays an ES module if it has top-level await (CommonJS has none), `import()`s anything but a
+ * sibling chunk (`import()` throws inside vm.Script on Node 20), or imports a chunk that stays an
+ * ES module (the loader's `require` cannot load one).
+ */
+async function convertChunks(metafile) {
+  await build({
+    absWorkingDir: fileURLToPath(root),
+    entryPoints: { "chunk-loader": "scripts/chunk-loader.ts" },
+    outdir: "dist/bundle",
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    sourcemap: true,
+    logLevel: "warning",
+  });
+  const chunks = chunkOutputs(metafile);
+  const kept = new Map();
+  for (const chunk of chunks) {
+    const dynamic = metafile.outputs[chunk].imports.filter(
+      (i) => i.kind === "dynamic-import" && !chunks.includes(i.path),
+    );
+    if (dynamic.length > 0) kept.set(chunk, `import()s ${dynamic.map((i) => i.path).join(", ")}`);
+  }
+  const converted = new Map();
+  for (const chunk of chunks) {
+    if (kept.has(chunk)) continue;
+    const url = new URL(chunk, root);
+    const code = readFileSync(url, "utf8");
+    const reassigned = reassignedExports(code);
+    if (reassigned.length > 0) {
+      kept.set(chunk, `its code assigns its export(s) ${reassigned.join(", ")} again`);
+      continue;
+    }
+    const banner = code.indexOf("\n");
+    if (!code.slice(0, banner).includes("__topicbotCreateRequire"))
+      throw new Error(`${chunk} does not start with the require banner: update scripts/bundle.mjs`);
+    // The loader gives `require`; an empty first line keeps the chunk's source map right.
+    writeFileSync(url, code.slice(banner));
+    try {
+      const out = await build({
+        absWorkingDir: fileURLToPath(root),
+        entryPoints: [chunk],
+        outfile: chunk.replace(/\.js$/, ".cjs"),
+        bundle: false,
+        format: "cjs",
+        platform: "node",
+        target: "node20",
+        supported: { "dynamic-import": false },
+        define: { "import.meta.url": "__topicbotChunkUrl" },
+        sourcemap: true,
+        write: false,
+        logLevel: "silent",
+      });
+      const cjs = out.outputFiles.find((f) => f.path.endsWith(".cjs")).text;
+      if (/\bimport\.meta\b|\bimport_meta\b/.test(cjs))
+        throw new Error("uses import.meta beyond import.meta.url");
+      converted.set(chunk, out.outputFiles);
+    } catch (error) {
+      kept.set(chunk, error.errors?.[0]?.text ?? error.message);
+    } finally {
+      writeFileSync(url, code);
+    }
+  }
+  // A chunk importing one that stays an ES module stays one too, until nothing changes.
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const chunk of converted.keys()) {
+      const esm = metafile.outputs[chunk].imports.find((i) => kept.has(i.path));
+      if (!esm) continue;
+      kept.set(chunk, `imports ${esm.path}, which stays an ES module`);
+      converted.delete(chunk);
+      changed = true;
+    }
+  }
+  for (const [chunk, files] of converted) {
+    for (const file of files)
+      writeFileSync(file.path, file.path.endsWith(".cjs") ? wrapped(file.text) : file.text);
+    const name = chunk.slice("dist/bundle/chunks/".length, -".js".length);
+    const exports = metafile.outputs[chunk].exports;
+    const own = exports.filter((e) => e !== "default");
+    writeFileSync(
+      new URL(chunk, root),
+      [
+        `// Facade of ${name}.cjs, which the chunk loader runs with a V8 code cache (scripts/bundle.mjs).`,
+        'import { load as $topicbotLoad } from "../chunk-loader.js";',
+        `const $topicbotChunk = $topicbotLoad(${JSON.stringify(name)});`,
+        ...(own.length > 0 ? [`export const { ${own.join(", ")} } = $topicbotChunk;`] : []),
+        ...(exports.includes("default") ? ["export default $topicbotChunk.default;"] : []),
+        "",
+      ].join("\n"),
+    );
+    rmSync(new URL(`${chunk}.map`, root), { force: true });
+  }
+  const size = (chunk) => metafile.outputs[chunk].bytes;
+  const kb = (bytes) => `${Math.round(bytes / 1024)} KB`;
+  stdout.write(
+    `chunks run with a code cache: ${converted.size} of ${chunks.length} (${kb([...converted.keys()].reduce((n, c) => n + size(c), 0))})\n`,
+  );
+  for (const [chunk, why] of kept)
+    stdout.write(`  stays an ES module: ${chunk} (${kb(size(chunk))}): ${why}\n`);
 }

@@ -1,6 +1,7 @@
 // The V8 heap settings `bot start` applies from the config's `memory` section (never the library inside another program).
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import type { MemorySettings } from "../config/schema.js";
+import { beforeV8FlagsChange } from "./compile-cache.js";
 import type { Logger } from "../log/logger.js";
 
 /**
@@ -52,6 +53,9 @@ export function applyMemoryPolicy(settings: MemorySettings, log: Logger): void {
       log.debug("memory.youngGeneration hold: left to the young-generation flag Node was given");
     return;
   }
+  // The bundle's compile cache (scripts/chunk-loader.ts) is written first: V8 refuses a code cache
+  // made under other flags than the next start runs with.
+  beforeV8FlagsChange();
   setFlagsFromString(flag);
   log.debug(
     { youngGenerationMiB: youngGenerationMiB(), flag },

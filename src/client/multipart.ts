@@ -3,6 +3,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { Readable } from "node:stream";
+import { nodeCrypto } from "../node-crypto.js";
 
 export interface MultipartBody {
   contentType: string;
@@ -30,8 +31,8 @@ export const isReplayable = (part: FilePart): boolean =>
 
 /** Encodes one file (and optional fields) as `multipart/form-data`, streaming the file's bytes. */
 export async function encodeMultipart(part: FilePart): Promise<MultipartBody> {
-  // Imported here, where an upload needs it: node:crypto costs ~2 ms of every start (issue 17).
-  const { randomBytes } = await import("node:crypto");
+  // Loaded here, where an upload needs it: node:crypto costs ~2 ms of every start (issue 17).
+  const { randomBytes } = nodeCrypto();
   const boundary = `----topicbot${randomBytes(12).toString("hex")}`;
   const filename = part.filename ?? (typeof part.file === "string" ? basename(part.file) : "file");
   const fileSize =

@@ -13,6 +13,7 @@ import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
 import { createStore } from "../../storage/create.js";
 import { createMemoryStore } from "../../storage/store.js";
 import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.js";
+import { compileCacheReport } from "../compile-cache.js";
 import { applyMemoryPolicy } from "../memory-policy.js";
 import type { Output } from "../output.js";
 import { clusterStorage } from "../cluster-storage.js";
@@ -223,6 +224,8 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     },
     "ready",
   );
+  const compileCache = compileCacheReport();
+  if (compileCache) log.debug({ compileCache }, "compile cache");
   try {
     await bot.done;
     return 0;
