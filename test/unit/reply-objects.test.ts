@@ -1,4 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
+import { ReplyBook } from "../../src/runtime/delivery/records.js";
+import type { ReplyIntent } from "../../src/runtime/delivery/store.js";
 import type { SendParams } from "../../src/api/messages.js";
 import { encodeRequest, formEncode } from "../../src/client/encode.js";
 import {
@@ -17,7 +23,8 @@ import { silentLogger } from "../../src/log/logger.js";
 import { messageEvent } from "../helpers/in-memory-bot.js";
 
 // Objects, closures and lookups a reply made on its way out that it need not: the closures a
-// context handed its send guard, a `URLSearchParams` per request, a series lookup per latency.
+// context handed its send guard, a `URLSearchParams` per request, a series lookup per latency,
+// a walk of the reply book's map per incoming message, a `JSON.stringify` of the whole intent.
 
 const me = botAccount({ userId: 1000, email: "bot@example.com", fullName: "Helper" });
 
@@ -160,5 +167,77 @@ describe("the reply latency histogram", () => {
       observe(v);
     }
     expect(b.lines()).toEqual(a.lines());
+  });
+});
+
+describe("the reply book", () => {
+  it("forgets the oldest incoming message without walking its map", () => {
+    const forgotten: number[] = [];
+    const book = new ReplyBook(3, (id) => forgotten.push(id));
+    const keys = vi.spyOn(Map.prototype, "keys");
+    for (let id = 1; id <= 8; id++) book.sent(id, 0, [100 + id]);
+    book.sent(8, 1, [200]); // a known message: nothing forgotten
+    const walks = keys.mock.calls.length;
+    keys.mockRestore();
+    // Each message past the third looked the oldest up through the map's iterator: 5.
+    expect(walks).toBe(0);
+    expect(forgotten).toEqual([1, 2, 3, 4, 5]);
+    expect(book.records().map((r) => [r.incomingId, r.index])).toEqual([
+      [6, 0],
+      [7, 0],
+      [8, 0],
+      [8, 1],
+    ]);
+    expect(book.get(5, 0)).toBeUndefined();
+    expect(book.size).toBe(3);
+  });
+});
+
+describe("an intent's journal record", () => {
+  it("stringifies only the parameters, and reads back as the intent", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "topicbot-intent-"));
+    try {
+      const path = join(dir, "j.jsonl");
+      const store = await FileDeliveryStore.open({ path });
+      const intents: ReplyIntent[] = [
+        {
+          incomingId: 7,
+          index: 0,
+          params: { type: "channel", to: 5, topic: 't "q"', content: "echo\n 1 é" },
+          floor: 9,
+          at: 1_700_000_000_123,
+        },
+        {
+          incomingId: 8,
+          index: 2,
+          params: { type: "direct", to: [3, 4], content: "x" },
+          floor: 9,
+          at: 1,
+          willEdit: true,
+        },
+      ];
+      const stringify = vi.spyOn(JSON, "stringify");
+      await Promise.all(intents.map((i) => store.intend(i)));
+      const whole = stringify.mock.calls.filter(([v]) => intents.includes(v as ReplyIntent));
+      stringify.mockRestore();
+      // Each intent went through JSON.stringify whole: 2.
+      expect(whole).toHaveLength(0);
+      const lines = readFileSync(path, "utf8").trim().split("\n");
+      expect(lines).toEqual(intents.map((i) => JSON.stringify({ i })));
+      // Odd intents (`willEdit: false`, a key it does not know) are stringified whole.
+      const odd = { ...intents[0]!, incomingId: 10, willEdit: false };
+      const extra = { ...intents[0]!, incomingId: 11, note: "x" } as ReplyIntent;
+      await Promise.all([store.intend(odd), store.intend(extra)]);
+      await store.close();
+      expect(readFileSync(path, "utf8").trim().split("\n").slice(2)).toEqual([
+        JSON.stringify({ i: odd }),
+        JSON.stringify({ i: extra }),
+      ]);
+      const again = await FileDeliveryStore.open({ path });
+      expect((await again.load()).replies.map((r) => r.intent)).toEqual([...intents, odd, extra]);
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
