@@ -241,7 +241,7 @@ export function createClient(options: ClientOptions): ApiClient {
       delete values.filename;
       delete values.content_type;
     }
-    const { path, fields } = encodeRequest(ep.path, values, facts.pathParams);
+    const { path, form } = encodeRequest(ep.path, values, facts.pathParams);
     const repeatable = (ep.idempotent ?? false) || callOptions.retryUnsafe === true;
 
     const onCall = options.onCall;
@@ -257,8 +257,10 @@ export function createClient(options: ClientOptions): ApiClient {
         const res = await transport.send({
           method: ep.method,
           path,
-          fields,
-          body: filePart ? await encodeMultipart({ ...filePart, fields }) : undefined,
+          fields: form,
+          body: filePart
+            ? await encodeMultipart({ ...filePart, fields: new URLSearchParams(form) })
+            : undefined,
           authenticate: ep.auth !== "none",
           timeoutMs: callOptions.timeoutMs ?? (ep.longPoll ? longPollTimeoutMs : timeoutMs),
           signal: callOptions.signal,

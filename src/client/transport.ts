@@ -25,7 +25,8 @@ export interface HttpRequest {
   method: string;
   /** Path under `/api/v1`, already filled in. */
   path: string;
-  fields?: URLSearchParams;
+  /** The fields: the query of a GET, else the form body; text already form-encoded, or a `URLSearchParams`. */
+  fields?: string | URLSearchParams;
   /** A ready multipart body (which carries the fields itself); replaces the form body. */
   body?: MultipartBody;
   authenticate: boolean;
@@ -122,7 +123,8 @@ export class Transport {
    * or stalls that long, is a NetworkError (see COARSE_TIMEOUT_FROM_MS for how it is timed).
    */
   async send(req: HttpRequest): Promise<HttpResponse> {
-    const query = req.method === "GET" ? req.fields?.toString() : undefined;
+    const fields = typeof req.fields === "object" ? req.fields.toString() : req.fields;
+    const query = req.method === "GET" ? fields : undefined;
     const path = `${this.#base}${req.path}${query ? `?${query}` : ""}`;
     const common = req.authenticate ? this.#headers : this.#anonymousHeaders;
     let headers = common;
@@ -130,8 +132,8 @@ export class Transport {
     if (req.body) {
       body = req.body.stream;
       headers = { ...common, "content-type": req.body.contentType };
-    } else if (req.method !== "GET" && req.fields) {
-      body = req.fields.toString();
+    } else if (req.method !== "GET" && fields !== undefined) {
+      body = fields;
       headers = req.authenticate ? this.#formHeaders : this.#anonymousFormHeaders;
     }
 

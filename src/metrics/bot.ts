@@ -103,7 +103,7 @@ export function createBotMetrics(
     eventReceived: byEventType(received),
     eventHandled: byEventType(handled),
     eventFailed: byEventType(failed),
-    replySent: (seconds) => latency.observe(Math.max(0, seconds)),
+    replySent: replyLatency(latency),
     apiCall: byEndpointAndStatus(apiCalls),
     rateLimitWait(endpoint, seconds) {
       waits.inc({ endpoint });
@@ -113,6 +113,15 @@ export function createBotMetrics(
     cronRun: (job, outcome) => cron.inc({ job, outcome }),
     storageWriteFailed: (store) => storageFailures.inc({ store }),
   };
+}
+
+/**
+ * Records reply latencies into `latency`, its series looked up once: this runs for every reply.
+ * Negative durations (a clock step) count as zero.
+ */
+function replyLatency(latency: Histogram): (seconds: number) => void {
+  const observe = latency.observer();
+  return (seconds) => observe(Math.max(0, seconds));
 }
 
 /**

@@ -66,7 +66,13 @@ describe("a reply's parameters", () => {
         return "t";
       };
       const post = async (): Promise<SentIds> => ({ id: nextId, ids: [nextId++] });
-      await guard.guard(ctx as unknown as MessageContext, n, "reply", where, post, params);
+      await guard.guard(ctx as unknown as MessageContext, n, {
+        kind: "reply",
+        willEdit: false,
+        where,
+        post,
+        params,
+      });
     };
     // A human's message: the first reply takes the slow path (the user list is read), the rest
     // the fast one. Answers: the loop guard does not count them, so `where` is not needed.

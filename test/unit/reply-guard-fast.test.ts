@@ -116,7 +116,13 @@ async function run(fast: boolean): Promise<{
       if (how.badTarget) throw new TypeError("send: bad target");
       return { type: "channel", to: 1, topic: how.where ?? "t", content };
     };
-    const sent = guard.guard(ctx, n, how.kind ?? "reply", () => how.where ?? "t", post, params);
+    const sent = guard.guard(ctx, n, {
+      kind: how.kind ?? "reply",
+      willEdit: false,
+      where: () => how.where ?? "t",
+      post,
+      params,
+    });
     setImmediate(() => (turnOver = true));
     try {
       const result = await sent;

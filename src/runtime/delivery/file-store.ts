@@ -39,6 +39,32 @@ const COMPACT_AFTER = 10_000;
 const LAZY_MS = 20;
 
 /**
+ * The journal record of an intent, `{"i":intent}`. A fast path for every reply: its numbers
+ * written as they are and only its parameters through `JSON.stringify` (a third less than
+ * stringifying the whole intent), in the text `JSON.stringify` gives for an intent made by the
+ * reply guard (the same keys in the same order); anything else (numbers that are not whole,
+ * keys missing or not known here) goes through `JSON.stringify` whole.
+ */
+function intentRecord(intent: ReplyIntent): string {
+  const { incomingId, index, params, floor, at, willEdit } = intent;
+  let keys = 0;
+  for (const _ in intent) keys++;
+  if (
+    keys !== (willEdit === undefined ? 5 : 6) ||
+    typeof params !== "object" ||
+    params === null ||
+    !Number.isSafeInteger(incomingId) ||
+    !Number.isSafeInteger(index) ||
+    !Number.isSafeInteger(floor) ||
+    !Number.isSafeInteger(at) ||
+    (willEdit !== undefined && willEdit !== true)
+  )
+    return `{"i":${JSON.stringify(intent)}}`;
+  const edit = willEdit ? `,"willEdit":true` : "";
+  return `{"i":{"incomingId":${incomingId},"index":${index},"params":${JSON.stringify(params)},"floor":${floor},"at":${at}${edit}}}`;
+}
+
+/**
  * Keeps delivery state in an append-only journal, one JSON record a line: `{"w":state}` for the
  * watermark, `{"i":intent}` before a reply is sent, `{"s":[incomingId, index, ids]}` after.
  * Intents are group-committed: every intent of one turn of the event loop (a poll's messages, the
@@ -162,7 +188,7 @@ export class FileDeliveryStore implements DeliveryStore {
    */
   intend(intent: ReplyIntent): Promise<void> {
     this.#book.intend(intent);
-    this.#group.push(`{"i":${JSON.stringify(intent)}}`);
+    this.#group.push(intentRecord(intent));
     if (this.#groupWritten === undefined) {
       this.#groupWritten = new Promise<void>((resolve, reject) => {
         this.#groupSettle = { resolve, reject };

@@ -13,14 +13,20 @@ import type { DeliveryState, ReplyIntent, ReplyRecord } from "./store.js";
  * book.get(7, 0); // { incomingId: 7, index: 0, intent, ids: [8] }
  */
 export class ReplyBook {
-  readonly #capacity: number;
   readonly #entries = new Map<number, ReplyRecord[]>();
   readonly #onForget: ((incomingId: number) => void) | undefined;
+  /**
+   * The incoming IDs in the order they were entered, in a ring: once full, the slot the next one
+   * goes into holds the oldest. Finding the oldest through the map's iterator cost a walk over the
+   * entries deleted since the map last rehashed (a few hundred ns for every incoming message).
+   */
+  readonly #order: Float64Array;
+  #next = 0;
 
   /** `onForget` hears of each incoming message forgotten to make room. */
   constructor(capacity: number, onForget?: (incomingId: number) => void) {
     if (capacity < 1) throw new RangeError("reply memory must be at least 1");
-    this.#capacity = capacity;
+    this.#order = new Float64Array(capacity);
     this.#onForget = onForget;
   }
 
@@ -78,12 +84,17 @@ export class ReplyBook {
     let replies = this.#entries.get(incomingId);
     if (replies) return replies;
     replies = [];
-    this.#entries.set(incomingId, replies);
-    if (this.#entries.size > this.#capacity) {
-      const oldest = this.#entries.keys().next().value as number;
+    const order = this.#order;
+    const at = this.#next;
+    // Full: the slot about to be written holds the oldest incoming message, which is forgotten.
+    if (this.#entries.size === order.length) {
+      const oldest = order[at]!;
       this.#entries.delete(oldest);
       this.#onForget?.(oldest);
     }
+    this.#entries.set(incomingId, replies);
+    order[at] = incomingId;
+    this.#next = at + 1 === order.length ? 0 : at + 1;
     return replies;
   }
 }

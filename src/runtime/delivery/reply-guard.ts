@@ -2,7 +2,7 @@
 import type { SendParams } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import { splitMessage, withContent, type SentIds, type ServerFacts } from "../context/actions.js";
-import type { MessageContext, SendGuard } from "../context/context.js";
+import type { GuardedSend, MessageContext, SendGuard } from "../context/context.js";
 import type { ChatUser, Directory } from "../context/directory.js";
 import { LoopGuardError, type LoopGuard } from "./loop-guard.js";
 import type { Outbox } from "./outbox.js";
@@ -13,18 +13,6 @@ import {
   type ReplyIntent,
   type ReplyRecord,
 } from "./store.js";
-
-/**
- * One send as the guard sees it. `where` (the loop guard's name for the destination) is worked out
- * only when the loop guard counts the send: a human's first replies skip it.
- */
-interface SendHow {
-  where: () => string;
-  isReply: boolean;
-  willEdit: boolean;
-  /** The context's parameters of the send (see `#intentParams`). */
-  params: () => SendParams;
-}
 
 /** Replies to one human message that the loop guard does not count (more look like a loop). */
 const ANSWERS_PER_MESSAGE = 3;
@@ -101,22 +89,15 @@ export class ReplyGuard {
    * The contexts' send guard: every reply and send of a handler goes through it, numbered per
    * incoming message by the context.
    */
-  readonly guard: SendGuard = (ctx, n, kind, where, send, params, options) => {
-    const how: SendHow = {
-      where,
-      isReply: kind === "reply",
-      willEdit: options?.willEdit === true,
-      params,
-    };
-    return this.#onceNow(ctx, n, send, how) ?? this.#once(ctx, n, send, how);
-  };
+  readonly guard: SendGuard = (ctx, n, send) =>
+    this.#onceNow(ctx, n, send) ?? this.#once(ctx, n, send);
 
   /**
    * What the intent records of a send: its parameters with the first part of its content. The
    * context's own object when the content is one part (nearly always), not a copy of it.
    */
-  #intentParams(params: () => SendParams): SendParams {
-    const p = params();
+  #intentParams(send: GuardedSend): SendParams {
+    const p = send.params();
     const first = this.#firstPart(p.content);
     return first === p.content ? p : withContent(p, first);
   }
@@ -132,23 +113,18 @@ export class ReplyGuard {
    * loop-guard refusal, it leaves to `#once` (undefined), which is pinned to it by
    * test/unit/reply-guard-fast.test.ts.
    */
-  #onceNow(
-    ctx: MessageContext,
-    n: number,
-    post: () => Promise<SentIds>,
-    how: SendHow,
-  ): Promise<SentIds> | undefined {
+  #onceNow(ctx: MessageContext, n: number, send: GuardedSend): Promise<SentIds> | undefined {
     const { store, loopGuard } = this.#o;
     const { sentNow } = store;
     if (store.recordsOf || !sentNow) return undefined;
     const incomingId = ctx.message.id;
     if (this.#book.get(incomingId, n) !== undefined) return undefined;
     if (loopGuard) {
-      const answer = this.#isAnswerNow(ctx, n, how.isReply);
+      const answer = this.#isAnswerNow(ctx, n, send.kind === "reply");
       if (answer === undefined) return undefined;
       if (!answer) {
         try {
-          this.#countSend(loopGuard, ctx, how.where());
+          this.#countSend(loopGuard, ctx, send.where());
         } catch (error) {
           return Promise.reject(error);
         }
@@ -156,11 +132,11 @@ export class ReplyGuard {
     }
     let params: SendParams;
     try {
-      params = this.#intentParams(how.params);
+      params = this.#intentParams(send);
     } catch {
       return undefined;
     }
-    const intent = this.#intend(incomingId, n, params, how.willEdit);
+    const intent = this.#intend(incomingId, n, params, send.willEdit);
     const recorded = (sent: SentIds): SentIds => {
       if (this.#ownBook) this.#book.sent(incomingId, n, sent.ids);
       try {
@@ -174,28 +150,23 @@ export class ReplyGuard {
     return store.intend(intent).then(
       () => {
         this.#o.onStorageOk?.();
-        return post().then(recorded);
+        return send.post().then(recorded);
       },
       (error: unknown) => {
         if (error instanceof DeliveryFencedError) throw error;
         this.#o.onStorageError(error);
-        return post().then(recorded);
+        return send.post().then(recorded);
       },
     );
   }
 
-  async #once(
-    ctx: MessageContext,
-    n: number,
-    post: () => Promise<SentIds>,
-    how: SendHow,
-  ): Promise<SentIds> {
+  async #once(ctx: MessageContext, n: number, send: GuardedSend): Promise<SentIds> {
     const incomingId = ctx.message.id;
     await this.#readShared(ctx);
     const record = this.#book.get(incomingId, n);
     if (record?.ids && record.ids.length > 0)
       return { id: record.ids[0]!, ids: record.ids, repeated: true };
-    await this.#checkLoop(ctx, n, how.where, how.isReply);
+    await this.#checkLoop(ctx, n, send);
     if (record?.intent) {
       const found = await this.#o.outbox.landed(record.intent.params, record.intent.floor, {
         anyContent: record.intent.willEdit === true,
@@ -212,13 +183,13 @@ export class ReplyGuard {
     }
     let params: SendParams;
     try {
-      params = this.#intentParams(how.params);
+      params = this.#intentParams(send);
     } catch {
-      return post(); // A target the action refuses: let it say why.
+      return send.post(); // A target the action refuses: let it say why.
     }
-    const intent = this.#intend(incomingId, n, params, how.willEdit);
+    const intent = this.#intend(incomingId, n, params, send.willEdit);
     await this.#journal(() => this.#o.store.intend(intent), { fenced: "throw" });
-    const sent = await post();
+    const sent = await send.post();
     await this.#record(incomingId, n, sent.ids);
     return sent;
   }
@@ -317,15 +288,10 @@ export class ReplyGuard {
     return byId;
   }
 
-  async #checkLoop(
-    ctx: MessageContext,
-    n: number,
-    where: () => string,
-    isReply: boolean,
-  ): Promise<void> {
+  async #checkLoop(ctx: MessageContext, n: number, send: GuardedSend): Promise<void> {
     const guard = this.#o.loopGuard;
-    if (!guard || (await this.#isAnswer(ctx, n, isReply))) return;
-    this.#countSend(guard, ctx, where());
+    if (!guard || (await this.#isAnswer(ctx, n, send.kind === "reply"))) return;
+    this.#countSend(guard, ctx, send.where());
   }
 
   /** Counts a send with the loop guard; throws (having logged a trip) when it may not go out. */

@@ -111,6 +111,8 @@ export class Dispatcher {
   /** Messages handed over by their tasks and not yet delivered. */
   #held = 0;
   #roomWaiters: (() => void)[] = [];
+  /** Waiters of `whenUnsaturated`, woken once no lane with work waits for a slot. */
+  #unsaturatedWaiters: (() => void)[] = [];
   #idleWaiters: (() => void)[] = [];
   /**
    * How many may wait or be held when `whenReady()` waiters wake: a quarter of `maxQueued` below
@@ -162,6 +164,20 @@ export class Dispatcher {
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 
+  /**
+   * True while lanes with work wait for a concurrency slot: a message taken in now would wait
+   * behind them (its lane joins the back of that line, or is one of them).
+   */
+  get saturated(): boolean {
+    return this.#ready.size > 0;
+  }
+
+  /** Resolves once no lane with work waits for a concurrency slot (at once when none does). */
+  whenUnsaturated(): Promise<void> {
+    if (this.#ready.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#unsaturatedWaiters.push(resolve));
+  }
+
   /** Resolves when every task pushed so far has finished. */
   whenIdle(): Promise<void> {
     if (this.pending === 0) return Promise.resolve();
@@ -176,6 +192,11 @@ export class Dispatcher {
       lane.running = true;
       this.#running++;
       this.#run(lane, task);
+    }
+    if (this.#unsaturatedWaiters.length > 0 && this.#ready.size === 0) {
+      const waiters = this.#unsaturatedWaiters;
+      this.#unsaturatedWaiters = [];
+      for (const resolve of waiters) resolve();
     }
     if (this.#roomWaiters.length > 0 && this.#queued + this.#held <= this.#lowWater) {
       const waiters = this.#roomWaiters;
