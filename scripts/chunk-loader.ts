@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
+import type { CompileCacheRecord } from "../src/cli/compile-cache.js";
 
 // Why (issue 17, start-up): V8 parses and compiles the ~1.5 MB of JavaScript `bot start` loads on
 // every start, about a third of its CPU before the first answer. Node 22 keeps that work on disk
@@ -25,33 +26,6 @@ import { Script } from "node:vm";
 
 /** A chunk's exports: getters while its body runs (esbuild's CommonJS form), plain values after (`settledExports`). */
 type Exports = Record<string, unknown>;
-
-/** What the compile cache did in this process; `bot start` logs it at debug level when ready. */
-export interface CompileCacheRecord {
-  /** The folder of the cache files, or undefined when the cache is off. */
-  dir: string | undefined;
-  /** Why there is no cache in this process (switched off, folder not safe to use). */
-  off?: string;
-  /** Chunks compiled from their cached code. */
-  hits: string[];
-  /** Chunks without a cache file. */
-  misses: string[];
-  /** Chunks whose cache file V8 refused (another Node, a damaged file): rewritten. */
-  rejected: string[];
-  /** Cache files written by this process. */
-  written: string[];
-  /** Cache work that failed (read, write): the chunk ran without it. */
-  errors: string[];
-  /** Chunks loaded after the V8 flags changed: no cache file written for them (see `beforeFlagsChange`). */
-  unwritten: string[];
-  /**
-   * Writes the pending cache files now, and none later. V8 refuses a code cache made under other
-   * V8 flags than the process loading it runs with, so a process about to change one (`bot
-   * start`'s memory policy, `v8.setFlagsFromString`) calls this first: what it writes then is what
-   * the next start, whose flags are still Node's, can use.
-   */
-  beforeFlagsChange(): void;
-}
 
 /**
  * How each `.cjs` file starts (scripts/bundle.mjs): the parameters `load` passes, in order; then
