@@ -3,7 +3,7 @@ import { MockAgent } from "undici";
 import { createClient, type ApiClient } from "../../src/client/client.js";
 import type { AnyEvent, Registration } from "../../src/api/events.js";
 import type { EventSink, EventSource } from "../../src/events/queue.js";
-import { createBot, type Bot } from "../../src/runtime/bot.js";
+import { createBot, type Bot, type BotOptions } from "../../src/runtime/bot.js";
 import type { Plugin } from "../../src/runtime/plugin.js";
 import { apiUser } from "./fixtures.js";
 
@@ -117,6 +117,8 @@ export async function startInMemoryBot(
     createBot,
     createClient,
   },
+  /** Bot options beside those above, e.g. `concurrency`. */
+  options: Partial<Pick<BotOptions, "concurrency" | "respondTo">> = {},
 ): Promise<{
   bot: Bot;
   events: PushSource;
@@ -133,6 +135,7 @@ export async function startInMemoryBot(
     loopGuard: false,
     handleSignals: false,
     timeZone: "UTC",
+    ...options,
   });
   await bot.start();
   return {

@@ -1,10 +1,8 @@
-import { MockAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient } from "../../src/client/client.js";
-import { createBot, type Bot } from "../../src/runtime/bot.js";
+import type { Bot } from "../../src/runtime/bot.js";
 import { definePlugin } from "../../src/runtime/plugin.js";
-import { apiUser } from "../helpers/fixtures.js";
-import { BOT_ID, messageEvent, PushSource } from "../helpers/in-memory-bot.js";
+import type { PushSource } from "../helpers/in-memory-bot.js";
+import { messageEvent, startInMemoryBot } from "../helpers/in-memory-bot.js";
 
 // Polls per reply under load: the next poll (`PushSource.push` resolving) waits while lanes with
 // work wait for a concurrency slot, and goes at once otherwise.
@@ -40,60 +38,13 @@ async function gatedBot(concurrency: number): Promise<{
       });
     },
   });
-  // The in-memory server, with the newest-message read the bot makes at start answered too.
-  const agent = new MockAgent();
-  agent.disableNetConnect();
-  const origin = agent.get("http://chat.test");
-  origin
-    .intercept({ path: "/api/v1/users/me", method: "GET" })
-    .reply(200, {
-      result: "success",
-      msg: "",
-      ...apiUser(BOT_ID, {
-        email: "bot@chat.test",
-        delivery_email: "bot@chat.test",
-        is_bot: true,
-        timezone: "UTC",
-      }),
-    })
-    .persist();
-  origin
-    .intercept({ path: (path) => path.startsWith("/api/v1/messages?"), method: "GET" })
-    .reply(200, {
-      result: "success",
-      msg: "",
-      messages: [],
-      anchor: 0,
-      found_anchor: false,
-      found_newest: true,
-      found_oldest: true,
-      history_limited: false,
-    })
-    .persist();
-  const client = createClient({
-    site: "http://chat.test",
-    email: "bot@chat.test",
-    apiKey: "KEY",
-    dispatcher: agent,
-  });
-  const close = () => agent.close();
-  const events = new PushSource();
-  const bot = createBot({
-    client,
-    events,
-    plugins: [plugin],
-    rateLimit: false,
-    loopGuard: false,
-    handleSignals: false,
-    timeZone: "UTC",
-    respondTo: "all",
+  const { bot, events, close } = await startInMemoryBot(plugin, undefined, {
     concurrency,
+    respondTo: "all",
   });
-  await bot.start();
   stop = async () => {
     closing = true;
     for (const open of gates.values()) open();
-    await bot.stop();
     await close();
   };
   return {
