@@ -9,9 +9,14 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "topicbot/client";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { bin as ownBin, cleanEnv, sandboxServerLines, watch } from "../helpers/process.js";
+import {
+  bin as ownBin,
+  cleanEnv,
+  pingAndAwaitAnswer,
+  sandboxServerLines,
+  watch,
+} from "../helpers/process.js";
 
 /** The bin under test; `LAZY_BIN=<other checkout>/bin/bot.js` runs this test against another build. */
 const bin = process.env.LAZY_BIN ?? ownBin;
@@ -199,26 +204,7 @@ describe("bot start loads lazily", () => {
     watch(child.stderr!);
     await stdout.waitFor(/"msg":"ready"/, 30_000);
 
-    const answered = new Promise<string>((resolve) => {
-      const stop = sandbox.realm.onMessage((m) => {
-        if (m.senderId === sandbox.bot.userId && m.topic === "lazy") {
-          stop();
-          resolve(m.content);
-        }
-      });
-    });
-    const mia = sandbox.user("mia");
-    const human = createClient({ site: sandbox.url, email: mia.email, apiKey: mia.apiKey });
-    await human.messages.send({ type: "channel", to: "general", topic: "lazy", content: "!ping" });
-    await human.close();
-    await expect(
-      Promise.race([
-        answered,
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error("no answer in 15 s")), 15_000),
-        ),
-      ]),
-    ).resolves.toBe("pong");
+    expect(await pingAndAwaitAnswer(sandbox, "lazy")).toBe("pong");
 
     child.kill("SIGTERM");
     const [code] = (await once(child, "exit")) as [number | null];

@@ -16,9 +16,14 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createClient } from "topicbot/client";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { bin, cleanEnv, sandboxServerLines, watch } from "../helpers/process.js";
+import {
+  bin,
+  cleanEnv,
+  pingAndAwaitAnswer,
+  sandboxServerLines,
+  watch,
+} from "../helpers/process.js";
 
 /** The compile cache's record, as `bot start` logs it at debug level when ready. */
 interface Report {
@@ -84,26 +89,7 @@ describe("bot start's compile cache", () => {
       throw new Error(`${(error as Error).message}\nstderr:\n${stderr.text}`);
     }
     const topic = `cache-${topics++}`;
-    const answered = new Promise<string>((resolve) => {
-      const stop = sandbox.realm.onMessage((m) => {
-        if (m.senderId === sandbox.bot.userId && m.topic === topic) {
-          stop();
-          resolve(m.content);
-        }
-      });
-    });
-    const mia = sandbox.user("mia");
-    const human = createClient({ site: sandbox.url, email: mia.email, apiKey: mia.apiKey });
-    await human.messages.send({ type: "channel", to: "general", topic, content: "!ping" });
-    await human.close();
-    await expect(
-      Promise.race([
-        answered,
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error("no answer in 15 s")), 15_000),
-        ),
-      ]),
-    ).resolves.toBe("pong");
+    expect(await pingAndAwaitAnswer(sandbox, topic)).toBe("pong");
     child.kill("SIGTERM");
     const [code] = (await once(child, "exit")) as [number | null];
     expect(code, stderr.text).toBe(0);

@@ -2,6 +2,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { createClient } from "topicbot/client";
+import type { Sandbox } from "topicbot/sandbox";
 
 export const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));
 
@@ -91,4 +93,33 @@ export function sandboxServerLines(sandbox: {
     `  email: ${sandbox.bot.email}`,
     `  apiKey: ${sandbox.bot.apiKey}`,
   ];
+}
+
+/**
+ * Posts `!ping` as the sandbox's `mia` into `topic` of general and resolves with the bot's answer
+ * there; rejects after 15 s without one.
+ */
+export async function pingAndAwaitAnswer(sandbox: Sandbox, topic: string): Promise<string> {
+  let stop = (): void => {};
+  const answered = new Promise<string>((resolve) => {
+    stop = sandbox.realm.onMessage((m) => {
+      if (m.senderId === sandbox.bot.userId && m.topic === topic) resolve(m.content);
+    });
+  });
+  const mia = sandbox.user("mia");
+  const human = createClient({ site: sandbox.url, email: mia.email, apiKey: mia.apiKey });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await human.messages.send({ type: "channel", to: "general", topic, content: "!ping" });
+    return await Promise.race([
+      answered,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in topic ${topic} in 15 s`)), 15_000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    stop();
+    await human.close();
+  }
 }
