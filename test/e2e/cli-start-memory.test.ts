@@ -1,6 +1,5 @@
 // `bot start` under a burst of commands in one topic: its young generation keeps its start-up size (`memory.youngGeneration`).
 import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 import { sendToChannel } from "../../src/sandbox/send.js";
-import { bin, cleanEnv, sandboxServerLines, watch } from "../helpers/process.js";
+import { bin, cleanEnv, killIfRunning, sandboxServerLines, watch } from "../helpers/process.js";
 
 /** Enough `!ping`s to make V8 double a young generation left to grow (it does by about 1,000). */
 const BURST = 2_000;
@@ -25,10 +24,7 @@ describe("bot start under a burst of commands", () => {
     dir = await mkdtemp(join(tmpdir(), "topicbot-burst-"));
   });
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      child.kill("SIGKILL");
-      await once(child, "exit");
-    }
+    await killIfRunning(child);
     await sandbox?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });

@@ -20,6 +20,7 @@ import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import {
   bin,
   cleanEnv,
+  killIfRunning,
   pingAndAwaitAnswer,
   sandboxServerLines,
   watch,
@@ -65,10 +66,7 @@ describe("bot start's compile cache", () => {
     await mkdir(cache, { mode: 0o700 });
   });
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      child.kill("SIGKILL");
-      await once(child, "exit");
-    }
+    await killIfRunning(child);
     await sandbox?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });

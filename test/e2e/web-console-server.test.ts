@@ -1,22 +1,17 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
-import { bin, cleanEnv, watch } from "../helpers/process.js";
+import { bin, cleanEnv, killIfRunning, watch } from "../helpers/process.js";
 
 describe("bot dev --web --me on a configured server", () => {
   let server: Sandbox | undefined;
   let child: ChildProcess | undefined;
   let dir: string | undefined;
   afterEach(async () => {
-    if (child && child.exitCode === null) {
-      const exited = once(child, "exit");
-      child.kill("SIGKILL");
-      await exited;
-    }
+    await killIfRunning(child);
     await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });

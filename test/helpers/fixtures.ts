@@ -1,4 +1,11 @@
 // Small fixtures several unit tests share: users as the API and the directory describe them, and a count of code compiled from source.
+import type { SendParams } from "../../src/api/messages.js";
+import type { ApiClient } from "../../src/client/client.js";
+import type { ContextServices } from "../../src/runtime/context/context.js";
+import { Dialogs } from "../../src/runtime/context/session.js";
+import type { BotAccount } from "../../src/runtime/dispatch/gate.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { createMemoryStore } from "../../src/storage/index.js";
 import type { ChatUser } from "../../src/runtime/context/directory.js";
 
 /** A user as GET /users (and the registration's `realm_users`) describe one: a member unless `extra` says otherwise. */
@@ -53,4 +60,30 @@ export async function compiledDuring(work: () => unknown): Promise<number> {
     globalThis.Function = original;
   }
   return compiled;
+}
+
+/**
+ * The services of a message context with nothing behind them but memory: what the context would
+ * send is pushed to `sent` (answered with IDs 101, 102, ...); `extra` sets or replaces any of them.
+ */
+export function recordingServices(
+  me: BotAccount,
+  sent: SendParams[],
+  extra: Partial<ContextServices> = {},
+): ContextServices {
+  return {
+    api: {} as ApiClient,
+    me,
+    log: silentLogger(),
+    server: () => ({ featureLevel: 400, maxMessageLength: 10_000 }),
+    sendMessage: (params) => {
+      sent.push(params);
+      return Promise.resolve({ id: 100 + sent.length });
+    },
+    sessions: createMemoryStore(),
+    dialogs: new Dialogs(),
+    now: () => 0,
+    timeZone: "UTC",
+    ...extra,
+  };
 }

@@ -123,3 +123,11 @@ export async function pingAndAwaitAnswer(sandbox: Sandbox, topic: string): Promi
     await human.close();
   }
 }
+
+/** Kills `child` (SIGKILL) if it is still running, and waits for it to exit: a test's clean-up. */
+export async function killIfRunning(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGKILL");
+  await exited;
+}

@@ -3,15 +3,13 @@ import { createMemoryStore } from "../../src/storage/index.js";
 import {
   MessageContextObject,
   takeAnswer,
-  type ContextServices,
   type MessageContext,
 } from "../../src/runtime/context/context.js";
 import { Dialogs } from "../../src/runtime/context/session.js";
 import { address, botAccount, type BotAccount } from "../../src/runtime/dispatch/gate.js";
 import { definePlugin, type SentMessage } from "../../src/index.js";
 import type { SendParams } from "../../src/api/messages.js";
-import type { ApiClient } from "../../src/client/client.js";
-import { silentLogger } from "../../src/log/logger.js";
+import { recordingServices } from "../helpers/fixtures.js";
 import { messageEvent } from "../helpers/in-memory-bot.js";
 import type { Message } from "../../src/api/messages.js";
 
@@ -20,20 +18,7 @@ const me = botAccount({ userId: 1000, email: "bot@example.com", fullName: "Helpe
 /** A context over services that record what would be sent. */
 function contextFor(content: string, now = () => 0): { ctx: MessageContext; sent: SendParams[] } {
   const sent: SendParams[] = [];
-  const services: ContextServices = {
-    api: {} as ApiClient,
-    me,
-    log: silentLogger(),
-    server: () => ({ featureLevel: 400, maxMessageLength: 10_000 }),
-    sendMessage: (params) => {
-      sent.push(params);
-      return Promise.resolve({ id: 100 + sent.length });
-    },
-    sessions: createMemoryStore(),
-    dialogs: new Dialogs(),
-    now,
-    timeZone: "UTC",
-  };
+  const services = recordingServices(me, sent, { now });
   const { message } = messageEvent(1, 7, "topic", content) as unknown as { message: Message };
   const ctx = new MessageContextObject({
     message,

@@ -7,19 +7,12 @@ import { ReplyBook } from "../../src/runtime/delivery/records.js";
 import type { ReplyIntent } from "../../src/runtime/delivery/store.js";
 import type { SendParams } from "../../src/api/messages.js";
 import { encodeRequest, formEncode } from "../../src/client/encode.js";
-import {
-  MessageContextObject,
-  type ContextServices,
-  type GuardedSend,
-} from "../../src/runtime/context/context.js";
-import { Dialogs } from "../../src/runtime/context/session.js";
+import { MessageContextObject, type GuardedSend } from "../../src/runtime/context/context.js";
 import { address, botAccount } from "../../src/runtime/dispatch/gate.js";
 import { createBotMetrics } from "../../src/metrics/bot.js";
 import { Histogram } from "../../src/metrics/registry.js";
-import { createMemoryStore } from "../../src/storage/index.js";
-import type { ApiClient } from "../../src/client/client.js";
 import type { Message } from "../../src/api/messages.js";
-import { silentLogger } from "../../src/log/logger.js";
+import { recordingServices } from "../helpers/fixtures.js";
 import { messageEvent } from "../helpers/in-memory-bot.js";
 
 // Objects, closures and lookups a reply made on its way out that it need not: the closures a
@@ -37,24 +30,12 @@ describe("a context's send as its guard gets it", () => {
   it("is one object, its steps shared methods, not closures made for each reply", async () => {
     const seen: GuardedSend[] = [];
     const posted: SendParams[] = [];
-    const services: ContextServices = {
-      api: {} as ApiClient,
-      me,
-      log: silentLogger(),
-      server: () => ({ featureLevel: 400, maxMessageLength: 10_000 }),
-      sendMessage: (params) => {
-        posted.push(params);
-        return Promise.resolve({ id: 100 + posted.length });
-      },
-      sessions: createMemoryStore(),
-      dialogs: new Dialogs(),
-      now: () => 0,
-      timeZone: "UTC",
+    const services = recordingServices(me, posted, {
       guard: (_ctx, _n, send) => {
         seen.push(send);
         return send.post();
       },
-    };
+    });
     const { message } = messageEvent(1, 7, "topic", "!echo") as unknown as { message: Message };
     const ctx = new MessageContextObject({
       message,
