@@ -1,6 +1,6 @@
 // Webhook authentication: shared tokens and HMAC-SHA256 body signatures, compared in constant time.
 import type { IncomingHttpHeaders } from "node:http";
-import { nodeCrypto } from "./node-crypto.js";
+import { nodeCrypto } from "../node-crypto.js";
 
 /** How a route authenticates requests. Secrets never appear in logs, errors or responses. */
 export type RouteAuth =

@@ -1,7 +1,7 @@
 // Delivery IDs already taken: a bounded memory that lets a replayed webhook delivery be answered without posting twice.
 import type { IncomingMessage } from "node:http";
 import { headerValue } from "./auth.js";
-import { nodeCrypto } from "./node-crypto.js";
+import { nodeCrypto } from "../node-crypto.js";
 
 /**
  * Remembers up to `capacity` delivery IDs, forgetting the oldest first. `claim` takes an ID once;
