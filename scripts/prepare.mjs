@@ -28,6 +28,8 @@ function newest(path) {
 }
 
 const built = join(root, "dist", "bundle", "cli.js");
+// An installed package (a tarball or the registry's) ships dist/ and no sources: nothing to build.
+if (!existsSync(join(root, "src"))) process.exit(0);
 const sources = Math.max(...SOURCES.map((p) => newest(join(root, p))));
 const console = join(root, "dist", "web", "app.js");
 if (

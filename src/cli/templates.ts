@@ -39,6 +39,7 @@ const tsconfig = `${JSON.stringify(
       noEmit: true,
       skipLibCheck: true,
       verbatimModuleSyntax: true,
+      allowJs: true,
     },
     include: ["plugins"],
   },
@@ -113,7 +114,8 @@ Answers \`!hello\` with a greeting and the sender's name.
 
 const readme = ({ name }: TemplateOptions): string => `# ${name}
 
-A chat bot built with [topicbot](https://www.npmjs.com/package/topicbot).
+A chat bot built with topicbot (its guides are in \`node_modules/topicbot/docs/\`, starting with
+\`getting-started.md\`).
 
 \`\`\`sh
 npm install

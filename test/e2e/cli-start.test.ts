@@ -1,15 +1,17 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type AddressInfo, type Socket } from "node:net";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "topicbot/client";
 import { bin, cleanEnv, watch } from "../helpers/process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+const run = promisify(execFile);
 
 describe("npx bot start on the shipped bot.config.yaml", () => {
   let child: ChildProcess | undefined;
@@ -68,6 +70,36 @@ describe("npx bot start on the shipped bot.config.yaml", () => {
     expect(code).toBe(0);
     expect(stdout.text).toContain(`"queueId":"${queueId}","msg":"event queue deleted"`);
     expect(stdout.text).not.toContain(apiKey!);
+  }, 60_000);
+
+  it("prints curl lines that, run as printed, send !ping and read back the bot's pong", async () => {
+    child = spawn(process.execPath, [bin, "start"], {
+      cwd: root,
+      env: { ...cleanEnv(), LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stdout = watch(child.stdout!);
+    const stderr = watch(child.stderr!);
+    await stdout.waitFor(/"msg":"ready"/, 30_000);
+    await stderr.waitFor(/newest message of that topic:\n(?:.*\n){3}/, 5_000);
+    // The banner's commands: each `curl` line with the continuation lines under it.
+    const commands = stderr.text.split("\n").reduce<string[]>((all, line) => {
+      if (line.trimStart().startsWith("curl ")) all.push(line.trim());
+      else if (all.length > 0 && all.at(-1)!.endsWith("\\")) all[all.length - 1] += `\n${line}`;
+      return all;
+    }, []);
+    expect(commands).toHaveLength(2);
+    const shell = (command: string) => run("bash", ["-c", command], { timeout: 10_000 });
+    await shell(commands[0]!);
+    let answer: { sender_email?: string; content?: string } | undefined;
+    for (let attempt = 0; attempt < 50 && answer?.content !== "pong"; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 100));
+      const { stdout: body } = await shell(commands[1]!);
+      answer = (JSON.parse(body) as { messages: (typeof answer)[] }).messages.at(-1);
+    }
+    expect(answer?.content).toBe("pong");
+    child.kill("SIGTERM");
+    await once(child, "exit");
   }, 60_000);
 
   it("wires the config's storage, channels and allPublicChannels into the running bot", async () => {

@@ -23,6 +23,19 @@ function relativeImports(text: string): string[] {
     .filter((name) => name.startsWith("./") || name.startsWith("../"));
 }
 
+/** A Markdown text without its fenced code blocks and inline code spans. */
+function proseOf(markdown: string): string {
+  let fence: string | undefined;
+  const prose: string[] = [];
+  for (const line of markdown.split("\n")) {
+    const marker = /^\s*(```+|~~~+)/.exec(line)?.[1];
+    if (fence === undefined && marker !== undefined) fence = marker;
+    else if (fence !== undefined && marker?.startsWith(fence)) fence = undefined;
+    else if (fence === undefined) prose.push(line.replace(/`[^`]*`/g, ""));
+  }
+  return prose.join("\n");
+}
+
 describe("the packed file list", () => {
   let files: Set<string>;
   let pkg: PackageJson;
@@ -71,5 +84,32 @@ describe("the packed file list", () => {
       "docs/getting-started.md",
     ])
       expect(files.has(file), file).toBe(true);
+  });
+
+  it("holds every file the shipped Markdown links to or names as docs/...", () => {
+    const missing: string[] = [];
+    for (const doc of [...files].filter((f) => f.endsWith(".md"))) {
+      // Code (fenced blocks and inline spans) shows link syntax; it links nothing.
+      const text = proseOf(readFileSync(join(checkout, doc), "utf8"));
+      // [text](target) and ![alt](target) with a relative target, and `docs/x.md` named in prose.
+      const linked = [...text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)]
+        .map((m) => m[1]!)
+        .filter((target) => !/^[a-z]+:/i.test(target))
+        .map((target) => normalize(join(dirname(doc), target)));
+      const named = [...text.matchAll(/\bdocs\/[\w.-]+\.(?:md|png)\b/g)].map((m) => m[0]);
+      for (const file of [...linked, ...named])
+        if (!files.has(file)) missing.push(`${doc}: ${file}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("holds the files its own lifecycle scripts run, so an install from the tarball or a git URL runs them", () => {
+    const scripts = (pkg as { scripts?: Record<string, string> }).scripts ?? {};
+    for (const name of ["prepare", "preinstall", "install", "postinstall"]) {
+      const script = scripts[name];
+      if (script === undefined) continue;
+      for (const [, file] of script.matchAll(/\bnode\s+(\S+\.m?js)\b/g))
+        expect(files.has(normalize(file!)), `${name}: ${file}`).toBe(true);
+    }
   });
 });

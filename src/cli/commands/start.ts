@@ -202,6 +202,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
         `  email ${human.email}   API key ${human.apiKey}   password ${human.password}`,
         `  curl -u '${human.email}:${human.apiKey}' ${sandbox.url}/api/v1/messages \\`,
         `    -d type=channel -d to=general -d topic=hello --data-urlencode 'content=${config.prefix}ping'`,
+        "and read its answer (pong), the newest message of that topic:",
+        `  curl -u '${human.email}:${human.apiKey}' -G ${sandbox.url}/api/v1/messages \\`,
+        `    -d anchor=newest -d num_before=1 -d num_after=0 -d apply_markdown=false \\`,
+        `    --data-urlencode 'narrow=[{"operator":"channel","operand":"general"},{"operator":"topic","operand":"hello"}]'`,
         "",
       ].join("\n"),
     );
