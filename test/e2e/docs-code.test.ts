@@ -13,6 +13,10 @@
 //   topicbot's `arg`, `atLeast`, `definePlugin`, `formatDuration`, `z` and vitest's functions.
 // - `<!-- not-runnable: reason -->` on the line before the opening fence: the block is shown,
 //   never checked (say why: a fragment of a command above, a sketch with placeholders).
+// - `<!-- transcript: remind, triage -->` before a plain ``` block: a conversation, run as a test
+//   against a harness bot with those plugins (built-in names, or `./file.ts` for a module block of
+//   the same document). Each line that starts with `!` is said; the lines under it, up to the next
+//   `!` line, are the bot's one answer, word for word (an empty answer means silence).
 import { execFile } from "node:child_process";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -59,6 +63,66 @@ export function extractBlocks(doc: string, markdown: string): DocBlock[] {
   return blocks;
 }
 
+export interface Transcript {
+  doc: string;
+  line: number;
+  /** Built-in plugin names, and `./file.ts` module blocks of the same document. */
+  plugins: string[];
+  steps: [say: string, answer: string | null][];
+}
+
+/** The plain blocks marked `<!-- transcript: plugins -->`, as conversations. */
+export function extractTranscripts(doc: string, markdown: string): Transcript[] {
+  const lines = markdown.split("\n");
+  const transcripts: Transcript[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const marker = /<!--\s*transcript:\s*(.*?)\s*-->/.exec(lines[i - 1]!);
+    const open = /^(\s*)(```+)(text)?\s*$/.exec(lines[i]!);
+    if (!marker || !open) continue;
+    const steps: Transcript["steps"] = [];
+    let j = i + 1;
+    for (; j < lines.length && !lines[j]!.trimStart().startsWith(open[2]!); j++) {
+      const line = lines[j]!.slice(open[1]!.length);
+      if (line.startsWith("!")) steps.push([line, null]);
+      else if (steps.length > 0) {
+        const last = steps[steps.length - 1]!;
+        last[1] = last[1] === null ? line : `${last[1]}\n${line}`;
+      }
+    }
+    const plugins = marker[1]!
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean);
+    transcripts.push({ doc, line: i + 1, plugins, steps });
+    i = j;
+  }
+  return transcripts;
+}
+
+/** A vitest file that says a transcript's lines to a harness bot and expects its answers. */
+function transcriptTest(transcript: Transcript): string {
+  const imports = transcript.plugins.map((name, n) => {
+    const from = name.startsWith("./")
+      ? name.replace(/\.ts$/, ".js")
+      : join(root, "dist", "plugins", name, "index.js");
+    return `import plugin${n} from ${JSON.stringify(from)};`;
+  });
+  const plugins = transcript.plugins.map((_, n) => `plugin${n}`).join(", ");
+  return `${imports.join("\n")}
+import { createTestBot } from "topicbot/testing";
+import { it } from "vitest";
+
+it(${JSON.stringify(`${transcript.doc}:${transcript.line} answers as the transcript shows`)}, async () => {
+  const t = await createTestBot({ plugins: [${plugins}] });
+  try {
+    await t.dialog(${JSON.stringify(transcript.steps)});
+  } finally {
+    await t.close();
+  }
+});
+`;
+}
+
 const isModule = (text: string): boolean => /^\s*(import|export)\s/m.test(text);
 
 const FRAGMENT_PRELUDE = `import { arg, atLeast, definePlugin, formatDuration, z } from "topicbot";
@@ -87,11 +151,13 @@ async function docs(): Promise<string[]> {
 
 describe("code blocks in README.md and docs/*.md", () => {
   const written: Written[] = [];
+  const transcripts: Transcript[] = [];
   let skipped: DocBlock[] = [];
   beforeAll(async () => {
     await rm(scratch, { recursive: true, force: true });
     for (const doc of await docs()) {
-      const blocks = extractBlocks(doc, await readFile(join(root, doc), "utf8"));
+      const markdown = await readFile(join(root, doc), "utf8");
+      const blocks = extractBlocks(doc, markdown);
       skipped = [...skipped, ...blocks.filter((b) => b.notRunnable !== undefined)];
       const folder = join(scratch, doc.replace(/\.md$/, "").replace(/[/\\]/g, "_"));
       let index = false;
@@ -121,12 +187,27 @@ describe("code blocks in README.md and docs/*.md", () => {
           test,
         });
       }
+      for (const transcript of extractTranscripts(doc, markdown)) {
+        const file = join(folder, `transcript-${transcript.line}.test.ts`);
+        await mkdir(folder, { recursive: true });
+        await writeFile(file, transcriptTest(transcript));
+        transcripts.push(transcript);
+        written.push({
+          block: { doc, line: transcript.line, text: "" },
+          file,
+          offset: 0,
+          test: true,
+        });
+      }
     }
   });
   afterAll(() => rm(scratch, { recursive: true, force: true }));
 
   it("finds blocks, and every not-runnable marker says why", () => {
     expect(written.length).toBeGreaterThan(5);
+    expect(transcripts.length).toBeGreaterThan(0);
+    for (const transcript of transcripts)
+      expect(transcript.steps.length, `${transcript.doc}:${transcript.line}`).toBeGreaterThan(0);
     for (const block of skipped)
       expect(block.notRunnable, `${block.doc}:${block.line}`).not.toBe("");
   });
