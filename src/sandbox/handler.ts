@@ -25,10 +25,15 @@ function compile(routes: readonly Route[]): CompiledRoute[] {
   return routes
     .map((route) => {
       const names = pathParamNames(route.endpoint.path);
-      const source = route.endpoint.path
+      // IDs match digits only, as the server's `<int:...>` URL converters: `/messages/-1` is a 404.
+      const parts = route.endpoint.path
         .split(/\{\w+\}/)
-        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-        .join("([^/]+)");
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+      const source = parts
+        .map((part, i) =>
+          i === 0 ? part : `${names[i - 1]!.endsWith("_id") ? "(\\d+)" : "([^/]+)"}${part}`,
+        )
+        .join("");
       return { route, pattern: new RegExp(`^${source}/?$`), names };
     })
     .sort((a, b) => a.names.length - b.names.length);
