@@ -8,6 +8,7 @@ import { z } from "zod";
  */
 export const ERROR_CODES = [
   "BAD_REQUEST",
+  "BAD_NARROW",
   "INVALID_API_KEY",
   "REQUEST_VARIABLE_MISSING",
   "USER_DEACTIVATED",

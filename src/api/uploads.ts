@@ -41,4 +41,16 @@ export const upload = endpoint({
 export type UploadParams = z.input<typeof upload.params>;
 export type UploadResult = z.output<typeof upload.response>;
 
-export const uploadsEndpoints = { upload } as const;
+/**
+ * GET /user_uploads/{realm_id_str}/{filename} through the API: not the bytes but a short-lived URL
+ * (`/user_uploads/temporary/...`, about 60 s) that serves them without credentials, as the
+ * server's `serve_file_url_backend`. `filename` is the rest of the path (`xx/random/name`).
+ */
+export const temporaryUrl = endpoint({
+  method: "GET",
+  path: "/user_uploads/{realm_id_str}/{filename}",
+  params: () => z.object({ realm_id_str: z.string().regex(/^\d+$/), filename: z.string().min(1) }),
+  response: () => z.looseObject({ url: str }),
+});
+
+export const uploadsEndpoints = { upload, temporaryUrl } as const;

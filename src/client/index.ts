@@ -1,6 +1,8 @@
 // topicbot/client: the typed REST client and its errors.
 export { createClient } from "./client.js";
 export { loginWithPassword } from "./login.js";
+export { downloadUpload } from "./download.js";
+export type { DownloadedFile } from "./download.js";
 export type { PasswordLoginOptions } from "./login.js";
 export type { ApiClient, CallEvent, CallOptions, ClientOptions, RateLimitState } from "./client.js";
 export {

@@ -34,15 +34,17 @@ export function parseBasicAuth(headers: IncomingHttpHeaders): Credentials | unde
 
 /** Decodes a Basic `Authorization` header, or throws the 401 the server gives for a malformed one. */
 function decodeBasicAuth(header: string): Credentials {
-  const match = /^Basic\s+(\S+)$/i.exec(header);
-  if (!match)
-    throw new SandboxError("UNAUTHORIZED", "Only Basic authentication is supported", {
-      status: 401,
-    });
-  const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
+  // As the server's authenticated_rest_api_view: another scheme is a 400, a malformed one a 401.
+  const [scheme, encoded, ...rest] = header.trim().split(/\s+/);
+  if (encoded !== undefined && rest.length === 0 && scheme!.toLowerCase() !== "basic")
+    throw new SandboxError("BAD_REQUEST", "This endpoint requires HTTP basic authentication.");
+  const decoded = encoded ? Buffer.from(encoded, "base64").toString("utf8") : "";
   const colon = decoded.indexOf(":");
-  if (colon < 0)
-    throw new SandboxError("UNAUTHORIZED", "Invalid Basic credentials", { status: 401 });
+  if (!encoded || rest.length > 0 || colon < 0)
+    throw new SandboxError("UNAUTHORIZED", "Invalid authorization header for basic auth", {
+      status: 401,
+      headers: { "WWW-Authenticate": 'Basic realm="zulip"' },
+    });
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
 }
 
@@ -127,4 +129,6 @@ export function authenticatePassword(
 export const notLoggedIn = (): SandboxError =>
   new SandboxError("UNAUTHORIZED", "Not logged in: API authentication or user session required", {
     status: 401,
+    // As the server's UnauthorizedError on API paths: clients are asked for Basic credentials.
+    headers: { "WWW-Authenticate": 'Basic realm="zulip"' },
   });

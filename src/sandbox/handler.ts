@@ -8,6 +8,7 @@ import { SandboxError } from "./errors.js";
 import { decodeParams } from "./params.js";
 import type { RateLimiter } from "./ratelimit.js";
 import type { Realm, SandboxUser } from "./realm.js";
+import type { StoredUpload } from "./uploads.js";
 import { RawResponse, type Route, type RouteContext } from "./route.js";
 import type { FaultOutcome } from "./faults.js";
 
@@ -24,10 +25,15 @@ function compile(routes: readonly Route[]): CompiledRoute[] {
   return routes
     .map((route) => {
       const names = pathParamNames(route.endpoint.path);
-      const source = route.endpoint.path
+      // IDs match digits only, as the server's `<int:...>` URL converters: `/messages/-1` is a 404.
+      const parts = route.endpoint.path
         .split(/\{\w+\}/)
-        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-        .join("([^/]+)");
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+      const source = parts
+        .map((part, i) =>
+          i === 0 ? part : `${names[i - 1]!.endsWith("_id") ? "(\\d+)" : "([^/]+)"}${part}`,
+        )
+        .join("");
       return { route, pattern: new RegExp(`^${source}/?$`), names };
     })
     .sort((a, b) => a.names.length - b.names.length);
@@ -97,28 +103,53 @@ export interface HandlerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** GET of an uploaded file (`/user_uploads/...`, also under `/api/v1`), for its uploader or readers of a linking message. */
-function serveUpload(realm: Realm, user: SandboxUser | undefined, path: string): RawResponse {
-  if (!user)
-    throw new SandboxError(
-      "UNAUTHORIZED",
-      "Not logged in: API authentication or user session required",
-      {
-        status: 401,
-      },
-    );
-  const upload = realm.uploads.get(path);
-  if (!upload || !realm.uploads.canRead(realm, upload, user))
-    throw new SandboxError("BAD_REQUEST", "File not found", { status: 404 });
-  return new RawResponse(
+const htmlAnswer = (status: number, text: string): RawResponse =>
+  new RawResponse(status, { "content-type": "text/html; charset=utf-8" }, Buffer.from(text));
+
+/** The file's bytes, as the server's `serve_local` sends them. */
+const fileAnswer = (upload: StoredUpload): RawResponse =>
+  new RawResponse(
     200,
     {
       "content-type": upload.mimeType,
       "content-length": String(upload.data.length),
       "content-disposition": `attachment; filename="${upload.filename}"`,
+      "cache-control": "private, immutable",
     },
     upload.data,
   );
+
+/**
+ * GET of an uploaded file, as the server's `serve_file`: a missing file is a 404 page, one the
+ * user may not read a 403 page (HTML, not JSON). Through the API (`/api/v1/user_uploads/...`,
+ * `serve_file_url_backend`) the answer is JSON with a temporary URL; at `/user_uploads/...` the
+ * bytes. `/user_uploads/temporary/<token>/<name>` serves the bytes without credentials.
+ */
+function serveUpload(
+  realm: Realm,
+  user: SandboxUser | undefined,
+  path: string,
+  viaApi: boolean,
+): RawResponse {
+  const temporary = /^\/user_uploads\/temporary\/([^/]+)\/([^/]+)$/.exec(path);
+  if (temporary && !viaApi) {
+    const found = realm.uploads.fromToken(
+      temporary[1]!,
+      decodePathValue("filename", temporary[2]!),
+      realm.clock.now(),
+    );
+    if (typeof found === "string") throw new SandboxError("BAD_REQUEST", found);
+    return fileAnswer(found);
+  }
+  if (!user) throw notLoggedIn();
+  const upload = realm.uploads.get(path);
+  if (!upload) return htmlAnswer(404, "<p>This file does not exist or has been deleted.</p>");
+  if (!realm.uploads.canRead(realm, upload, user))
+    return htmlAnswer(403, "<p>You are not authorized to view this file.</p>");
+  if (!viaApi) return fileAnswer(upload);
+  const url = realm.uploads.temporaryUrl(upload, realm.clock.now());
+  const body = JSON.stringify({ result: "success", msg: "", url });
+  return new RawResponse(200, { "content-type": "application/json" }, Buffer.from(body));
 }
 
 /** A path parameter's text; a broken %-escape (`%zz`) is a bad request naming the parameter. */
@@ -177,9 +208,12 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     const url = requestTarget(req.url ?? "/");
     const uploadPath = url.pathname.replace(/^\/api\/v1(?=\/user_uploads\/)/, "");
     if (req.method === "GET" && uploadPath.startsWith("/user_uploads/")) {
+      const viaApi = uploadPath !== url.pathname;
       const credentials = parseBasicAuth(req.headers);
       const user = credentials ? authenticate(realm, credentials) : undefined;
-      return writeRaw(res, serveUpload(realm, user, uploadPath));
+      // The client sends the path's slashes encoded (%2F), as one path parameter.
+      const path = viaApi ? uploadPath.replace(/%2F/gi, "/") : uploadPath;
+      return writeRaw(res, serveUpload(realm, user, path, viaApi));
     }
     if (!url.pathname.startsWith("/api/v1/")) {
       if (options.extra && (await options.extra(req, res, parsedTarget(req.url ?? "/")))) return;

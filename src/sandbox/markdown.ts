@@ -8,8 +8,16 @@ export interface MentionTarget {
   fullName: string;
 }
 
-/** `@**Name**`, `@**Name|id**`, `@**|id**` (the server's ID-only form), and their silent `@_` forms. */
-const MENTION = /^(@_?)\*\*([^*|]*)(?:\|(\d+))?\*\*/;
+/**
+ * `@**Name**`, `@**Name|id**`, `@**|id**` (the server's ID-only form), and their silent `@_` forms,
+ * as the server's MENTIONS_RE: only at the start or after a space, a quote, `(`, `{`, `[`, `/` or
+ * `<`, so `.@**Name**` or `a@**Name**` is no mention.
+ */
+const MENTION = /^(@_?)\*\*([^*]+)\*\*/;
+const MENTION_ANYWHERE = /(?<![^\s'"({[/<])@(_?)\*\*([^*]+)\*\*/g;
+/** What may stand before a mention's `@` (besides nothing). */
+const BEFORE_MENTION = /[\s'"({[/<]$/;
+const CHANNEL_WILDCARDS = new Set(["all", "everyone", "channel", "stream"]);
 
 const escapeHtml = (text: string): string =>
   text.replace(
@@ -17,22 +25,48 @@ const escapeHtml = (text: string): string =>
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
 
+/**
+ * What the text between `**` mentions, as the server's UserMentionPattern: a channel or topic
+ * wildcard (exact, lower case), else a user by `Name|id` (the name, when given, must be that
+ * user's exact full name), `|id`, or by name (case-insensitive); undefined when nobody.
+ */
 function resolve(
   users: readonly MentionTarget[],
-  name: string,
-  id?: string,
-): MentionTarget | undefined {
-  return id
-    ? users.find((u) => u.userId === Number(id))
-    : users.find((u) => u.fullName.toLowerCase() === name.trim().toLowerCase());
+  text: string,
+): MentionTarget | "channel" | "topic" | undefined {
+  if (CHANNEL_WILDCARDS.has(text)) return "channel";
+  if (text === "topic") return "topic";
+  const idSyntax = /^(.+)?\|(\d+)$/.exec(text);
+  if (idSyntax) {
+    const user = users.find((u) => u.userId === Number(idSyntax[2]));
+    if (user && idSyntax[1] !== undefined && user.fullName !== idSyntax[1]) return undefined;
+    return user;
+  }
+  const wanted = text.toLowerCase();
+  return users.find((u) => u.fullName.toLowerCase() === wanted);
 }
 
-/** The users a message mentions with `@**Name**`, `@**Name|id**` or `@**|id**` (silent `@_**…**` excluded). */
+/**
+ * The users a message mentions (`@**Name**`, `@**Name|id**`, `@**|id**`): not silent `@_**…**`
+ * ones, not wildcards, not a name that does not match its ID, not after a word character.
+ */
 export function findMentions(content: string, users: readonly MentionTarget[]): Set<number> {
   const found = new Set<number>();
-  for (const match of content.matchAll(/(?<!_)@\*\*([^*|]*)(?:\|(\d+))?\*\*/g)) {
-    const user = resolve(users, match[1]!, match[2]);
-    if (user) found.add(user.userId);
+  for (const match of content.matchAll(MENTION_ANYWHERE)) {
+    if (match[1] === "_") continue;
+    const user = resolve(users, match[2]!);
+    if (typeof user === "object") found.add(user.userId);
+  }
+  return found;
+}
+
+/** Which wildcard mentions the content makes (silent ones excluded), as the server's rendering finds them. */
+export function findWildcards(content: string): { channel: boolean; topic: boolean } {
+  const found = { channel: false, topic: false };
+  for (const match of content.matchAll(MENTION_ANYWHERE)) {
+    if (match[1] === "_") continue;
+    if (CHANNEL_WILDCARDS.has(match[2]!)) found.channel = true;
+    else if (match[2] === "topic") found.topic = true;
   }
   return found;
 }
@@ -42,25 +76,37 @@ let currentUsers: readonly MentionTarget[] = [];
 
 interface MentionToken extends Tokens.Generic {
   silent: boolean;
-  target: MentionTarget;
+  text: string;
+  target: MentionTarget | "channel" | "topic";
 }
 
 const mention: TokenizerAndRendererExtension = {
   name: "mention",
   level: "inline",
   start: (src) => src.indexOf("@"),
-  tokenizer(src) {
+  tokenizer(src, tokens) {
     if (!src.startsWith("@")) return undefined;
+    const before = tokens.at(-1)?.raw ?? "";
+    if (before !== "" && !BEFORE_MENTION.test(before)) return undefined;
     const match = MENTION.exec(src);
     if (!match) return undefined;
-    const target = resolve(currentUsers, match[2]!, match[3]);
+    const target = resolve(currentUsers, match[2]!);
     if (!target) return undefined;
-    return { type: "mention", raw: match[0], silent: match[1] === "@_", target } as MentionToken;
+    return {
+      type: "mention",
+      raw: match[0],
+      silent: match[1] === "@_",
+      text: match[2]!,
+      target,
+    } as MentionToken;
   },
   renderer(token) {
-    const { silent, target } = token as MentionToken;
-    const cls = silent ? "user-mention silent" : "user-mention";
-    return `<span class="${cls}" data-user-id="${target.userId}">${silent ? "" : "@"}${escapeHtml(target.fullName)}</span>`;
+    const { silent, text, target } = token as MentionToken;
+    const name = typeof target === "object" ? target.fullName : text;
+    const base = target === "topic" ? "topic-mention" : "user-mention";
+    const id =
+      target === "topic" ? "" : ` data-user-id="${target === "channel" ? "*" : target.userId}"`;
+    return `<span class="${base}${silent ? " silent" : ""}"${id}>${silent ? "" : "@"}${escapeHtml(name)}</span>`;
   },
 };
 

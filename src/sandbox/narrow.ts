@@ -1,6 +1,6 @@
 // The one narrow evaluator: GET /messages, matches_narrow, flag updates and queue narrows all filter here.
 import type { Narrow } from "../api/common.js";
-import { badRequest } from "./errors.js";
+import { badRequest, SandboxError } from "./errors.js";
 import { findUserByEmail } from "./emailVisibility.js";
 import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
 
@@ -50,21 +50,28 @@ const ALIASES: Record<string, string> = {
   "group-pm-with": "dm-including",
 };
 
+/** The server's `BadNarrowOperatorError`: `BAD_NARROW` with the description in `desc`. */
+export const badNarrow = (desc: string): SandboxError =>
+  new SandboxError("BAD_NARROW", `Invalid narrow operator: ${desc}`, { extra: { desc } });
+
 /** Normalises narrow terms (objects or pairs, legacy names) and refuses unknown operators. */
 export function parseNarrow(narrow: Narrow | undefined): NarrowTerm[] {
   return (narrow ?? []).map((raw) => {
     const term = Array.isArray(raw)
       ? { operator: raw[0], operand: raw[1], negated: false }
       : { operator: raw.operator, operand: raw.operand, negated: raw.negated ?? false };
-    if (!OPERATORS.has(term.operator))
-      throw badRequest(`Invalid narrow operator: unknown operator '${term.operator}'`);
+    if (term.operator === "search" && String(term.operand).trim() === "")
+      throw badRequest("operand cannot be blank.");
+    if (!OPERATORS.has(term.operator)) throw badNarrow(`unknown operator ${term.operator}`);
     const operator = ALIASES[term.operator] ?? term.operator;
     if (operator === "is" && !IS_OPERANDS.has(String(term.operand)))
-      throw badRequest(`Invalid narrow operator: unknown 'is' operand '${String(term.operand)}'`);
+      throw badNarrow(`unknown 'is' operand ${String(term.operand)}`);
     if (operator === "has" && !HAS_OPERANDS.has(String(term.operand)))
-      throw badRequest(`Invalid narrow operator: unknown 'has' operand '${String(term.operand)}'`);
+      throw badNarrow(`unknown 'has' operand ${String(term.operand)}`);
     if (operator === "channels" && !["public", "web-public"].includes(String(term.operand)))
-      throw badRequest(`Invalid narrow operator: unknown 'channels' operand`);
+      throw badNarrow(`unknown channels operand ${String(term.operand)}`);
+    if (operator === "id" && !/^\d+$/.test(String(term.operand)))
+      throw badNarrow("Invalid message ID");
     return { ...term, operator };
   });
 }
@@ -127,10 +134,32 @@ export class CompiledNarrow {
     this.searchWords = terms
       .filter((t) => t.operator === "search" && !t.negated)
       .flatMap((t) => searchWords(String(t.operand)));
+    this.#checkNotBothChannelAndDm();
     this.#tests = terms.map((term) => {
       const test = this.#compile(term);
       return term.negated ? (m: StoredMessage) => !test(m) : test;
     });
+  }
+
+  /** The server's `can_narrow_define_conversation`: a `dm` term, or a channel and a topic. */
+  #definesConversation(): boolean {
+    const ops = new Set(this.terms.map((t) => t.operator));
+    return ops.has("dm") || (ops.has("channel") && ops.has("topic"));
+  }
+
+  /** Refuses a narrow that asks for channel messages and direct messages at once (positive terms). */
+  #checkNotBothChannelAndDm(): void {
+    let channel = false;
+    let dm = false;
+    for (const t of this.terms) {
+      const isDm = t.operator === "is" && (t.operand === "dm" || t.operand === "private");
+      if (["channel", "channels", "topic"].includes(t.operator) && !t.negated) channel = true;
+      else if (isDm && t.negated) channel = true;
+      else if ((isDm || t.operator === "dm" || t.operator === "dm-including") && !t.negated)
+        dm = true;
+    }
+    if (channel && dm)
+      throw badNarrow("No message can be both a channel message and direct message");
   }
 
   matches(message: StoredMessage): boolean {
@@ -139,6 +168,8 @@ export class CompiledNarrow {
 
   /** Channel IDs whose whole history the narrow may read (a channel term or `channels:public`). */
   historicalChannels(): Set<number> | "public" | undefined {
+    // As the server's `ok_to_include_history`: an `is` term (but `is:resolved`) reads only own messages.
+    if (this.terms.some((t) => t.operator === "is" && t.operand !== "resolved")) return undefined;
     for (const term of this.terms) {
       if (term.negated) continue;
       if (term.operator === "channels") return "public";
@@ -183,7 +214,7 @@ export class CompiledNarrow {
       typeof operand === "number" || /^\d+$/.test(String(operand))
         ? this.#realm.channels.get(Number(operand))
         : this.#realm.channelByName(String(operand));
-    if (!channel) throw badRequest("Invalid narrow operator: unknown channel");
+    if (!channel) throw badNarrow(`unknown channel ${String(operand)}`);
     return channel;
   }
 
@@ -193,17 +224,24 @@ export class CompiledNarrow {
       typeof operand === "number" || /^\d+$/.test(operand)
         ? this.#realm.users.get(Number(operand))
         : findUserByEmail(this.#realm, this.#viewer, operand);
-    if (!user) throw badRequest("Invalid narrow operator: unknown user");
+    if (!user) throw badNarrow(`unknown user ${String(operand)}`);
     return user.userId;
   }
 
+  /** A `dm` operand's users: IDs, or comma-separated emails; any unknown is `unknown user in …`. */
   #users(operand: NarrowTerm["operand"]): number[] {
     const list = Array.isArray(operand)
       ? operand
       : typeof operand === "number"
         ? [operand]
         : operand.split(",").map((s) => s.trim());
-    return list.map((item) => this.#user(item));
+    try {
+      return list.map((item) => this.#user(item));
+    } catch {
+      throw badNarrow(
+        `unknown user in ${Array.isArray(operand) ? `[${operand.join(", ")}]` : String(operand)}`,
+      );
+    }
   }
 
   #flags(m: StoredMessage): Set<string> {
@@ -234,7 +272,7 @@ export class CompiledNarrow {
         return (m) => m.kind === "private" && m.recipients.join(",") === key;
       }
       case "dm-including": {
-        const ids = this.#users(operand);
+        const ids = Array.isArray(operand) ? this.#users(operand) : [this.#user(operand)];
         return (m) => m.kind === "private" && ids.every((id) => m.recipients.includes(id));
       }
       case "is":
@@ -252,7 +290,11 @@ export class CompiledNarrow {
         return (m) => m.id === Number(operand);
       case "with": {
         const target = realm.message(Number(operand));
-        if (!target) throw badRequest("Invalid narrow operator: unknown message");
+        if (!target || !realm.canSee(this.#viewer, target)) {
+          // The server drops a `with` it cannot follow when the rest names a conversation.
+          if (this.#definesConversation()) return () => true;
+          throw badNarrow("Invalid 'with' operator");
+        }
         return (m) =>
           m.kind === target.kind &&
           (m.kind === "private"

@@ -56,7 +56,8 @@ export interface Window {
   foundNewest: boolean;
 }
 
-const LARGER_THAN_ANY = 10_000_000_000_000_000;
+/** The server's LARGER_THAN_MAX_MESSAGE_ID: `newest`, and where numeric anchors are clamped. */
+export const LARGER_THAN_ANY = 10_000_000_000_000_000;
 
 /** Resolves the anchor against the candidates; `first_unread` walks from the oldest. */
 export function resolveAnchor(
@@ -64,7 +65,7 @@ export function resolveAnchor(
   matching: Candidates,
   isUnread: (m: StoredMessage) => boolean,
 ): number {
-  if (typeof anchor === "number") return anchor;
+  if (typeof anchor === "number") return Math.min(Math.max(anchor, 0), LARGER_THAN_ANY);
   switch (anchor) {
     case "newest":
       return LARGER_THAN_ANY;
@@ -73,15 +74,19 @@ export function resolveAnchor(
     case "first_unread":
       return matching.source.find((m) => isUnread(m) && matching.accepts(m))?.id ?? LARGER_THAN_ANY;
     default:
-      if (/^\d+$/.test(anchor)) return Number(anchor);
-      throw badRequest(`Invalid anchor: ${anchor}`);
+      if (/^-?\d+$/.test(anchor)) return Math.min(Math.max(Number(anchor), 0), LARGER_THAN_ANY);
+      throw badRequest("Invalid anchor");
   }
 }
 
 /**
  * Up to `numBefore` messages before the anchor, the anchor itself if included, up to `numAfter`
- * after. Walks outwards from the anchor's place and stops one match past each limit (to know
- * whether the oldest and newest were reached), so the cost follows the window, not the history.
+ * after, with the server's flags (`post_process_limited_query`): `found_oldest` when the anchor
+ * is `oldest` (0) or fewer than `numBefore` came before it, `found_newest` when it is `newest` or
+ * fewer than `numAfter` came after. So exactly `numBefore` older messages leave `found_oldest`
+ * false, and `numAfter: 0` leaves `found_newest` false unless the anchor is `newest`. With both
+ * counts 0 the anchor comes back even when `includeAnchor` is false, as the server's `id ==
+ * anchor` query does. Walks outwards from the anchor's place, so the cost follows the window.
  */
 export function window(
   matching: Candidates,
@@ -89,26 +94,27 @@ export function window(
   options: { numBefore: number; numAfter: number; includeAnchor: boolean },
 ): Window {
   const { source, accepts } = matching;
+  const toLeft = anchorId === 0;
+  const toRight = anchorId >= LARGER_THAN_ANY;
+  const numBefore = toLeft ? 0 : options.numBefore;
+  const numAfter = toRight ? 0 : options.numAfter;
   const start = lowerBound(source, anchorId);
   const candidate = source[start];
   const at = candidate && candidate.id === anchorId && accepts(candidate) ? candidate : undefined;
+  const anchorFetched = options.includeAnchor || (numBefore === 0 && numAfter === 0);
   const before: StoredMessage[] = [];
-  for (let i = start - 1; i >= 0 && before.length <= options.numBefore; i--)
+  for (let i = start - 1; i >= 0 && before.length < numBefore; i--)
     if (accepts(source[i]!)) before.push(source[i]!);
   const after: StoredMessage[] = [];
-  for (let i = at ? start + 1 : start; i < source.length && after.length <= options.numAfter; i++)
+  for (let i = at ? start + 1 : start; i < source.length && after.length < numAfter; i++)
     if (accepts(source[i]!)) after.push(source[i]!);
   before.reverse();
-  const picked = [
-    ...before.slice(Math.max(0, before.length - options.numBefore)),
-    ...(at && options.includeAnchor ? [at] : []),
-    ...after.slice(0, options.numAfter),
-  ];
+  const shownAnchor = at && anchorFetched ? at : undefined;
   return {
-    messages: picked,
+    messages: [...before, ...(shownAnchor ? [shownAnchor] : []), ...after],
     anchorId,
-    foundAnchor: at !== undefined && options.includeAnchor,
-    foundOldest: before.length <= options.numBefore,
-    foundNewest: after.length <= options.numAfter,
+    foundAnchor: shownAnchor !== undefined,
+    foundOldest: toLeft || before.length < options.numBefore,
+    foundNewest: toRight || after.length < options.numAfter,
   };
 }

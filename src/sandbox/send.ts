@@ -4,6 +4,7 @@ import { badRequest, SandboxError } from "./errors.js";
 import type { Channel, Realm, SandboxUser, StoredMessage } from "./realm.js";
 import { findUserByEmail } from "./emailVisibility.js";
 import type { WidgetContent } from "./widgets.js";
+import { findWildcards } from "./markdown.js";
 
 /** The topic rule: `(no topic)` and the realm's empty-topic display name mean the empty string. */
 export function normalizeTopic(realm: Realm, topic: string): string {
@@ -47,9 +48,6 @@ export function normalizedContent(realm: Realm, content: string): string {
   return truncated(body, realm.settings.maxMessageLength, "\n[message truncated]");
 }
 
-const CHANNEL_WILDCARD = /(?<![\w_])@\*\*(all|everyone|channel|stream)\*\*/i;
-const TOPIC_WILDCARD = /(?<![\w_])@\*\*topic\*\*/i;
-
 /** Distinct senders of a topic so far (a copy: the index's set grows with the message being sent). */
 const topicParticipants = (realm: Realm, channel: Channel, topic: string): Set<number> =>
   new Set(realm.index.participants(channel.streamId, topic));
@@ -64,7 +62,7 @@ function wildcards(
 ): { channel: boolean; topic: boolean } {
   const { wildcardMentionThreshold: threshold, wildcardMentionMinRole: minRole } = realm.settings;
   const allowed = sender.role <= minRole;
-  const found = { channel: CHANNEL_WILDCARD.test(content), topic: TOPIC_WILDCARD.test(content) };
+  const found = findWildcards(content);
   if (found.channel && !allowed && channel.subscribers.size > threshold) {
     throw new SandboxError(
       "STREAM_WILDCARD_MENTION_NOT_ALLOWED",

@@ -25,8 +25,13 @@ export function sanitizeFilename(name: string): string {
   return cleaned === "" || cleaned === "." || cleaned === ".." ? "uploaded-file" : cleaned;
 }
 
+/** How long a temporary download URL works: the server's SIGNED_ACCESS_TOKEN_VALIDITY_IN_SECONDS. */
+export const TEMPORARY_URL_SECONDS = 60;
+
 export class UploadStore {
   readonly #files = new Map<string, StoredUpload>();
+  /** Temporary download tokens (`/user_uploads/temporary/<token>/<name>`): path and expiry (ms). */
+  readonly #tokens = new Map<string, { path: string; expiresAt: number }>();
   readonly #listeners = new Set<(upload: StoredUpload) => void>();
   /** Messages that claimed each file (the server's Attachment.messages). */
   readonly #claims = new Map<string, StoredMessage[]>();
@@ -50,6 +55,33 @@ export class UploadStore {
 
   get(path: string): StoredUpload | undefined {
     return this.#files.get(path);
+  }
+
+  /**
+   * A short-lived URL that serves the file without credentials, as the server's
+   * `generate_unauthed_file_access_url`: `/user_uploads/temporary/<token>/<last path part>`.
+   */
+  temporaryUrl(upload: StoredUpload, now: number): string {
+    for (const [token, entry] of this.#tokens)
+      if (entry.expiresAt <= now) this.#tokens.delete(token);
+    const token = randomBytes(24).toString("hex").toUpperCase();
+    this.#tokens.set(token, { path: upload.path, expiresAt: now + TEMPORARY_URL_SECONDS * 1000 });
+    return `/user_uploads/temporary/${token}/${upload.path.split("/").pop()!}`;
+  }
+
+  /**
+   * The file behind a temporary URL's token and name, as `serve_file_unauthed_from_token`
+   * checks them: an unknown or expired token is "Invalid token", another name "Invalid filename".
+   */
+  fromToken(
+    token: string,
+    name: string,
+    now: number,
+  ): StoredUpload | "Invalid token" | "Invalid filename" {
+    const entry = this.#tokens.get(token);
+    if (!entry || entry.expiresAt <= now) return "Invalid token";
+    if (decodeURIComponent(entry.path.split("/").pop()!) !== name) return "Invalid filename";
+    return this.#files.get(entry.path) ?? "Invalid token";
   }
 
   /**

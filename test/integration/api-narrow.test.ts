@@ -50,7 +50,8 @@ describeContract(
       expect(mid).toMatchObject({
         anchor: ids[1],
         found_anchor: true,
-        found_oldest: true,
+        // As the server: exactly num_before older messages is not "found the oldest".
+        found_oldest: false,
         found_newest: false,
       });
       const excl = await server()
@@ -135,7 +136,7 @@ describeContract(
       });
     });
 
-    it("refuses an unknown narrow operator with a clear BAD_REQUEST", async () => {
+    it("refuses an unknown narrow operator with BAD_NARROW and its desc", async () => {
       const error = await failure(
         server()
           .client()
@@ -146,7 +147,7 @@ describeContract(
             narrow: [{ operator: "colour", operand: "blue" }],
           }),
       );
-      expect(error).toMatchObject({ code: "BAD_REQUEST" });
+      expect(error).toMatchObject({ code: "BAD_NARROW" });
       expect(String(error.msg)).toContain("colour");
       const matches = await failure(
         server()
@@ -156,7 +157,7 @@ describeContract(
             narrow: [{ operator: "colour", operand: "x" }],
           }),
       );
-      expect(matches).toMatchObject({ code: "BAD_REQUEST" });
+      expect(matches).toMatchObject({ code: "BAD_NARROW" });
     });
 
     it("matches_narrow and flags/narrow name their missing parameters", async () => {
@@ -202,7 +203,8 @@ describeContract(
         updated_count: 2,
         first_processed_id: ids[0],
         last_processed_id: ids[1],
-        found_oldest: true,
+        // num_before 0: the server never reports found_oldest for it (unless anchored at oldest).
+        found_oldest: false,
         found_newest: false,
       });
       const again = await server().client().messages.updateFlagsForNarrow({

@@ -49,6 +49,8 @@ describeContract("reactions and reports", (server) => {
           message_id: messageId,
           emoji_name: "x",
           emoji_code: "zzzz",
+          // Without reaction_type the server takes the code from the name (`x` is an emoji).
+          reaction_type: "unicode_emoji",
         }),
       ),
     ).toMatchObject({ code: "BAD_REQUEST" });
@@ -105,7 +107,7 @@ describeContract("reactions and reports", (server) => {
       await failure(
         server()
           .client()
-          .messages.removeReaction({ message_id: messageId, emoji_name: "red_heart" }),
+          .messages.removeReaction({ message_id: messageId, emoji_name: "heart" }),
       ),
     ).toMatchObject({ code: "REACTION_DOES_NOT_EXIST" });
   });

@@ -85,6 +85,7 @@ describeContract("POST /user_uploads", (server) => {
     }
   });
 
+  // A file that exists but may not be read is a 403 page, as the server's serve_file (404 is for missing files).
   it("only the uploader fetches the file until a message visible to the requester links it", async (ctx) => {
     needSandbox(ctx, server());
     const { url } = await server()
@@ -93,7 +94,7 @@ describeContract("POST /user_uploads", (server) => {
         file: Buffer.from("secret"),
         filename: "s.txt",
       });
-    expect((await fetchAs("mia", url)).status).toBe(404);
+    expect((await fetchAs("mia", url)).status).toBe(403);
     expect((await fetchAs("bot", url)).status).toBe(200);
     const mia = server().sandbox!.user("mia");
     const adam = server().sandbox!.user("adam");
@@ -105,7 +106,7 @@ describeContract("POST /user_uploads", (server) => {
         content: `[s.txt](${url})`,
       });
     expect((await fetchAs("mia", url)).status).toBe(200);
-    expect((await fetchAs("adam", url)).status).toBe(404);
+    expect((await fetchAs("adam", url)).status).toBe(403);
     await server()
       .client()
       .messages.send({
@@ -126,8 +127,8 @@ describeContract("POST /user_uploads", (server) => {
     await server()
       .client("admin")
       .messages.send({ type: "channel", to: "general", topic: "files", content: `[p](${url})` });
-    expect((await fetchAs("adam", url)).status).toBe(404);
-    expect((await fetchAs("mia", url)).status).toBe(404);
+    expect((await fetchAs("adam", url)).status).toBe(403);
+    expect((await fetchAs("mia", url)).status).toBe(403);
   });
 
   it("without a file part, the server refuses with BAD_REQUEST", async () => {

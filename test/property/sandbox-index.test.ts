@@ -104,7 +104,11 @@ function bruteForce(
     ...after.slice(0, numAfter),
   ]
     .map((m) => m.id)
-    .concat([before.length <= numBefore ? 1 : 0, after.length <= numAfter ? 1 : 0]);
+    .concat([
+      // The server's post_process_limited_query: anchored ends, or fewer rows than asked.
+      id === 0 || Math.min(before.length, numBefore) < numBefore ? 1 : 0,
+      id === Infinity || Math.min(after.length, numAfter) < numAfter ? 1 : 0,
+    ]);
 }
 
 describe("the message index", () => {
@@ -154,20 +158,29 @@ describe("the message index", () => {
             }
           }
           const viewer = users[viewerIndex]!;
-          const narrow = compileNarrow(
-            realm,
-            viewer,
-            terms.map(({ t, negated }) => ({
-              operator: t.operator,
-              operand:
-                t.operator === "sender"
-                  ? users[t.operand as number]!.userId
-                  : t.operator === "dm"
-                    ? (t.operand as number[]).map((i) => users[i]!.userId)
-                    : t.operand,
-              negated,
-            })) as Narrow,
-          );
+          const compile = () =>
+            compileNarrow(
+              realm,
+              viewer,
+              terms.map(({ t, negated }) => ({
+                operator: t.operator,
+                operand:
+                  t.operator === "sender"
+                    ? users[t.operand as number]!.userId
+                    : t.operator === "dm"
+                      ? (t.operand as number[]).map((i) => users[i]!.userId)
+                      : t.operand,
+                negated,
+              })) as Narrow,
+            );
+          let narrow: CompiledNarrow;
+          try {
+            narrow = compile();
+          } catch (error) {
+            // A narrow the server refuses (channel and DM at once) has no window to compare.
+            if ((error as { code?: string }).code === "BAD_NARROW") return;
+            throw error;
+          }
           const found = candidates(realm, viewer, narrow);
           const anchorId = resolveAnchor(
             anchor,

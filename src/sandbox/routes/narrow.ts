@@ -2,13 +2,14 @@
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
-import { badRequest } from "../errors.js";
+import { badRequest, type SandboxError } from "../errors.js";
 import { withFlag, withoutFlag } from "../flagSets.js";
 import { compileNarrow, highlightHtml, highlightTopic } from "../narrow.js";
 import { allMatching, candidates, resolveAnchor, window } from "../range.js";
 import { normalizeTopic } from "../send.js";
 
 const MAX_FETCH = 5000;
+const MAX_UPDATE = 5000;
 
 /** Flags a user may not set or clear through the API. */
 const READ_ONLY_FLAGS = new Set([
@@ -50,6 +51,16 @@ export function updateFlags(
   return changed;
 }
 
+/** The server's `IncompatibleParametersError`. */
+const incompatible = (parameters: string): SandboxError =>
+  badRequest(`Unsupported parameter combination: ${parameters}`, { parameters });
+
+/** Excluding the anchor is allowed only at an end of the range (both views check it). */
+function checkAnchorExclusion(numBefore: number, numAfter: number, includeAnchor: boolean): void {
+  if (numBefore > 0 && numAfter > 0 && !includeAnchor)
+    throw badRequest("The anchor can only be excluded at an end of the range");
+}
+
 function checkFlag(flag: string): void {
   if (!KNOWN_FLAGS.has(flag)) throw badRequest(`Invalid flag: '${flag}'`);
   if (READ_ONLY_FLAGS.has(flag)) throw badRequest(`Flag not editable: '${flag}'`);
@@ -73,39 +84,38 @@ export const narrowRoutes: Route[] = [
       return shown;
     };
     const matching = candidates(realm, user, narrow);
+    const numBefore = params.num_before ?? 0;
+    const numAfter = params.num_after ?? 0;
     if (params.message_ids !== undefined) {
-      if (
-        params.anchor !== undefined ||
-        params.num_before !== undefined ||
-        params.num_after !== undefined
-      )
-        throw badRequest("Unsupported parameter combination: message_ids, anchor", {
-          parameters: "message_ids, anchor, num_before, num_after",
-        });
+      if (numBefore || numAfter || params.anchor !== undefined || params.use_first_unread_anchor)
+        throw incompatible(
+          "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
+        );
+      if (params.message_ids.length > MAX_FETCH)
+        throw badRequest(`Too many messages requested (maximum ${MAX_FETCH}).`);
       const wanted = new Set(params.message_ids);
       return {
         messages: allMatching(matching)
           .filter((m) => wanted.has(m.id))
           .map(view),
         history_limited: false,
+        found_anchor: false,
+        found_oldest: false,
+        found_newest: false,
       };
     }
-    if (params.num_before === undefined) throw badRequest("Missing 'num_before' argument");
-    if (params.num_after === undefined) throw badRequest("Missing 'num_after' argument");
-    if (params.num_before + params.num_after > MAX_FETCH)
+    const anchor = params.use_first_unread_anchor ? "first_unread" : params.anchor;
+    if (anchor === undefined) throw badRequest("Missing 'anchor' argument.");
+    if (numBefore + numAfter > MAX_FETCH)
       throw badRequest(`Too many messages requested (maximum ${MAX_FETCH}).`);
-    const anchor = params.anchor ?? (params.use_first_unread_anchor ? "first_unread" : undefined);
-    if (anchor === undefined) throw badRequest("Missing 'anchor' argument");
+    const includeAnchor = params.include_anchor ?? true;
+    checkAnchorExclusion(numBefore, numAfter, includeAnchor);
     const anchorId = resolveAnchor(
       anchor,
       matching,
       (m) => !realm.flagsFor(m, user).includes("read"),
     );
-    const result = window(matching, anchorId, {
-      numBefore: params.num_before,
-      numAfter: params.num_after,
-      includeAnchor: params.include_anchor ?? true,
-    });
+    const result = window(matching, anchorId, { numBefore, numAfter, includeAnchor });
     return {
       anchor: result.anchorId,
       found_anchor: result.foundAnchor,
@@ -139,11 +149,15 @@ export const narrowRoutes: Route[] = [
       matching,
       (m) => !m.flags.get(user.userId)?.has("read"),
     );
-    const range = window(matching, anchorId, {
-      numBefore: params.num_before,
-      numAfter: params.num_after,
-      includeAnchor: params.include_anchor ?? true,
-    });
+    const includeAnchor = params.include_anchor ?? true;
+    checkAnchorExclusion(params.num_before, params.num_after, includeAnchor);
+    // Clamped as the server does, so that num_before + num_after <= 5000.
+    const numBefore = Math.min(
+      params.num_before,
+      Math.max(MAX_UPDATE - params.num_after, MAX_UPDATE / 2),
+    );
+    const numAfter = Math.min(params.num_after, MAX_UPDATE - numBefore);
+    const range = window(matching, anchorId, { numBefore, numAfter, includeAnchor });
     let targets = range.messages;
     const ignored = new Set<number>();
     const markingUnread = params.flag === "read" && params.op === "remove";
@@ -173,10 +187,22 @@ export const narrowRoutes: Route[] = [
     const channel = realm.channels.get(params.stream_id);
     if (!channel || (channel.inviteOnly && !channel.subscribers.has(user.userId)))
       throw badRequest("Invalid channel ID");
+    // As the server: an empty topic_name marks the whole channel; a topic the user has no
+    // message in is refused.
+    if (params.topic_name === "") {
+      updateFlags(realm, user, realm.index.channel(channel.streamId), "add", "read");
+      return {};
+    }
     const topic = normalizeTopic(realm, params.topic_name).toLowerCase();
     const inTopic = realm.index
       .topic(channel.streamId, topic)
-      .filter((m) => m.streamId === channel.streamId && m.topic.toLowerCase() === topic);
+      .filter(
+        (m) =>
+          m.streamId === channel.streamId &&
+          m.topic.toLowerCase() === topic &&
+          m.flags.has(user.userId),
+      );
+    if (inTopic.length === 0) throw badRequest(`No such topic '${params.topic_name}'`);
     updateFlags(realm, user, inTopic, "add", "read");
     return {};
   }),

@@ -36,21 +36,25 @@ function reactionEvent(
   });
 }
 
-const same = (a: StoredReaction, b: StoredReaction): boolean =>
-  a.userId === b.userId && a.reactionType === b.reactionType && a.emojiCode === b.emojiCode;
-
 export const reactionRoutes: Route[] = [
   route(endpoints.messages.addReaction, ({ realm, user, params }) => {
     const message = visibleMessage(realm, user, params.message_id);
-    const emoji = resolveEmoji(
-      realm.realmEmoji,
-      params.emoji_name,
-      params.emoji_code,
-      params.reaction_type,
-    );
-    const reaction: StoredReaction = { ...emoji, userId: user.userId };
-    if (message.reactions.some((r) => same(r, reaction)))
+    // As the server's check_add_reaction: the code and type come from the name unless both are
+    // given; the same reaction twice is refused before the name is checked; a reaction another
+    // user made with that code is a vote, which takes its name and skips the checks (so an old
+    // name or a since-deactivated custom emoji can still be voted for).
+    let code = params.emoji_code;
+    let type = params.reaction_type;
+    if (code === undefined || type === undefined)
+      ({ emojiCode: code, reactionType: type } = resolveEmoji(realm.realmEmoji, params.emoji_name));
+    const sameEmoji = (r: StoredReaction) => r.emojiCode === code && r.reactionType === type;
+    if (message.reactions.some((r) => r.userId === user.userId && sameEmoji(r)))
       throw new SandboxError("REACTION_ALREADY_EXISTS", "Reaction already exists.");
+    const vote = message.reactions.find(sameEmoji);
+    const emoji = vote
+      ? { emojiName: vote.emojiName, emojiCode: code, reactionType: type }
+      : resolveEmoji(realm.realmEmoji, params.emoji_name, code, type);
+    const reaction: StoredReaction = { ...emoji, userId: user.userId };
     message.reactions.push(reaction);
     reactionEvent(realm, message, "add", reaction, user);
     return {};
@@ -62,14 +66,12 @@ export const reactionRoutes: Route[] = [
       throw badRequest(
         "At least one of the following arguments must be present: emoji_name, emoji_code",
       );
-    const mine = message.reactions.filter((r) => r.userId === user.userId);
-    const found = mine.find(
-      (r) =>
-        (params.emoji_code === undefined || r.emojiCode === params.emoji_code) &&
-        (params.emoji_name === undefined ||
-          params.emoji_code !== undefined ||
-          r.emojiName === params.emoji_name) &&
-        (params.reaction_type === undefined || r.reactionType === params.reaction_type),
+    // As the server's remove_reaction: the code from the name when none is given (an unknown name
+    // is refused), the type `unicode_emoji` unless given; the name itself is never compared.
+    const code = params.emoji_code ?? resolveEmoji(realm.realmEmoji, params.emoji_name!).emojiCode;
+    const type = params.reaction_type ?? "unicode_emoji";
+    const found = message.reactions.find(
+      (r) => r.userId === user.userId && r.emojiCode === code && r.reactionType === type,
     );
     if (!found) throw new SandboxError("REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.");
     message.reactions.splice(message.reactions.indexOf(found), 1);
