@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
   "REACTION_ALREADY_EXISTS",
   "REACTION_DOES_NOT_EXIST",
+  "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
   "NO_ACTIVE_PUSH_DEVICE",
   "ADMIN_ACTION_REQUIRED",
   "FAILED_TO_CONNECT_BOUNCER",
@@ -53,6 +54,10 @@ export const errorEnvelope = z.looseObject({
   queue_id: z.string().optional(),
   parameters: z.string().optional(),
   "retry-after": z.number().optional(),
+  /** MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: the part of the topic the requester may move. */
+  first_message_id_allowed_to_move: z.int().nullable().optional(),
+  total_messages_allowed_to_move: z.int().optional(),
+  total_messages_in_topic: z.int().optional(),
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelope>;
 

@@ -158,8 +158,12 @@ export const update = endpoint({
     z.object({
       message_id: int,
       content: optStr,
+      /** The new topic; `subject` is its deprecated alias. */
       topic: optStr,
+      subject: optStr,
+      /** The channel to move to; content cannot change in the same request. */
       stream_id: optInt,
+      /** Which messages move with a topic or channel change; only `change_one` for content edits. */
       propagate_mode: z.enum(["change_one", "change_later", "change_all"]).optional(),
       send_notification_to_old_thread: optBool,
       send_notification_to_new_thread: optBool,
