@@ -1,5 +1,6 @@
 // The response envelope every endpoint shares: success and error bodies, and the error codes.
 import { z } from "zod";
+import { optInt, optNullInt } from "./leaves.js";
 
 /**
  * Error codes the contract names, plus those the sandbox gives where the contract is silent
@@ -55,9 +56,9 @@ export const errorEnvelope = z.looseObject({
   parameters: z.string().optional(),
   "retry-after": z.number().optional(),
   /** MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: the part of the topic the requester may move. */
-  first_message_id_allowed_to_move: z.int().nullable().optional(),
-  total_messages_allowed_to_move: z.int().optional(),
-  total_messages_in_topic: z.int().optional(),
+  first_message_id_allowed_to_move: optNullInt,
+  total_messages_allowed_to_move: optInt,
+  total_messages_in_topic: optInt,
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelope>;
 

@@ -1,11 +1,12 @@
 // Event queues on the wire: registration, polling, deletion and the event shapes.
 import { z } from "zod";
-import { bool, int, optBool, optInt, optStr, str } from "./leaves.js";
+import { bool, int, optBool, optInt, optNullInt, optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
-import { message } from "./messages.js";
+import { message, topicLinks } from "./messages.js";
 import { realmUserAddEvent, user, userStatusEvent } from "./users.js";
 import { subscriptionUpdateEvent } from "./subscriptionProperties.js";
 import { submessageEvent } from "./submessages.js";
+import { bothFeatureLevelNames, featureLevelFields } from "./names.js";
 
 export const register = endpoint({
   method: "POST",
@@ -25,28 +26,31 @@ export const register = endpoint({
     }),
   // Registering twice only leaves an extra queue for the idle collector.
   response: () =>
-    z.looseObject({
-      queue_id: z.string().nullable(),
-      last_event_id: int,
-      zulip_feature_level: int,
-      zulip_version: optStr,
-      zulip_merge_base: optStr,
-      event_queue_longpoll_timeout_seconds: z.number().optional(),
-      max_message_length: optInt,
-      max_topic_length: optInt,
-      max_file_upload_size_mib: z.number().optional(),
-      realm_empty_topic_display_name: optStr,
-      realm_url: optStr,
-      // The message edit and move rules (PATCH /messages/{id}); null: no time limit.
-      realm_allow_message_editing: optBool,
-      realm_message_content_edit_limit_seconds: z.int().nullable().optional(),
-      realm_message_content_delete_limit_seconds: z.int().nullable().optional(),
-      realm_move_messages_within_stream_limit_seconds: z.int().nullable().optional(),
-      realm_move_messages_between_streams_limit_seconds: z.int().nullable().optional(),
-      user_id: optInt,
-      email: optStr,
-      full_name: optStr,
-    }),
+    z
+      .looseObject({
+        queue_id: z.string().nullable(),
+        last_event_id: int,
+        // The contract's `service_feature_level`; real servers say `zulip_feature_level`.
+        ...featureLevelFields,
+        zulip_version: optStr,
+        zulip_merge_base: optStr,
+        event_queue_longpoll_timeout_seconds: z.number().optional(),
+        max_message_length: optInt,
+        max_topic_length: optInt,
+        max_file_upload_size_mib: z.number().optional(),
+        realm_empty_topic_display_name: optStr,
+        realm_url: optStr,
+        // The message edit and move rules (PATCH /messages/{id}); null: no time limit.
+        realm_allow_message_editing: optBool,
+        realm_message_content_edit_limit_seconds: optNullInt,
+        realm_message_content_delete_limit_seconds: optNullInt,
+        realm_move_messages_within_stream_limit_seconds: optNullInt,
+        realm_move_messages_between_streams_limit_seconds: optNullInt,
+        user_id: optInt,
+        email: optStr,
+        full_name: optStr,
+      })
+      .transform(bothFeatureLevelNames),
   idempotent: true,
 });
 export type RegisterParams = z.input<typeof register.params>;
@@ -119,7 +123,7 @@ export const updateMessageEvent = z.looseObject({
   orig_subject: optStr,
   subject: optStr,
   /** Links the realm's linkifiers found in the new topic (present with `subject`). */
-  topic_links: z.array(z.looseObject({ text: str, url: str })).optional(),
+  topic_links: topicLinks.optional(),
   propagate_mode: z.enum(["change_one", "change_later", "change_all"]).optional(),
   orig_content: optStr,
   orig_rendered_content: optStr,
@@ -262,7 +266,7 @@ export const realmEvent = z.looseObject({
   op: str,
   property: optStr,
   value: z.unknown().optional(),
-  data: z.record(str, z.unknown()).optional(),
+  data: z.looseObject({}).optional(),
 });
 export type RealmEvent = z.infer<typeof realmEvent>;
 

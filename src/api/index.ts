@@ -57,8 +57,7 @@ export {
   submessageContent,
   pollOptionKey,
   todoTaskKey,
-  pollData,
-  todoData,
+  widgetDataSchemas,
   submessageEvent,
 } from "./submessages.js";
 export type { PollData, TodoData, WidgetData, SubmessageEvent } from "./submessages.js";

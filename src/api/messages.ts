@@ -40,6 +40,9 @@ export const editHistoryEntry = z.looseObject({
 });
 export type EditHistoryEntry = z.infer<typeof editHistoryEntry>;
 
+/** Links the realm's linkifiers found in a topic: `text` as written, `url` expanded. */
+export const topicLinks = z.array(z.looseObject({ text: str, url: str }));
+
 /** A message as fetched or delivered in a `message` event. */
 export const message = z.looseObject({
   id: int,
@@ -63,7 +66,7 @@ export const message = z.looseObject({
   last_moved_timestamp: optInt,
   reactions: z.array(reaction).default([]),
   submessages: z.array(submessage).default([]),
-  topic_links: z.array(z.looseObject({ text: str, url: str })).default([]),
+  topic_links: topicLinks.default([]),
   flags: z.array(str).optional(),
 });
 export type Message = z.infer<typeof message>;

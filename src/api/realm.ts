@@ -100,10 +100,11 @@ export const updateUserSettingsDefaults = endpoint({
  * A time limit in seconds, or `"unlimited"` (no limit). The server reads it as JSON, so the
  * client sends `"unlimited"` JSON-encoded; the sandbox accepts it either way.
  */
-const timeLimit = z
-  .union([z.int().min(1), z.literal("unlimited"), z.literal('"unlimited"')])
-  .transform((v) => (v === "unlimited" ? '"unlimited"' : v))
-  .optional();
+const timeLimit = () =>
+  z
+    .union([z.int().min(1), z.literal("unlimited"), z.literal('"unlimited"')])
+    .transform((v) => (v === "unlimited" ? '"unlimited"' : v))
+    .optional();
 
 /**
  * PATCH /realm (the message edit settings of it): administrators set how long a message's
@@ -121,9 +122,9 @@ export const update = endpoint({
   params: () =>
     z.object({
       allow_message_editing: optBool,
-      message_content_edit_limit_seconds: timeLimit,
-      move_messages_within_stream_limit_seconds: timeLimit,
-      move_messages_between_streams_limit_seconds: timeLimit,
+      message_content_edit_limit_seconds: timeLimit(),
+      move_messages_within_stream_limit_seconds: timeLimit(),
+      move_messages_between_streams_limit_seconds: timeLimit(),
     }),
   response: () => z.looseObject({}),
   idempotent: true,

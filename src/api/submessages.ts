@@ -24,37 +24,42 @@ export const addSubmessage = endpoint({
   idempotent: false,
 });
 
-/** A poll vote: `key` names the option (`canned,<index>` for the poll's own options), `vote` 1 adds, -1 takes back. */
-export const pollVote = z.object({
-  type: z.literal("vote"),
-  key: str,
-  vote: z.union([z.literal(1), z.literal(-1)]),
-});
-/** A new poll option, at index `idx` among the sender's own additions (key `<sender_id>,<idx>`). */
-export const pollNewOption = z.object({
-  type: z.literal("new_option"),
-  option: str,
-  idx: z.int().min(0).max(1000),
-});
-/** A new question; only the poll's author may send it. */
-export const pollQuestion = z.object({ type: z.literal("question"), question: str });
-export const pollData = z.discriminatedUnion("type", [pollVote, pollNewOption, pollQuestion]);
-export type PollData = z.infer<typeof pollData>;
+/**
+ * The widget data schemas, built on first use (a bot that never reads widget data builds none):
+ * a poll's `vote` (`key` names the option, `canned,<index>` for the poll's own; `vote` 1 adds,
+ * -1 takes back), `new_option` (at index `idx` among the sender's additions: key
+ * `<sender_id>,<idx>`) and `question` (the author only); a todo list's `new_task` (at index
+ * `key` among the sender's additions: task key `<key>,<sender_id>`), `strike` (toggles the task
+ * `key`, `<index>,canned` for the list's own) and `new_task_list_title` (the author only).
+ */
+function buildWidgetSchemas() {
+  const pollData = z.discriminatedUnion("type", [
+    z.object({ type: z.literal("vote"), key: str, vote: z.union([z.literal(1), z.literal(-1)]) }),
+    z.object({ type: z.literal("new_option"), option: str, idx: z.int().min(0).max(1000) }),
+    z.object({ type: z.literal("question"), question: str }),
+  ]);
+  const todoData = z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("new_task"),
+      key: z.int().min(0).max(1000),
+      task: str,
+      desc: str,
+      completed: z.boolean(),
+    }),
+    z.object({ type: z.literal("strike"), key: str }),
+    z.object({ type: z.literal("new_task_list_title"), title: str }),
+  ]);
+  return { pollData, todoData };
+}
 
-/** A new task, at index `key` among the sender's additions (task key `<key>,<sender_id>`). */
-export const todoNewTask = z.object({
-  type: z.literal("new_task"),
-  key: z.int().min(0).max(1000),
-  task: str,
-  desc: str,
-  completed: z.boolean(),
-});
-/** Toggles a task done or not: `key` is the task's key (`<index>,canned` for the list's own tasks). */
-export const todoStrike = z.object({ type: z.literal("strike"), key: str });
-/** A new list title; only the list's author may send it. */
-export const todoTitle = z.object({ type: z.literal("new_task_list_title"), title: str });
-export const todoData = z.discriminatedUnion("type", [todoNewTask, todoStrike, todoTitle]);
-export type TodoData = z.infer<typeof todoData>;
+let widgetSchemas: ReturnType<typeof buildWidgetSchemas> | undefined;
+
+/** The schemas of poll data and todo data (`pollData.safeParse(JSON.parse(content))`). */
+export const widgetDataSchemas = (): ReturnType<typeof buildWidgetSchemas> =>
+  (widgetSchemas ??= buildWidgetSchemas());
+
+export type PollData = z.infer<ReturnType<typeof buildWidgetSchemas>["pollData"]>;
+export type TodoData = z.infer<ReturnType<typeof buildWidgetSchemas>["todoData"]>;
 
 /** What a `widget` submessage after the first carries: a poll's or a todo list's data. */
 export type WidgetData = PollData | TodoData;

@@ -108,9 +108,9 @@ export class WidgetEditError extends ApiError {
 
 /** The server's words for each refusal with a class of its own (past servers' spellings too). */
 const REFUSALS: readonly [RegExp, new (init: ApiErrorInit) => ApiError][] = [
-  [/^The time limit for editing this message has pass(ed|t)\.?$/, MessageEditWindowError],
+  [/^The time limit for editing this message has pa(ssed|st)\.?$/, MessageEditWindowError],
   [
-    /^The time limit for editing this message's (topic|channel|stream) has pass(ed|t)\.?$/,
+    /^The time limit for editing this message's (topic|channel|stream) has pa(ssed|st)\.?$/,
     MessageMoveWindowError,
   ],
   [/^Widgets cannot be edited\.?$/, WidgetEditError],

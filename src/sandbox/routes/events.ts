@@ -84,6 +84,8 @@ export const eventRoutes: Route[] = [
     return {
       queue_id: queue.id,
       last_event_id: -1,
+      // The contract names it service_feature_level; real servers zulip_feature_level: both are sent.
+      service_feature_level: realm.settings.featureLevel,
       zulip_feature_level: realm.settings.featureLevel,
       zulip_version: realm.settings.zulipVersion,
       zulip_merge_base: realm.settings.zulipVersion,
