@@ -141,7 +141,8 @@ export function editMessage(realm: Realm, req: EditRequest): StoredMessage[] {
   for (const queue of realm.queues.all()) {
     if (!audience.has(queue.userId) || lost.has(queue.userId)) continue;
     const viewer = realm.users.get(queue.userId)!;
-    const flags = message.flags.has(viewer.userId) ? realm.flagsFor(message, viewer) : [];
+    // Subscribers without the message (shared history) get it as read, as the server's subscriber_info.
+    const flags = message.flags.has(viewer.userId) ? realm.flagsFor(message, viewer) : ["read"];
     const allowEmpty = queue.filter.allowEmptyTopicName;
     const shown: Record<string, unknown> & { type: string } = { ...event, flags };
     if (typeof event.orig_subject === "string")

@@ -148,6 +148,22 @@ describe("moving messages and renaming topics", () => {
     expect(notices[1]!.content).toContain("This topic was moved to");
   });
 
+  // do_update_message: subscribers of a channel with shared history who never received the
+  // message are told too, with the flags of a message they have read (subscriber_info).
+  it("tells subscribers who joined after the message, with flags read", async () => {
+    const later = sandbox.realm.addChannel("latecomers");
+    sandbox.realm.subscribe(later, sandbox.user("mia").userId);
+    const id = await send("before you", "posted early", "mia", "latecomers");
+    sandbox.realm.subscribe(later, sandbox.user("olivia").userId);
+    const events = await listen("olivia", ["update_message"]);
+    await as("mia").messages.update({
+      message_id: id,
+      topic: "renamed",
+      send_notification_to_new_thread: false,
+    });
+    expect((await events()).map((e) => [e.message_ids, e.flags])).toEqual([[[id], ["read"]]]);
+  });
+
   it("marks a topic resolved with a notice, not a breadcrumb", async () => {
     const id = await send("bug 12", "broken");
     const events = await listen("bot", ["message"]);
