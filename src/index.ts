@@ -2,7 +2,14 @@
 export { z } from "zod";
 export * from "./runtime/index.js";
 export * from "./markdown/escape.js";
-export { ApiError, NetworkError, InvalidArgumentError } from "./client/errors.js";
+export {
+  ApiError,
+  NetworkError,
+  InvalidArgumentError,
+  MessageEditWindowError,
+  MessageMoveWindowError,
+  WidgetEditError,
+} from "./client/errors.js";
 export type { ApiClient, CallOptions, ClientOptions } from "./client/client.js";
 export { loadConfig, loadConfigFile, ConfigError } from "./config/index.js";
 export type { BotConfig } from "./config/index.js";

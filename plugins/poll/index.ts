@@ -1,5 +1,14 @@
 // poll: a question with options, reactions as votes, a tally kept live in the poll message.
-import { conversationKey, definePlugin, md, raw, tokenize, z, type MessageContext } from "topicbot";
+import {
+  conversationKey,
+  definePlugin,
+  md,
+  MessageEditWindowError,
+  raw,
+  tokenize,
+  z,
+  type MessageContext,
+} from "topicbot";
 import { countVotes, renderPoll, winner, type Poll } from "./tally.js";
 
 const FRUIT = [
@@ -53,7 +62,13 @@ export default definePlugin({
     const refresh = async (id: number, poll: Poll): Promise<number[]> => {
       const { message } = await bot.api.messages.get({ message_id: id });
       const votes = countVotes(poll, message.reactions ?? [], await me());
-      await bot.api.messages.update({ message_id: id, content: renderPoll(poll, votes) });
+      try {
+        await bot.api.messages.update({ message_id: id, content: renderPoll(poll, votes) });
+      } catch (error) {
+        // Past the realm's edit window the tally stays as it was; closing still counts every vote.
+        if (!(error instanceof MessageEditWindowError)) throw error;
+        bot.log.info({ messageId: id }, "poll message past the edit window; tally not rewritten");
+      }
       return votes;
     };
 

@@ -35,6 +35,19 @@ describe("poll", () => {
     await t.dialog([["!poll close", "There is no open poll in this conversation."]]);
   });
 
+  it("still counts every vote when the poll message is past the edit window", async () => {
+    t = await createTestBot({ plugins: [poll], now: "2026-03-02T09:00:00Z" });
+    await t.send("!poll Tea? green black");
+    const posted = await t.expectReply(/^\*\*Poll: Tea\?\*\*/);
+    await t.settle();
+    await t.passEditWindow();
+    await t.react(posted.id, "cherries", { as: "adam" });
+    await t.send("!poll close");
+    await t.expectReply("Poll closed: **Tea?**. Result: black (1 vote).");
+    expect(t.realm.message(posted.id)!.content).toContain("**0** votes");
+    expect(t.errors()).toEqual([]);
+  });
+
   it("keeps polls per conversation and refuses bad polls", async () => {
     t = await createTestBot({
       plugins: [{ plugin: poll, settings: { emoji: ["lemon", "pear"] } }],

@@ -1,5 +1,6 @@
 // The response envelope every endpoint shares: success and error bodies, and the error codes.
 import { z } from "zod";
+import { optInt, optNullInt } from "./leaves.js";
 
 /**
  * Error codes the contract names, plus those the sandbox gives where the contract is silent
@@ -19,6 +20,7 @@ export const ERROR_CODES = [
   "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
   "REACTION_ALREADY_EXISTS",
   "REACTION_DOES_NOT_EXIST",
+  "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
   "NO_ACTIVE_PUSH_DEVICE",
   "ADMIN_ACTION_REQUIRED",
   "FAILED_TO_CONNECT_BOUNCER",
@@ -54,6 +56,10 @@ export const errorEnvelope = z.looseObject({
   queue_id: z.string().optional(),
   parameters: z.string().optional(),
   "retry-after": z.number().optional(),
+  /** MOVE_MESSAGES_TIME_LIMIT_EXCEEDED: the part of the topic the requester may move. */
+  first_message_id_allowed_to_move: optNullInt,
+  total_messages_allowed_to_move: optInt,
+  total_messages_in_topic: optInt,
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelope>;
 

@@ -1,10 +1,12 @@
 // Event queues on the wire: registration, polling, deletion and the event shapes.
 import { z } from "zod";
-import { bool, int, optBool, optInt, optStr, str } from "./leaves.js";
+import { bool, int, optBool, optInt, optNullInt, optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
-import { message } from "./messages.js";
+import { message, topicLinks } from "./messages.js";
 import { realmUserAddEvent, user, userStatusEvent } from "./users.js";
 import { subscriptionUpdateEvent } from "./subscriptionProperties.js";
+import { submessageEvent } from "./submessages.js";
+import { bothFeatureLevelNames, featureLevelFields } from "./names.js";
 
 export const register = endpoint({
   method: "POST",
@@ -24,22 +26,31 @@ export const register = endpoint({
     }),
   // Registering twice only leaves an extra queue for the idle collector.
   response: () =>
-    z.looseObject({
-      queue_id: z.string().nullable(),
-      last_event_id: int,
-      zulip_feature_level: int,
-      zulip_version: optStr,
-      zulip_merge_base: optStr,
-      event_queue_longpoll_timeout_seconds: z.number().optional(),
-      max_message_length: optInt,
-      max_topic_length: optInt,
-      max_file_upload_size_mib: z.number().optional(),
-      realm_empty_topic_display_name: optStr,
-      realm_url: optStr,
-      user_id: optInt,
-      email: optStr,
-      full_name: optStr,
-    }),
+    z
+      .looseObject({
+        queue_id: z.string().nullable(),
+        last_event_id: int,
+        // The contract's `service_feature_level`; real servers say `zulip_feature_level`.
+        ...featureLevelFields,
+        zulip_version: optStr,
+        zulip_merge_base: optStr,
+        event_queue_longpoll_timeout_seconds: z.number().optional(),
+        max_message_length: optInt,
+        max_topic_length: optInt,
+        max_file_upload_size_mib: z.number().optional(),
+        realm_empty_topic_display_name: optStr,
+        realm_url: optStr,
+        // The message edit and move rules (PATCH /messages/{id}); null: no time limit.
+        realm_allow_message_editing: optBool,
+        realm_message_content_edit_limit_seconds: optNullInt,
+        realm_message_content_delete_limit_seconds: optNullInt,
+        realm_move_messages_within_stream_limit_seconds: optNullInt,
+        realm_move_messages_between_streams_limit_seconds: optNullInt,
+        user_id: optInt,
+        email: optStr,
+        full_name: optStr,
+      })
+      .transform(bothFeatureLevelNames),
   idempotent: true,
 });
 export type RegisterParams = z.input<typeof register.params>;
@@ -103,11 +114,17 @@ export const updateMessageEvent = z.looseObject({
   flags: z.array(str),
   edit_timestamp: int,
   rendering_only: bool,
+  /** The channel the message was in (channel messages only), before any move. */
   stream_id: optInt,
+  stream_name: optStr,
+  /** Set when the messages moved to another channel. */
   new_stream_id: optInt,
+  /** The topic before, set on every move (topic or channel); `subject` only when the topic changed. */
   orig_subject: optStr,
   subject: optStr,
-  propagate_mode: optStr,
+  /** Links the realm's linkifiers found in the new topic (present with `subject`). */
+  topic_links: topicLinks.optional(),
+  propagate_mode: z.enum(["change_one", "change_later", "change_all"]).optional(),
   orig_content: optStr,
   orig_rendered_content: optStr,
   content: optStr,
@@ -237,6 +254,22 @@ export const restartEvent = z.looseObject({
 });
 export type RestartEvent = z.infer<typeof restartEvent>;
 
+/**
+ * `realm`: an organization setting changed. Most settings come as `op: "update"` with
+ * `property` and `value`; the message edit settings (`allow_message_editing`,
+ * `message_content_edit_limit_seconds`, the move limits) as `op: "update_dict"` with
+ * `property: "default"` and the changed settings in `data`.
+ */
+export const realmEvent = z.looseObject({
+  id: int,
+  type: z.literal("realm"),
+  op: str,
+  property: optStr,
+  value: z.unknown().optional(),
+  data: z.looseObject({}).optional(),
+});
+export type RealmEvent = z.infer<typeof realmEvent>;
+
 /** Schemas of the event types this library knows; others arrive as `AnyEvent`. */
 export const eventSchemas = {
   heartbeat: heartbeatEvent,
@@ -254,6 +287,8 @@ export const eventSchemas = {
   user_status: userStatusEvent,
   stream: streamEvent,
   restart: restartEvent,
+  submessage: submessageEvent,
+  realm: realmEvent,
 } as const;
 export type KnownEventType = keyof typeof eventSchemas;
 export type EventOf<T extends string> = T extends KnownEventType

@@ -14,11 +14,12 @@ import { navigationViewsEndpoints } from "./navigation.js";
 import { pushEndpoints } from "./push.js";
 import { authEndpoints } from "./auth.js";
 import { typingEndpoints } from "./typing.js";
+import { submessageEndpoints } from "./submessages.js";
 
 /** Every endpoint, by client namespace. `createClient` turns each into a typed method. */
 export const endpoints = {
   events: eventsEndpoints,
-  messages: messagesEndpoints,
+  messages: { ...messagesEndpoints, ...submessageEndpoints },
   users: usersEndpoints,
   scheduledMessages: scheduledMessagesEndpoints,
   topics: topicsEndpoints,
@@ -51,8 +52,18 @@ export * as subscriptionPropertiesApi from "./subscriptionProperties.js";
 export * as navigationApi from "./navigation.js";
 export * as pushApi from "./push.js";
 export * as authApi from "./auth.js";
+export * as submessagesApi from "./submessages.js";
+export {
+  submessageContent,
+  pollOptionKey,
+  todoTaskKey,
+  widgetDataSchemas,
+  submessageEvent,
+} from "./submessages.js";
+export type { PollData, TodoData, WidgetData, SubmessageEvent } from "./submessages.js";
 export { eventSchemas, anyEvent, messageEvent, heartbeatEvent } from "./events.js";
 export type {
+  RealmEvent,
   ReactionEvent,
   UpdateMessageEvent,
   UpdateMessageFlagsEvent,

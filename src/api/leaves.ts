@@ -15,3 +15,5 @@ export const bool = z.boolean();
 export const optStr = str.optional();
 export const optInt = int.optional();
 export const optBool = bool.optional();
+/** An integer that may be null (a time limit: null is none) and may be absent. */
+export const optNullInt = int.nullable().optional();

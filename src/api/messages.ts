@@ -40,6 +40,9 @@ export const editHistoryEntry = z.looseObject({
 });
 export type EditHistoryEntry = z.infer<typeof editHistoryEntry>;
 
+/** Links the realm's linkifiers found in a topic: `text` as written, `url` expanded. */
+export const topicLinks = z.array(z.looseObject({ text: str, url: str }));
+
 /** A message as fetched or delivered in a `message` event. */
 export const message = z.looseObject({
   id: int,
@@ -63,7 +66,7 @@ export const message = z.looseObject({
   last_moved_timestamp: optInt,
   reactions: z.array(reaction).default([]),
   submessages: z.array(submessage).default([]),
-  topic_links: z.array(z.looseObject({ text: str, url: str })).default([]),
+  topic_links: topicLinks.default([]),
   flags: z.array(str).optional(),
 });
 export type Message = z.infer<typeof message>;
@@ -158,8 +161,12 @@ export const update = endpoint({
     z.object({
       message_id: int,
       content: optStr,
+      /** The new topic; `subject` is its deprecated alias. */
       topic: optStr,
+      subject: optStr,
+      /** The channel to move to; content cannot change in the same request. */
       stream_id: optInt,
+      /** Which messages move with a topic or channel change; only `change_one` for content edits. */
       propagate_mode: z.enum(["change_one", "change_later", "change_all"]).optional(),
       send_notification_to_old_thread: optBool,
       send_notification_to_new_thread: optBool,

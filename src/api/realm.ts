@@ -1,4 +1,4 @@
-// Organization settings on the wire: the default user settings administrators give new users.
+// Organization settings on the wire: the message edit rules and the default user settings administrators give new users.
 import { z } from "zod";
 import { optBool, optInt, optStr } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
@@ -96,4 +96,41 @@ export const updateUserSettingsDefaults = endpoint({
   idempotent: true,
 });
 
-export const realmEndpoints = { updateUserSettingsDefaults } as const;
+/**
+ * A time limit in seconds, or `"unlimited"` (no limit). The server reads it as JSON, so the
+ * client sends `"unlimited"` JSON-encoded; the sandbox accepts it either way.
+ */
+const timeLimit = () =>
+  z
+    .union([z.int().min(1), z.literal("unlimited"), z.literal('"unlimited"')])
+    .transform((v) => (v === "unlimited" ? '"unlimited"' : v))
+    .optional();
+
+/**
+ * PATCH /realm (the message edit settings of it): administrators set how long a message's
+ * content may be edited (`message_content_edit_limit_seconds`, 600 by default), whether it may
+ * be at all, and how long messages may be moved. Each change reaches every user as a `realm`
+ * `update_dict` event.
+ *
+ * @example
+ * await admin.realm.update({ message_content_edit_limit_seconds: 3600 });
+ * await admin.realm.update({ message_content_edit_limit_seconds: "unlimited" });
+ */
+export const update = endpoint({
+  method: "PATCH",
+  path: "/realm",
+  params: () =>
+    z.object({
+      allow_message_editing: optBool,
+      message_content_edit_limit_seconds: timeLimit(),
+      move_messages_within_stream_limit_seconds: timeLimit(),
+      move_messages_between_streams_limit_seconds: timeLimit(),
+    }),
+  response: () => z.looseObject({}),
+  idempotent: true,
+});
+
+/** A time limit as `update` takes it, seconds or `"unlimited"`. */
+export type RealmTimeLimit = number | "unlimited";
+
+export const realmEndpoints = { updateUserSettingsDefaults, update } as const;

@@ -3,7 +3,7 @@ import { ENVELOPE_KEYS, type KnownErrorCode } from "../api/envelope.js";
 
 /** The server answered with an error body. Branch on `code`, never on `msg`. */
 export class ApiError extends Error {
-  override readonly name = "ApiError";
+  override readonly name: string = "ApiError";
   /** Stable error code, e.g. `BAD_REQUEST`, `RATE_LIMIT_HIT`; `BAD_REQUEST` when the server sent none. */
   readonly code: KnownErrorCode | (string & {});
   /** HTTP status of the response. */
@@ -36,20 +36,93 @@ export class ApiError extends Error {
     return typeof value === "number" ? value : undefined;
   }
 
-  /** Builds an ApiError from a parsed error body. */
+  /**
+   * Builds an ApiError from a parsed error body: one of the subclasses below when the body is
+   * one of the refusals they stand for (`MessageEditWindowError`, `MessageMoveWindowError`,
+   * `WidgetEditError`), a plain ApiError otherwise.
+   */
   static fromBody(body: Record<string, unknown>, status: number, endpoint: string): ApiError {
     const extra: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(body)) {
       if (!(ENVELOPE_KEYS as readonly string[]).includes(key)) extra[key] = value;
     }
-    return new ApiError({
+    const init = {
       code: typeof body.code === "string" ? body.code : "BAD_REQUEST",
       status,
       msg: typeof body.msg === "string" ? body.msg : "",
       extra,
       endpoint,
-    });
+    };
+    const Special = refusalClass(init.code, init.msg);
+    return Special ? new Special(init) : new ApiError(init);
   }
+}
+
+type ApiErrorInit = ConstructorParameters<typeof ApiError>[0];
+
+/**
+ * PATCH /messages/{id} refused a content edit because the message is older than the realm's
+ * edit window (`realm_message_content_edit_limit_seconds` in the registration, 600 s by
+ * default, plus the server's 20 s of grace). Post a new message instead.
+ * The server sends it as `BAD_REQUEST`; it is recognised by its (English) message.
+ *
+ * @example
+ * try { await client.messages.update({ message_id, content }); }
+ * catch (e) { if (e instanceof MessageEditWindowError) await client.messages.send(...); else throw e; }
+ */
+export class MessageEditWindowError extends ApiError {
+  override readonly name: string = "MessageEditWindowError";
+}
+
+/**
+ * PATCH /messages/{id} refused a move: the message is older than the realm's limit for moving
+ * it to another topic or channel (`realm_move_messages_within_stream_limit_seconds`,
+ * `realm_move_messages_between_streams_limit_seconds`), or, for `propagate_mode: "change_all"`,
+ * part of the topic is (`MOVE_MESSAGES_TIME_LIMIT_EXCEEDED`, whose extra keys say which part
+ * may move: `firstMovable`, `movable`, `inTopic`). Moderators and administrators have no limit.
+ */
+export class MessageMoveWindowError extends ApiError {
+  override readonly name: string = "MessageMoveWindowError";
+  /** The oldest message of the topic the requester may move (change_all refusals), if given. */
+  get firstMovable(): number | null | undefined {
+    return this.extra.first_message_id_allowed_to_move as number | null | undefined;
+  }
+  /** How many of the topic's messages the requester may move (change_all refusals). */
+  get movable(): number | undefined {
+    return this.extra.total_messages_allowed_to_move as number | undefined;
+  }
+  /** How many messages the topic holds (change_all refusals). */
+  get inTopic(): number | undefined {
+    return this.extra.total_messages_in_topic as number | undefined;
+  }
+}
+
+/**
+ * PATCH /messages/{id} refused a content edit of a message that carries a widget (a poll, a
+ * todo list, a zform from `widget_content`): such messages can never be edited. Change the
+ * widget through submessages (`client.messages.addSubmessage`) or post a new message.
+ */
+export class WidgetEditError extends ApiError {
+  override readonly name: string = "WidgetEditError";
+}
+
+/** The server's words for each refusal with a class of its own (past servers' spellings too). */
+const REFUSALS: readonly [RegExp, new (init: ApiErrorInit) => ApiError][] = [
+  [/^The time limit for editing this message has pa(ssed|st)\.?$/, MessageEditWindowError],
+  [
+    /^The time limit for editing this message's (topic|channel|stream) has pa(ssed|st)\.?$/,
+    MessageMoveWindowError,
+  ],
+  [/^Widgets cannot be edited\.?$/, WidgetEditError],
+];
+
+function refusalClass(
+  code: string,
+  msg: string,
+): (new (init: ApiErrorInit) => ApiError) | undefined {
+  if (code === "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED") return MessageMoveWindowError;
+  if (code !== "BAD_REQUEST") return undefined;
+  return REFUSALS.find(([words]) => words.test(msg))?.[1];
 }
 
 /** The request never got a usable answer: connection refused or reset, timeout, non-JSON body. */

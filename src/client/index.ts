@@ -10,6 +10,9 @@ export {
   NetworkError,
   InvalidArgumentError,
   ResponseShapeError,
+  MessageEditWindowError,
+  MessageMoveWindowError,
+  WidgetEditError,
   isFatal,
   FATAL_CODES,
 } from "./errors.js";

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
-import type { Plugin, PluginInstance } from "../runtime/plugin.js";
+import { PLUGIN_NAME_RULE, type Plugin, type PluginInstance } from "../runtime/plugin.js";
 import type { BotConfig } from "./schema.js";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
@@ -44,7 +44,7 @@ export function locatePlugin(
     const found = findModule(resolvePath(baseDir, ref));
     return found ? { kind: "path", target: found } : undefined;
   }
-  if (/^[a-z][a-z0-9-]*$/.test(ref)) {
+  if (PLUGIN_NAME_RULE.test(ref)) {
     const builtin = findModule(resolvePath(BUILTIN_DIR, ref));
     if (builtin) return { kind: "builtin", target: builtin };
   }

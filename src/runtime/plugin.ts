@@ -17,8 +17,13 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
   setup(bot: PluginApi, config: z.output<S>): void | Promise<void>;
 }
 
-/** The plugin-name rule: lowercase letters, digits and dashes, starting with a letter (`greet`, `stand-up`). */
-export const PLUGIN_NAME_RULE = /^[a-z][a-z0-9-]*$/;
+/**
+ * The plugin-name rule: lowercase letters, digits, dashes and underscores, starting with a letter
+ * (`greet`, `stand-up`, and the names of Zulip's own bots: `virtual_fs`, `game_handler_bot`).
+ * Every character is safe where a name goes: a config key, a storage namespace (no NUL), a log
+ * field, a metric label value (no quote, backslash or newline), a Redis key and a file name.
+ */
+export const PLUGIN_NAME_RULE = /^[a-z][a-z0-9_-]*$/;
 
 /**
  * Throws unless `name` follows the plugin-name rule; the one check `definePlugin`,
@@ -27,7 +32,7 @@ export const PLUGIN_NAME_RULE = /^[a-z][a-z0-9-]*$/;
 export function checkPluginName(name: unknown): void {
   if (typeof name !== "string" || !PLUGIN_NAME_RULE.test(name))
     throw new Error(
-      `plugin name ${JSON.stringify(name)} is invalid: use lowercase letters, digits and dashes, starting with a letter (e.g. "stand-up")`,
+      `plugin name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, dashes and underscores, starting with a letter (e.g. "stand-up", "virtual_fs")`,
     );
 }
 

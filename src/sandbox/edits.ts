@@ -1,5 +1,4 @@
 // Message edits: content and topic changes, their history snapshots, HTML diffs and update_message events.
-import { badRequest } from "./errors.js";
 import { renderMarkdown } from "./markdown.js";
 import { withFlag } from "./flagSets.js";
 import type { Channel, Realm, SandboxUser, StoredEdit, StoredMessage } from "./realm.js";
@@ -66,14 +65,18 @@ function movedTogether(realm: Realm, req: EditRequest): StoredMessage[] {
     );
 }
 
-/** Applies an edit: stores history, updates the message(s) and sends `update_message` events. */
-export function editMessage(realm: Realm, req: EditRequest): void {
+/**
+ * Applies an edit: stores history, updates the message(s) and sends `update_message` events.
+ * Answers the messages that moved (the target message alone for a content edit), none when
+ * nothing changed.
+ */
+export function editMessage(realm: Realm, req: EditRequest): StoredMessage[] {
   const { message, editor } = req;
   const now = realm.nowSeconds();
   const contentChanged = req.content !== undefined && req.content !== message.content;
   const topicChanged = req.topic !== undefined && req.topic !== message.topic;
   const channelChanged = req.channel !== undefined && req.channel.streamId !== message.streamId;
-  if (!contentChanged && !topicChanged && !channelChanged) return;
+  if (!contentChanged && !topicChanged && !channelChanged) return [];
   const event: Record<string, unknown> & { type: string } = {
     type: "update_message",
     user_id: editor.userId,
@@ -92,7 +95,8 @@ export function editMessage(realm: Realm, req: EditRequest): void {
     event.orig_subject = message.topic;
     if (topicChanged) event.subject = req.topic;
     if (channelChanged) event.new_stream_id = req.channel!.streamId;
-    event.topic_links = [];
+    // No linkifiers are configured, so a new topic links nowhere.
+    if (topicChanged) event.topic_links = [];
   }
   const original = { topic: message.topic, streamId: message.streamId };
   for (const m of moved) {
@@ -128,7 +132,7 @@ export function editMessage(realm: Realm, req: EditRequest): void {
     event.rendered_content = message.renderedContent;
     event.is_me_message = message.content.startsWith("/me ");
   }
-  event.message_ids = moved.map((m) => m.id);
+  event.message_ids = moved.map((m) => m.id).sort((a, b) => a - b);
   const audience = new Set([...message.flags.keys()]);
   if (original.streamId !== undefined) {
     for (const id of realm.channels.get(original.streamId)?.subscribers ?? []) audience.add(id);
@@ -137,7 +141,8 @@ export function editMessage(realm: Realm, req: EditRequest): void {
   for (const queue of realm.queues.all()) {
     if (!audience.has(queue.userId) || lost.has(queue.userId)) continue;
     const viewer = realm.users.get(queue.userId)!;
-    const flags = message.flags.has(viewer.userId) ? realm.flagsFor(message, viewer) : [];
+    // Subscribers without the message (shared history) get it as read, as the server's subscriber_info.
+    const flags = message.flags.has(viewer.userId) ? realm.flagsFor(message, viewer) : ["read"];
     const allowEmpty = queue.filter.allowEmptyTopicName;
     const shown: Record<string, unknown> & { type: string } = { ...event, flags };
     if (typeof event.orig_subject === "string")
@@ -147,6 +152,7 @@ export function editMessage(realm: Realm, req: EditRequest): void {
     queue.push(shown);
   }
   realm.announce(event, new Set([...audience].filter((id) => !lost.has(id))));
+  return topicChanged || channelChanged ? moved : contentChanged ? [message] : [];
 }
 
 /**
@@ -199,20 +205,6 @@ function loseAccess(
       });
   }
   return new Set(lostIds.keys());
-}
-
-/** Who may edit what: content only by its sender; topics by the sender or moderators and above. */
-export function checkEditPermission(
-  editor: SandboxUser,
-  message: StoredMessage,
-  wants: { content: boolean; move: boolean },
-): void {
-  if (wants.content && message.senderId !== editor.userId)
-    throw badRequest("You don't have permission to edit this message");
-  if (wants.move && message.senderId !== editor.userId && editor.role > 300)
-    throw badRequest("You don't have permission to move this message");
-  if (wants.move && message.kind === "private")
-    throw badRequest("Direct messages cannot be moved to channels or topics.");
 }
 
 /** GET /messages/{id}/history: the original, then the state after each edit, oldest first. */

@@ -132,6 +132,16 @@ export interface RealmSettings {
   wildcardMentionMinRole: number;
   /** Whether edit history is shown (`edit_history`, the history endpoint). */
   allowEditHistory: boolean;
+  /** `allow_message_editing`: false refuses every content edit. */
+  allowMessageEditing: boolean;
+  /** Seconds after sending a message's content may be edited (the server adds 20 s of grace); null: no limit. */
+  messageContentEditLimitSeconds: number | null;
+  /** Announced only (deleting is not modelled). */
+  messageContentDeleteLimitSeconds: number | null;
+  /** Seconds after sending a message may move to another topic (moderators: no limit); null: none. */
+  moveMessagesWithinStreamLimitSeconds: number | null;
+  /** Seconds after sending a message may move to another channel (moderators: no limit); null: none. */
+  moveMessagesBetweenStreamsLimitSeconds: number | null;
   /** Public access: GET /users answers requests without credentials. */
   enableSpectatorAccess: boolean;
   /**
@@ -161,6 +171,11 @@ export const DEFAULT_SETTINGS: RealmSettings = {
   wildcardMentionThreshold: 15,
   wildcardMentionMinRole: 300,
   allowEditHistory: true,
+  allowMessageEditing: true,
+  messageContentEditLimitSeconds: 600,
+  messageContentDeleteLimitSeconds: 600,
+  moveMessagesWithinStreamLimitSeconds: 7 * 86_400,
+  moveMessagesBetweenStreamsLimitSeconds: 7 * 86_400,
   enableSpectatorAccess: false,
   canAccessAllUsersGroup: "role:everyone",
   pushBouncer: "ok",
@@ -331,6 +346,11 @@ export class Realm {
     });
   }
 
+  /** The next submessage ID (submessages share one sequence across messages). */
+  newSubmessageId(): number {
+    return this.#nextSubmessageId++;
+  }
+
   /** Takes an ID from the message sequence without posting (scheduled messages: never equal to the sent ID). */
   reserveMessageId(): number {
     return this.#nextMessageId++;
@@ -432,7 +452,7 @@ export class Realm {
     const widget = init.widget ?? widgetFromContent(init.content);
     if (widget)
       message.submessages.push({
-        id: this.#nextSubmessageId++,
+        id: this.newSubmessageId(),
         senderId: init.sender.userId,
         msgType: "widget",
         content: JSON.stringify(widget),

@@ -19,6 +19,9 @@ import { People, type NewUser } from "./people.js";
 import { Replies, type ReplyOptions } from "./replies.js";
 import { observeReports, type ObservedReport } from "./reports.js";
 import type { Expectation } from "./transcript.js";
+import { itemKey, pollOptions, todoTasks } from "./widgets.js";
+import type { WidgetData } from "../api/submessages.js";
+import { EDIT_GRACE_SECONDS } from "../sandbox/editRules.js";
 
 export interface TestBotOptions {
   plugins?: (Plugin | PluginInstance)[];
@@ -93,6 +96,19 @@ export interface ObservedScheduled {
   userIds?: number[];
 }
 
+/** Where `t.move` takes a message: a new topic, another channel (by name), or both. */
+export interface MoveTarget {
+  topic?: string;
+  channel?: string;
+  /** Which messages go along; default `change_all` (the whole topic). */
+  propagate?: "change_one" | "change_later" | "change_all";
+  /** Who moves it; default `mia`. */
+  as?: string;
+  /** Notification Bot's notice in the old topic (default false) and the new one (default true). */
+  notifyOld?: boolean;
+  notifyNew?: boolean;
+}
+
 export interface TestBot {
   sandbox: Sandbox;
   realm: Realm;
@@ -125,6 +141,41 @@ export interface TestBot {
   react(messageId: number, emoji: string, options?: { as?: string }): Promise<void>;
   /** The reactions a message has now. */
   reactions(messageId: number): { emoji: string; userId: number; userName: string }[];
+  /**
+   * Votes in a poll (a message with `/poll` content) as a human (`as`, default `mia`), through
+   * POST /submessage as the web app does: `option` is the option's text or index; `vote: -1`
+   * takes a vote back.
+   */
+  vote(
+    messageId: number,
+    option: string | number,
+    options?: { as?: string; vote?: 1 | -1 },
+  ): Promise<void>;
+  /** Ticks (or unticks) a task of a todo list (`/todo` content) as a human: its text or index. */
+  strike(messageId: number, task: string | number, options?: { as?: string }): Promise<void>;
+  /** Adds any submessage as a human (`msgType` default `widget`); data is sent as JSON. */
+  submessage(
+    messageId: number,
+    data: WidgetData | Record<string, unknown> | string,
+    options?: { as?: string; msgType?: string },
+  ): Promise<void>;
+  /** Edits a message's content as its sender (`as`, default `mia`); the edit window applies. */
+  edit(messageId: number, content: string, options?: { as?: string }): Promise<void>;
+  /**
+   * Moves a message, and by default the whole topic (`propagate: "change_all"`), to another
+   * topic and/or channel as a human (`as`, default `mia`): the bot receives `update_message`
+   * events and Notification Bot's breadcrumbs, as on a real server.
+   */
+  move(messageId: number, to: MoveTarget): Promise<void>;
+  /** Renames a topic (every message in it) as a human: `t.renameTopic("general", "test", "done")`. */
+  renameTopic(
+    channel: string,
+    from: string,
+    to: string,
+    options?: { as?: string; notifyOld?: boolean; notifyNew?: boolean },
+  ): Promise<void>;
+  /** Moves the fake clock past the realm's edit window (its limit plus the server's grace). */
+  passEditWindow(): Promise<void>;
   /** Uploads a file as a human; returns its URL. */
   upload(file: UploadSource, name: string, options?: { as?: string }): Promise<string>;
   /** Files uploaded since the harness started (by anyone), with their bytes. */
@@ -314,6 +365,51 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
         userId: r.userId,
         userName: realm.users.get(r.userId)?.fullName ?? `user ${r.userId}`,
       }));
+    },
+    async vote(messageId, option, { as = "mia", vote = 1 } = {}) {
+      const key = itemKey(pollOptions(realm, messageId), option, "poll option");
+      await t.submessage(messageId, { type: "vote", key, vote }, { as });
+    },
+    async strike(messageId, task, { as = "mia" } = {}) {
+      const key = itemKey(todoTasks(realm, messageId), task, "task");
+      await t.submessage(messageId, { type: "strike", key }, { as });
+    },
+    async submessage(messageId, data, { as = "mia", msgType = "widget" } = {}) {
+      await clientFor(as).messages.addSubmessage({
+        message_id: messageId,
+        msg_type: msgType,
+        content: typeof data === "string" ? data : JSON.stringify(data),
+      });
+    },
+    async edit(messageId, content, { as = "mia" } = {}) {
+      await clientFor(as).messages.update({ message_id: messageId, content });
+    },
+    async move(messageId, to) {
+      const { as = "mia", propagate = "change_all" } = to;
+      let streamId: number | undefined;
+      if (to.channel !== undefined) {
+        await people.channel(to.channel);
+        streamId = realm.channelByName(to.channel)!.streamId;
+      }
+      await clientFor(as).messages.update({
+        message_id: messageId,
+        ...(to.topic !== undefined && { topic: to.topic }),
+        ...(streamId !== undefined && { stream_id: streamId }),
+        propagate_mode: propagate,
+        ...(to.notifyOld !== undefined && { send_notification_to_old_thread: to.notifyOld }),
+        ...(to.notifyNew !== undefined && { send_notification_to_new_thread: to.notifyNew }),
+      });
+    },
+    async renameTopic(channel, from, to, options = {}) {
+      const where = realm.channelByName(channel);
+      const last = where && realm.index.topic(where.streamId, from).at(-1);
+      if (!last) throw new Error(`renameTopic: #${channel} > ${from} has no messages`);
+      await t.move(last.id, { ...options, topic: to, propagate: "change_all" });
+    },
+    async passEditWindow() {
+      const limit = realm.settings.messageContentEditLimitSeconds;
+      if (limit === null) return;
+      await clock.advance((limit + EDIT_GRACE_SECONDS + 1) * 1000);
     },
     async upload(file, name, { as = "mia" } = {}) {
       return (await clientFor(as).uploads.upload({ file, filename: name })).url;

@@ -6,6 +6,7 @@ export type {
   SendOptions,
   DirectOptions,
   ObservedScheduled,
+  MoveTarget,
 } from "./harness.js";
 export { TestClock } from "./clock.js";
 export { dialog } from "./dialog.js";

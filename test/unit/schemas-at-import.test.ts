@@ -34,7 +34,9 @@ it("importing the wire schemas and the config schema builds at most the schemas 
   const api = await schemasBuiltBy(() => import("../../src/api/index.js"));
   const config = await schemasBuiltBy(() => import("../../src/config/schema.js"));
   // 9a9af38 (`z.number().int()` everywhere, a schema per leaf field) built 768 and 332.
-  expect(api).toBeLessThanOrEqual(317);
+  // 317 until the `submessage` and `realm` event schemas and update_message's move fields came
+  // (issue 28): event schemas are built at import, as every event is checked against them.
+  expect(api).toBeLessThanOrEqual(333);
   expect(config).toBeLessThanOrEqual(322);
 });
 

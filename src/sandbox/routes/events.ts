@@ -5,6 +5,7 @@ import type { Realm, SandboxUser } from "../realm.js";
 import { ownUserView, realmMembers, userView, usersAsSeenBy } from "./users.js";
 import { compileNarrow } from "../narrow.js";
 import { SYSTEM_GROUPS, systemGroupId } from "../userAccess.js";
+import { editRulesState } from "../editRules.js";
 
 /** The parts of the initial state a bot needs, each present only when its type was fetched. */
 function initialState(
@@ -26,6 +27,7 @@ function initialState(
       realm_url: `http://${s.host}`,
       realm_name: s.name,
       realm_can_access_all_users_group: systemGroupId(s.canAccessAllUsersGroup),
+      ...editRulesState(s),
     });
   }
   if (fetch("realm_user_groups")) {
@@ -82,6 +84,8 @@ export const eventRoutes: Route[] = [
     return {
       queue_id: queue.id,
       last_event_id: -1,
+      // The contract names it service_feature_level; real servers zulip_feature_level: both are sent.
+      service_feature_level: realm.settings.featureLevel,
       zulip_feature_level: realm.settings.featureLevel,
       zulip_version: realm.settings.zulipVersion,
       zulip_merge_base: realm.settings.zulipVersion,

@@ -16,6 +16,7 @@ import { realmRoutes } from "./realm.js";
 import { subscriptionPropertyRoutes } from "./subscription-properties.js";
 import { userRoutes } from "./users.js";
 import { typingRoutes } from "./typing.js";
+import { submessageRoutes } from "./submessages.js";
 
 export const routes: Route[] = [
   ...eventRoutes,
@@ -34,4 +35,5 @@ export const routes: Route[] = [
   ...pushRoutes,
   ...authRoutes,
   ...typingRoutes,
+  ...submessageRoutes,
 ];

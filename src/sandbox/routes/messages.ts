@@ -1,13 +1,14 @@
-// Sandbox routes for single messages: send, fetch, edit history and edits.
+// Sandbox routes for single messages: send, fetch, edit history, and edits and moves (rules in editRules.ts).
 import { endpoints, isDirectType } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
 import { badRequest, missing, SandboxError } from "../errors.js";
-import { checkEditPermission, editMessage, historySnapshots } from "../edits.js";
+import { editMessage, historySnapshots } from "../edits.js";
+import { checkUpdate } from "../editRules.js";
+import { postMoveNotices } from "../moveNotices.js";
 import { checkedWidgetContent } from "../widgets.js";
 import {
   checkedTopic,
-  normalizedContent,
   normalizeTopic,
   resolveRecipients,
   sendDirect,
@@ -103,33 +104,36 @@ export const messageRoutes: Route[] = [
 
   route(endpoints.messages.update, ({ realm, user, params }) => {
     const message = visibleMessage(realm, user, params.message_id);
-    if (
-      params.content === undefined &&
-      params.topic === undefined &&
-      params.stream_id === undefined
-    ) {
-      throw badRequest("Nothing to change");
-    }
-    checkEditPermission(user, message, {
-      content: params.content !== undefined,
-      move: params.topic !== undefined || params.stream_id !== undefined,
+    const propagateMode = params.propagate_mode ?? "change_one";
+    const edit = checkUpdate(realm, user, message, {
+      content: params.content,
+      topic: params.topic ?? params.subject,
+      streamId: params.stream_id,
+      propagateMode,
     });
-    const topic = params.topic === undefined ? undefined : checkedTopic(realm, params.topic);
-    const channel =
-      params.stream_id === undefined ? undefined : realm.channels.get(params.stream_id);
-    if (params.stream_id !== undefined && !channel) throw badRequest("Invalid channel ID");
-    editMessage(realm, {
-      editor: user,
-      message,
-      // An empty edit deletes the content on real servers, leaving their "(deleted)" marker.
-      content:
-        params.content === undefined
-          ? undefined
-          : normalizedContent(realm, params.content.trim() === "" ? "(deleted)" : params.content),
-      topic,
-      channel,
-      propagateMode: params.propagate_mode ?? "change_one",
-    });
-    return {};
+    const from =
+      message.kind === "stream"
+        ? { channel: realm.channels.get(message.streamId!)!, topic: message.topic }
+        : undefined;
+    const moved = editMessage(realm, { editor: user, message, ...edit });
+    const topicChanged = edit.topic !== undefined;
+    const channelChanged =
+      edit.channel !== undefined && edit.channel.streamId !== from?.channel.streamId;
+    if (from && moved.length > 0 && (topicChanged || channelChanged))
+      postMoveNotices(realm, {
+        editor: user,
+        target: message,
+        moved,
+        from,
+        topicChanged,
+        channelChanged,
+        resolved: edit.resolved,
+        unresolved: edit.unresolved,
+        contentChanged: edit.content !== undefined,
+        propagateMode,
+        notifyOld: params.send_notification_to_old_thread ?? false,
+        notifyNew: params.send_notification_to_new_thread ?? true,
+      });
+    return { detached_uploads: [] };
   }),
 ];

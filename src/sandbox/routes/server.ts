@@ -6,6 +6,8 @@ export const serverRoutes: Route[] = [
   publicRoute(endpoints.server.settings, ({ realm }) => ({
     authentication_methods: { password: true, dev: false, email: true, ldap: false },
     external_authentication_methods: [],
+    // The contract names it service_feature_level; real servers zulip_feature_level: both are sent.
+    service_feature_level: realm.settings.featureLevel,
     zulip_feature_level: realm.settings.featureLevel,
     zulip_version: realm.settings.zulipVersion,
     zulip_merge_base: realm.settings.zulipVersion,
