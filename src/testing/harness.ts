@@ -35,6 +35,7 @@ export interface TestBotOptions {
     | "now"
     | "storage"
     | "concurrency"
+    | "handlers"
     | "maxQueued"
     | "catchUpWindow"
     | "stopTimeoutMs"

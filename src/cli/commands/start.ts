@@ -173,6 +173,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     storageHealth: health,
     logger: log,
     concurrency: config.concurrency,
+    handlers: config.handlers,
     register,
     metrics,
     schedules: config.schedules,
