@@ -109,6 +109,12 @@ export const storageConfig = z
         .describe(
           "Fsync every delivery-journal record, so a power cut loses nothing either (default false: a process kill loses nothing).",
         ),
+      onDamage: z
+        .enum(["fail", "recover"])
+        .optional()
+        .describe(
+          "A delivery journal or store file damaged so that delivery state is lost (a record that is not one, the watermark gone, entries missing, an empty stand-in): `fail` (default) stops the start with an error naming the file; `recover` starts from the safest point left, with a warning. `bot start --recover` sets it for one start.",
+        ),
     }),
     z.strictObject({
       type: z
