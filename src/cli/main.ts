@@ -69,7 +69,11 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "--cluster <redis-url>",
       "run as one node of a cluster on this Redis, e.g. redis://127.0.0.1:6379/0 (docs/cluster.md)",
     )
-    .action(async (opts: { config: string; cluster?: string }) => {
+    .option(
+      "--recover",
+      "start even if the delivery journal or the store file is damaged: from the safest point left, with a warning (storage.onDamage: recover; docs/reliability.md)",
+    )
+    .action(async (opts: { config: string; cluster?: string; recover?: boolean }) => {
       const { runStart } = await import("./commands/start.js");
       exitCode = await runStart(opts, out);
     });

@@ -109,6 +109,12 @@ export const storageConfig = z
         .describe(
           "Fsync every delivery-journal record, so a power cut loses nothing either (default false: a process kill loses nothing).",
         ),
+      onDamage: z
+        .enum(["fail", "recover"])
+        .optional()
+        .describe(
+          "A delivery journal or store file damaged so that delivery state is lost (a record that is not one, the watermark gone, entries missing, an empty stand-in): `fail` (default) stops the start with an error naming the file; `recover` starts from the safest point left, with a warning. `bot start --recover` sets it for one start.",
+        ),
     }),
     z.strictObject({
       type: z
@@ -168,6 +174,30 @@ export const memoryConfig = z
   })
   .describe("How `bot start` sizes the JavaScript heap.");
 
+const timeLimit = z.union([z.int().min(1).max(86_400_000), z.literal(false)]);
+
+export const handlersConfig = z
+  .strictObject({
+    timeoutMs: timeLimit
+      .optional()
+      .describe(
+        "Longest a handler may run, in ms, or `false` for no limit (default 600000, 10 minutes). Past it `ctx.signal` aborts, its concurrency slot is freed and the sender is told.",
+      ),
+    plugins: z
+      .record(z.string().min(1), timeLimit)
+      .optional()
+      .describe(
+        "Time limits by plugin name, in ms (`false`: none); a handler's own `timeoutMs` still wins.",
+      ),
+    maxFailures: z
+      .union([z.int().min(1).max(1_000), z.literal(false)])
+      .optional()
+      .describe(
+        "Failures of one message's handler (throws, time limits, runs cut by a stop or a kill), across restarts, after which the message is quarantined (a dead letter, not run again; `bot check` lists them). Default 3; `false`: never.",
+      ),
+  })
+  .describe("Handler time limits and the quarantine of messages whose handler keeps failing.");
+
 export const botConfig = z
   .strictObject({
     server: serverSection.optional(),
@@ -225,6 +255,7 @@ export const botConfig = z
     logging: loggingConfig.default({}),
     memory: memoryConfig.default({ youngGeneration: "hold" }),
     storage: storageConfig.default({ type: "memory" }),
+    handlers: handlersConfig.default({}),
     cluster: clusterConfig.optional(),
     plugins: z
       .array(pluginEntry)

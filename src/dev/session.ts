@@ -186,6 +186,7 @@ async function chat(
       prefix: config.prefix,
       respondTo: config.respondTo,
       errorReply: config.errorReply,
+      handlers: config.handlers,
       storage,
       logger,
       handleSignals: false,

@@ -32,6 +32,7 @@ import { OverlapRoom } from "./dispatch/overlap-lanes.js";
 import type { LoopGuardOptions } from "./delivery/loop-guard.js";
 import type { BotAccount, RespondTo } from "./dispatch/gate.js";
 import { handlerErrorReporter } from "./dispatch/handler-errors.js";
+import { createHandlerWatch, type HandlerOptions } from "./dispatch/handler-watch.js";
 import { MessageHandler } from "./dispatch/handling.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
@@ -126,6 +127,11 @@ export interface BotOptions extends ServiceOptions {
   delivery?: DeliveryStore;
   /** Counts and reports storage write failures (`/healthz`, metrics); default: the bot's own. */
   storageHealth?: StorageHealth;
+  /**
+   * Handler time limits (default 10 minutes, per plugin, per handler with `timeoutMs`) and the
+   * quarantine of messages whose handler failed `maxFailures` times (default 3), across restarts.
+   */
+  handlers?: HandlerOptions;
   /** Told of each event received and of each message no handler ran for, with why (`bot dev --web`). */
   observer?: BotObserver;
   /**
@@ -189,7 +195,14 @@ export function createBot(options: BotOptions): Bot {
     log,
     api: () => api,
     connected,
-    degraded: () => (delivery.health.degraded ? ["storage"] : []),
+    degraded: () => [
+      ...(delivery.health.degraded ? ["storage"] : []),
+      ...(watch.stuck() !== undefined ? ["handlers"] : []),
+    ],
+    degradedReasons: (): Record<string, string> => {
+      const stuck = watch.stuck();
+      return stuck === undefined ? {} : { handlers: stuck };
+    },
     now: options.now,
     limits: () => ({
       maxTopicLength: registration()?.max_topic_length ?? DEFAULT_LIMITS.maxTopicLength,
@@ -274,6 +287,12 @@ export function createBot(options: BotOptions): Bot {
     health: options.storageHealth,
   });
   bus.on("realm_user", () => directory.invalidate());
+  const watch = createHandlerWatch(options.handlers ?? {}, {
+    store: storage.namespace(RUNTIME_NAMESPACE),
+    log,
+    registry: outside.metrics.registry,
+    now,
+  });
   const commands = createCommandRuntime({
     prefix,
     directory,
@@ -291,6 +310,7 @@ export function createBot(options: BotOptions): Bot {
     }),
   });
   const handler = new MessageHandler({
+    quarantine: watch.quarantine,
     log,
     outside,
     dialogs,
@@ -356,7 +376,9 @@ export function createBot(options: BotOptions): Bot {
       log,
       outside,
       options.errorReply ?? DEFAULT_ERROR_REPLY,
+      watch.quarantine,
     ),
+    watch,
     scoped,
     server,
     prefix,

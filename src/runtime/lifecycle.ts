@@ -18,6 +18,7 @@ import type { Dispatcher } from "./dispatch/dispatcher.js";
 import { botAccount, type BotAccount } from "./dispatch/gate.js";
 import { handledLogger } from "./dispatch/handler-errors.js";
 import type { MessageHandler } from "./dispatch/handling.js";
+import type { HandlerWatch } from "./dispatch/handler-watch.js";
 import type { HandlerErrorReporter, Router } from "./dispatch/router.js";
 import { notify } from "./observer.js";
 import type { PluginApi } from "./plugin-api.js";
@@ -46,6 +47,8 @@ export interface BotParts {
   outside: BotServices;
   handler: MessageHandler;
   reportHandlerError: HandlerErrorReporter;
+  /** Time limits and quarantine. */
+  watch: HandlerWatch;
   /** The plugin API scoped to one plugin. */
   scoped(plugin: string): PluginApi;
   server(): ServerFacts;
@@ -96,11 +99,12 @@ export class BotLifecycle {
       const pipeline = compose([
         p.handler.admit,
         ...p.middleware,
-        p.router.middleware(p.reportHandlerError, handledLogger(log)),
+        p.router.middleware(p.reportHandlerError, handledLogger(log), p.watch.limits),
         p.commands.unknownCommand(p.router),
       ]);
       p.handler.ready(pipeline, services);
       await p.delivery.load();
+      await p.watch.quarantine.load();
       await p.dialogs.load();
       await p.follows.load();
       await p.intake.baseline();
@@ -186,6 +190,8 @@ export class BotLifecycle {
           "handlers still running at the stop timeout; stopping anyway (their messages are caught up on the next start)",
         );
       if (events.halt) await events.stop();
+      // Handlers cut short by the stop count towards quarantine: their messages come again.
+      if (!drained) await p.watch.countCutShort();
       error ??= await saveOnStop(p.delivery, p.storage, log);
     } finally {
       if (!p.options.client) await p.api.close();

@@ -164,6 +164,8 @@ export function createBotServices(
     connected: () => boolean;
     /** What works badly while the bot runs (`storage` while writes fail), for `/healthz`. */
     degraded?: () => string[];
+    /** Why, for the parts of `degraded` that say (`/healthz` shows it as `reasons`). */
+    degradedReasons?: () => Record<string, string>;
     now?: () => number;
     /** The server's topic and message length limits (config webhook routes cut to them). */
     limits?: () => MessageLimits;
@@ -202,6 +204,7 @@ export function createBotServices(
         queueConnected: deps.connected(),
         lastEventAt: lastEventAt ?? null,
         degraded: deps.degraded?.(),
+        reasons: deps.degradedReasons?.(),
         cluster: cluster?.health(),
       }),
     }));

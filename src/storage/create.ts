@@ -18,6 +18,11 @@ export type StorageConfig =
       flushDelayMs?: number;
       /** Fsync every record of the delivery journal beside the file (power-cut safety). Default false. */
       fsync?: boolean;
+      /**
+       * A damaged delivery journal or store file: `fail` (default) stops the start with an error
+       * naming the file; `recover` starts from the safest point left, with a warning.
+       */
+      onDamage?: "fail" | "recover";
     }
   | {
       type: "redis";
@@ -35,6 +40,8 @@ export interface CreateStoreOptions {
   onError?: (error: unknown) => void;
   /** Hears of each background write that succeeded (ends a failure streak). */
   onWritten?: () => void;
+  /** Told of a damaged file taken as it is (`onDamage: recover`). */
+  warn?: (fields: Record<string, unknown>, message: string) => void;
   fs?: FileOps;
 }
 
@@ -56,6 +63,8 @@ export async function openBackend(
         onWritten: options.onWritten,
         fs: options.fs,
         now: options.now,
+        onDamage: config.onDamage,
+        warn: options.warn,
       });
     case "redis":
       // Imported here, so that a bot without Redis never loads ioredis.

@@ -86,6 +86,13 @@ export interface FileBackendOptions {
   onWritten?: () => void;
   fs?: FileOps;
   now?: () => number;
+  /**
+   * A store file that lost entries (its count does not match) or stands in for the data (no
+   * entries and no count, which every write adds): `fail` (default) stops with an error naming the
+   * file; `recover` takes what it holds, with a warning (`warn`).
+   */
+  onDamage?: "fail" | "recover";
+  warn?: (fields: Record<string, unknown>, message: string) => void;
 }
 
 const FORMAT = "topicbot-store";
@@ -95,14 +102,18 @@ const VERSION = 1;
 const tempPattern = (name: string): RegExp =>
   new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.[0-9a-f]{12}\\.tmp$`);
 
-function parseStoreFile(text: string, path: string): Map<string, StoredEntry> {
+function parseStoreFile(
+  text: string,
+  path: string,
+  options: Pick<FileBackendOptions, "onDamage" | "warn">,
+): Map<string, StoredEntry> {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (error) {
     throw new Error(`storage: ${path} is not valid JSON (${(error as Error).message})`);
   }
-  const d = doc as { format?: unknown; version?: unknown; entries?: unknown };
+  const d = doc as { format?: unknown; version?: unknown; count?: unknown; entries?: unknown };
   if (
     d === null ||
     typeof d !== "object" ||
@@ -113,9 +124,32 @@ function parseStoreFile(text: string, path: string): Map<string, StoredEntry> {
     throw new Error(`storage: ${path} is not a topicbot store file`);
   if (d.version !== VERSION)
     throw new Error(
-      `storage: ${path} has format version ${String(d.version)}; expected ${VERSION}`,
+      typeof d.version === "number" && d.version > VERSION
+        ? `storage: ${path} was written by a newer topicbot (store format version ${d.version}; this version reads ${VERSION}): run that version, or restore a backup`
+        : `storage: ${path} has format version ${String(d.version)}; expected ${VERSION}`,
     );
-  return new Map(Object.entries(d.entries as Record<string, StoredEntry>));
+  if (Array.isArray(d.entries))
+    throw new Error(
+      `storage: ${path} is not a topicbot store file: "entries" is a list, where topicbot writes an object of entries by key`,
+    );
+  const entries = new Map(Object.entries(d.entries as Record<string, StoredEntry>));
+  const problem =
+    typeof d.count === "number" && d.count !== entries.size
+      ? `says it was written with ${d.count} entries but holds ${entries.size}: entries were lost or removed`
+      : d.count === undefined && entries.size === 0
+        ? "holds no entries and no count (every write of this version records how many entries it holds): it looks like a stand-in for the bot's data"
+        : undefined;
+  if (problem !== undefined) {
+    if (options.onDamage !== "recover")
+      throw new Error(
+        `storage: ${path} ${problem}. Restore it from a backup; or start with \`bot start --recover\` (storage.onDamage: recover) to take what it holds, with a warning`,
+      );
+    options.warn?.(
+      { file: path, entries: entries.size },
+      `storage: ${path} ${problem}; taken as it is (storage.onDamage: recover)`,
+    );
+  }
+  return entries;
 }
 
 /**
@@ -140,7 +174,7 @@ export async function openFileBackend(options: FileBackendOptions): Promise<Stor
   const leftovers = (await fs.list(dir)).filter((f) => tempPattern(name).test(f));
   for (const f of leftovers) await fs.remove(join(dir, f));
   const existing = await fs.read(path);
-  const data = existing === undefined ? new Map() : parseStoreFile(existing, path);
+  const data = existing === undefined ? new Map() : parseStoreFile(existing, path, options);
 
   /** Bumped on every change; the file holds `written`. */
   let version = 0;
@@ -152,9 +186,14 @@ export async function openFileBackend(options: FileBackendOptions): Promise<Stor
   const serialize = (): string => {
     const t = now();
     const entries: Record<string, StoredEntry> = {};
+    let count = 0;
     for (const [key, entry] of data)
-      if (entry.expiresAt === undefined || entry.expiresAt > t) entries[key] = entry;
-    return JSON.stringify({ format: FORMAT, version: VERSION, entries });
+      if (entry.expiresAt === undefined || entry.expiresAt > t) {
+        entries[key] = entry;
+        count++;
+      }
+    // The count lets a start tell a file that lost entries, or an empty stand-in, from this one.
+    return JSON.stringify({ format: FORMAT, version: VERSION, count, entries });
   };
 
   /** Writes the current state unless the file already has it. Runs one at a time, in order. */

@@ -38,6 +38,7 @@ export interface TestBotOptions {
     | "now"
     | "storage"
     | "concurrency"
+    | "handlers"
     | "maxQueued"
     | "catchUpWindow"
     | "stopTimeoutMs"

@@ -72,6 +72,8 @@ export interface HealthReport {
   healthy?: boolean;
   /** What works badly while the bot still runs (e.g. `storage`); the status is then `degraded`, still 200. */
   degraded?: string[];
+  /** Why each part of `degraded` is, where known (`handlers`: which slots are stuck); shown as `reasons`. */
+  reasons?: Record<string, string>;
   /** Cluster mode: the node's role, partitions, lag and lease age (shown as `cluster`). */
   cluster?: unknown;
 }
@@ -449,6 +451,9 @@ export class WebhookReceiver {
     this.#send(res, "/healthz", healthy ? 200 : 503, {
       status: !healthy ? "unhealthy" : degraded.length > 0 ? "degraded" : "ok",
       ...(degraded.length > 0 ? { degraded } : {}),
+      ...(report.reasons && Object.keys(report.reasons).length > 0
+        ? { reasons: report.reasons }
+        : {}),
       queueConnected: report.queueConnected,
       lastEventAt: last === undefined || last === null ? null : new Date(last).toISOString(),
       uptimeSeconds,

@@ -9,6 +9,7 @@ import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { main } from "../../src/cli/main.js";
 import { createFileStore } from "topicbot";
 import { Follows } from "../../src/agents/follows.js";
+import { Quarantine } from "../../src/runtime/delivery/quarantine.js";
 import { createStore } from "../../src/storage/create.js";
 import { startRedis } from "../helpers/redis.js";
 
@@ -99,6 +100,27 @@ describe("bot check", () => {
     );
     expect(stdout).toContain(
       "            DM with Mia Member, Topic Bot: assistant (ends after 5 min without a message; last message 0 min ago)",
+    );
+  });
+
+  it("lists the quarantined messages (dead letters), read from the bot's storage", async () => {
+    const file = await configFile(
+      "dead.yaml",
+      `${serverSection(sandbox.bot.apiKey)}storage: { type: file, path: dead/bot.json }\nplugins: [ping]\n`,
+    );
+    expect((await check(file)).stdout).toContain("Quarantine  none");
+    const store = await createFileStore({ path: join(dir, "dead", "bot.json") });
+    const quarantine = new Quarantine({
+      store: store.namespace("topicbot:runtime"),
+      maxFailures: 1,
+      now: () => 0,
+    });
+    await quarantine.failed(41, "hang", "command hang", "ran past half its time limit of 2 s");
+    await store.close();
+    const { code, stdout } = await check(file);
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      "Quarantine  message 41: plugin hang, command hang, failed 1 times (last: ran past half its time limit of 2 s); quarantined 1970-01-01T00:00:00.000Z, not run again",
     );
   });
 

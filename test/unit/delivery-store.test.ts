@@ -64,6 +64,9 @@ describe("delivery stores", () => {
   it("file journal: each record is on disk when its call resolves (no flush, no close)", async () => {
     const path = join(dir, "j.jsonl");
     const store = await FileDeliveryStore.open({ path });
+    // As a bot's ledger does: its first watermark before any reply (replies without one are damage).
+    await store.saveWatermark({ lastHandledId: 4, handledAbove: [] });
+    await store.flush();
     await store.intend(intent(5));
     // What a SIGKILL now would leave: the file as it is.
     expect(await readFile(path, "utf8")).toContain('"incomingId":5');
@@ -224,6 +227,8 @@ describe("a journal whose writes fail", () => {
     };
     const path = join(dir, "d", "j.jsonl");
     const store = await FileDeliveryStore.open({ path, fs });
+    await store.saveWatermark({ lastHandledId: 0, handledAbove: [] });
+    await store.flush();
     full = true;
     await expect(store.intend(intent(1))).rejects.toThrow(/ENOSPC/);
     full = false;

@@ -155,6 +155,9 @@ describe("the file store's group commit", () => {
   it("rejects every intent of a turn whose write failed, and keeps the outcomes waiting", async () => {
     const path = join(scratch(), "j.jsonl");
     const { store, state } = await counted(path);
+    // As a bot's ledger does: its first watermark before any reply (replies without one are damage).
+    await store.saveWatermark({ lastHandledId: 0, handledAbove: [] });
+    await store.flush();
     await store.intend(intent(1));
     store.sentNow(1, 0, [1_001]);
     state.full = true;

@@ -15,6 +15,8 @@ import { createStore } from "../../storage/create.js";
 import { dirname, resolve } from "node:path";
 import { resolveTarget } from "../target.js";
 import { clusterStorage } from "../cluster-storage.js";
+import { readDeadLetters } from "../../runtime/delivery/quarantine.js";
+import { RUNTIME_NAMESPACE } from "../../runtime/delivery/open-store.js";
 
 export interface CheckOptions {
   config: string;
@@ -77,6 +79,31 @@ async function followLines(
       user: (id) => members.find((m) => m.user_id === id)?.full_name,
     };
     return follows.map((f) => describeFollow(f, names, Date.now()));
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The dead letters (messages quarantined because their handler kept failing), read from the
+ * configured storage: one line each, or one line saying there are none.
+ */
+async function deadLetterLines(config: BotConfig, configPath: string): Promise<string[]> {
+  let store;
+  try {
+    const storage = clusterStorage(config.storage, config.cluster?.redis, configPath);
+    if (storage.type === "memory") return ["none kept (memory storage)"];
+    store = await createStore(storage, { baseDir: dirname(resolve(configPath)) });
+  } catch (error) {
+    return [`could not read them: ${error instanceof Error ? error.message : String(error)}`];
+  }
+  try {
+    const letters = await readDeadLetters(store.namespace(RUNTIME_NAMESPACE));
+    if (letters.length === 0) return ["none"];
+    return letters.map(
+      (l) =>
+        `message ${l.messageId}: plugin ${l.plugin}, ${l.handler}, failed ${l.failures} times (last: ${l.reason}); quarantined ${new Date(l.at).toISOString()}, not run again`,
+    );
   } finally {
     await store.close();
   }
@@ -186,6 +213,8 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
   row("Storage", storageLine(config));
   const follows = await followLines(config, options.config, client);
   for (const [i, line] of follows.entries()) row(i === 0 ? "Follows" : "", line);
+  const dead = await deadLetterLines(config, options.config);
+  for (const [i, line] of dead.entries()) row(i === 0 ? "Quarantine" : "", line);
   const capabilities = capabilitiesAt(registration.zulip_feature_level);
   const missing = capabilities.filter((c) => !c.available);
   row(

@@ -24,6 +24,8 @@ export interface StartOptions {
   config: string;
   /** Redis URL: run as a cluster node (overrides `cluster.redis` of the config). */
   cluster?: string;
+  /** `--recover`: a damaged journal or store file is recovered with a warning (`storage.onDamage: recover`). */
+  recover?: boolean;
 }
 
 /** Seconds between attempts to reach an unreachable server: doubling, at most a minute. */
@@ -97,11 +99,18 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   const health = loggedStorageHealth(log, (what) => metrics.storageWriteFailed(what));
   const baseDir = dirname(resolve(options.config));
   const clusterUrl = options.cluster ?? config.cluster?.redis;
-  const storageConfig = clusterStorage(config.storage, clusterUrl, options.config);
+  const configured = clusterStorage(config.storage, clusterUrl, options.config);
+  const storageConfig =
+    options.recover && configured.type === "file"
+      ? { ...configured, onDamage: "recover" as const }
+      : configured;
+  const warn = (fields: Record<string, unknown>, message: string): void =>
+    log.warn(fields, message);
   const storage = await createStore(storageConfig, {
     baseDir,
     onError: (error) => health.failed(error, "plugins"),
     onWritten: () => health.ok("plugins"),
+    warn,
   });
   // Cluster nodes pace their calls from one rate-limit budget per bot account, kept in Redis.
   const pacing = clusterUrl
@@ -133,7 +142,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     (await (
       sandbox
         ? openDeliveryStore({ type: "memory" }, createMemoryStore())
-        : openDeliveryStore(storageConfig, storage, { baseDir })
+        : openDeliveryStore(storageConfig, storage, { baseDir, warn })
     ).catch(async (error: unknown) => {
       await storage.close().catch(() => undefined);
       throw error;
@@ -173,6 +182,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     storageHealth: health,
     logger: log,
     concurrency: config.concurrency,
+    handlers: config.handlers,
     register,
     metrics,
     schedules: config.schedules,

@@ -28,6 +28,12 @@ export interface CommandSpec<A extends ArgsShape = ArgsShape, O extends ArgsShap
    * plugin's `overlap`, else `queue`.
    */
   overlap?: Overlap;
+  /**
+   * Longest this command's handler may run, in ms (`false`: no limit); past it `ctx.signal`
+   * aborts, its slot is freed and the sender told. Default: the plugin's, else the bot's
+   * (`handlers.timeoutMs`, 10 minutes).
+   */
+  timeoutMs?: number | false;
 }
 
 /** A subcommand's declaration: like a command's, without aliases of the parent or nested subcommands. */

@@ -106,7 +106,6 @@ export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
 const NO_FOLLOWERS: readonly string[] = Object.freeze([]);
 /** Shared by every context outside an overlap strategy's calls: no per-message allocation. */
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
-const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /** The key under which a question to `userId` in `conversation` waits for its answer. */
 export const dialogKey = (conversation: Conversation, userId: number): string =>
@@ -178,8 +177,12 @@ export class MessageContextObject {
    * (`latest`, `burst`, `interrupt`), oldest first; empty under `queue`. See docs/agents.md.
    */
   skipped: readonly Message[] = NO_MESSAGES;
-  /** Aborted when a newer message interrupts this call (`overlap: "interrupt"`); else never. */
-  signal: AbortSignal = NEVER_ABORTED;
+  /** Set by `ask` once the question is out: the message no longer holds its slot (time limits stop). */
+  waitingForAnswer = false;
+  /** The signal handed out (`signal`), made on first read. */
+  #signal: AbortSignal | undefined = undefined;
+  /** The controller of `#signal` when this context made it (not an overlap call's). */
+  #abort: AbortController | undefined = undefined;
   readonly #services: ContextServices;
   readonly #turn: ContextTurn | undefined;
   readonly #replyVia: ContextInit["replyVia"];
@@ -264,6 +267,30 @@ export class MessageContextObject {
    */
   now(): Date {
     return new Date(this.#services.now());
+  }
+
+  /**
+   * Aborted when the handler's time limit runs out (the reason a `HandlerTimeoutError`), or when a
+   * newer message interrupts this call (`overlap: "interrupt"`). Pass it on to what the handler
+   * waits for (`fetch(url, { signal: ctx.signal })`). Made on first read: most handlers never ask.
+   */
+  get signal(): AbortSignal {
+    if (this.#signal === undefined) {
+      this.#abort = new AbortController();
+      this.#signal = this.#abort.signal;
+    }
+    return this.#signal;
+  }
+
+  set signal(signal: AbortSignal) {
+    this.#signal = signal;
+    this.#abort = undefined;
+  }
+
+  /** Aborts `signal` with `reason` (the runtime does, when a time limit runs out). Once. */
+  cancel(reason: unknown): void {
+    if (this.#signal === undefined) this.#signal = AbortSignal.abort(reason);
+    else if (this.#abort !== undefined) this.#abort.abort(reason);
   }
 
   /**
@@ -373,6 +400,7 @@ export class MessageContextObject {
       dialogs.cancel(key);
       throw error;
     }
+    this.waitingForAnswer = true;
     this.#turn?.suspend();
     return answer;
   }

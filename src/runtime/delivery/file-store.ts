@@ -25,7 +25,25 @@ export interface FileDeliveryStoreOptions {
   legacy?: KeyValueStore;
   legacyFile?: string;
   fs?: JournalFs;
+  /**
+   * A journal damaged so that delivery state is lost (a record that is not one, the watermark
+   * gone while replies remain): `fail` (default) stops with an error naming the file and line;
+   * `recover` drops what cannot be read and starts from the safest point left, with a warning.
+   */
+  onDamage?: DamagePolicy;
+  /** Told of each recovery (and of a record cut short by a power cut, which is always dropped). */
+  warn?: (fields: Record<string, unknown>, message: string) => void;
 }
+
+/** What a damaged journal or store file does at start (`storage.onDamage`, `bot start --recover`). */
+export type DamagePolicy = "fail" | "recover";
+
+/**
+ * The journal format this version reads, and writes as the first record of a compacted journal
+ * (`{"v":1}`): a newer version's header is an error, not records misread.
+ */
+const JOURNAL_VERSION = 1;
+const HEADER = `{"v":${JOURNAL_VERSION}}`;
 
 /** Records appended beyond what compaction keeps before the file is compacted. */
 const COMPACT_AFTER = 10_000;
@@ -62,6 +80,81 @@ function intentRecord(intent: ReplyIntent): string {
     return `{"i":${JSON.stringify(intent)}}`;
   const edit = willEdit ? `,"willEdit":true` : "";
   return `{"i":{"incomingId":${incomingId},"index":${index},"params":${JSON.stringify(params)},"floor":${floor},"at":${at}${edit}}}`;
+}
+
+/** Errors that mean the journal's disk takes no writes (read-only, no permission, full). */
+const UNWRITABLE = new Set(["EROFS", "EACCES", "EPERM", "ENOSPC"]);
+
+/**
+ * Opens the journal for appending. A disk that takes no writes stops the start with an error
+ * saying what to do: without the journal a restart would skip or repeat messages (docs/reliability.md,
+ * "Storage that fails": at start the bot refuses, while running it keeps answering).
+ */
+function openJournal(options: FileDeliveryStoreOptions): AppendJournal {
+  try {
+    return AppendJournal.open({ path: options.path, fsync: options.fsync, fs: options.fs });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined || !UNWRITABLE.has(code)) throw error;
+    throw new Error(
+      `storage: cannot open the delivery journal ${options.path} for writing (${code}: ${(error as Error).message}). ` +
+        "The bot records there which messages it handled and answered; without it a restart would skip " +
+        "or repeat messages, so it does not start. Make the directory writable (a read-only mount?), point " +
+        "storage.path at a writable place, or choose `storage: { type: memory }` to run with no delivery state across restarts",
+      { cause: error },
+    );
+  }
+}
+
+/** One journal line as a record; `where` names it in the error. */
+function readRecord(text: string, where: string): JournalRecord {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    throw new DamagedDeliveryState(where, "not a JSON record");
+  }
+  if (record === null || typeof record !== "object" || Array.isArray(record))
+    throw new DamagedDeliveryState(where, `not a journal record: ${text.slice(0, 80)}`);
+  return record as JournalRecord;
+}
+
+interface JournalRecord {
+  v?: unknown;
+  w?: unknown;
+  i?: unknown;
+  s?: unknown;
+}
+
+/** The header's format version: a newer one is an error in every mode (its records mean other things). */
+function checkVersion(value: unknown, where: string): void {
+  if (value === JOURNAL_VERSION) return;
+  const newer = typeof value === "number" && value > JOURNAL_VERSION;
+  const error = new DamagedDeliveryState(
+    where,
+    newer
+      ? `written by a newer topicbot (journal format ${value}; this version reads ${JOURNAL_VERSION}): run that version, or move the file aside to start afresh`
+      : `unknown journal format ${JSON.stringify(value)}`,
+  );
+  error.newer = true;
+  throw error;
+}
+
+/** Replays an intent or outcome record into `book`; returns its incoming message ID. */
+function replayReply(record: JournalRecord, book: ReplyBook, where: string, text: string): number {
+  if (record.i !== undefined) {
+    const intent = checkIntent(record.i, `${where}, key "i"`);
+    book.intend(intent);
+    return intent.incomingId;
+  }
+  if (Array.isArray(record.s)) {
+    const [incomingId, index, ids] = record.s as unknown[];
+    if (typeof incomingId !== "number" || typeof index !== "number")
+      throw new DamagedDeliveryState(`${where}, key "s"`, "expected [incoming ID, index, IDs]");
+    book.sent(incomingId, index, checkIds(ids, `${where}, key "s"`, "ids"));
+    return incomingId;
+  }
+  throw new DamagedDeliveryState(where, `unknown record ${text.slice(0, 80)}`);
 }
 
 /**
@@ -116,35 +209,68 @@ export class FileDeliveryStore implements DeliveryStore {
     this.#watermark = watermark;
   }
 
-  /** Opens the journal, checks every record, and migrates the older key-value state once. */
+  /**
+   * Opens the journal, checks every record, and migrates the older key-value state once. Damage
+   * that loses delivery state is an error naming the file and line, or with `onDamage: recover` a
+   * logged recovery (see `FileDeliveryStoreOptions.onDamage`); never a silent fresh start.
+   */
   static async open(options: FileDeliveryStoreOptions): Promise<FileDeliveryStore> {
-    const journal = AppendJournal.open({
-      path: options.path,
-      fsync: options.fsync,
-      fs: options.fs,
-    });
+    const journal = openJournal(options);
+    const recover = options.onDamage === "recover";
+    const warn = options.warn ?? (() => undefined);
+    if (journal.tornTail)
+      warn(
+        { journal: options.path, line: journal.lines.length + 1 },
+        `delivery journal ${options.path}: its last record (line ${journal.lines.length + 1}) was cut short, as a power cut or a full disk leaves it; ` +
+          "dropped, and the delivery state read from the whole records before it",
+      );
     const book = new ReplyBook(options.capacity ?? 500);
     let watermark: DeliveryState | undefined;
+    let replies = 0;
+    let lowestIncoming = Infinity;
+    let recovered = false;
     const fresh = journal.lines.length === 0;
     for (const { line, text } of journal.lines) {
       const where = `delivery journal ${options.path} line ${line}`;
-      let record: { w?: unknown; i?: unknown; s?: unknown };
       try {
-        record = JSON.parse(text) as typeof record;
-      } catch {
-        throw new DamagedDeliveryState(where, "not a JSON record");
+        const record = readRecord(text, where);
+        if (record.v !== undefined) checkVersion(record.v, where);
+        else if (record.w !== undefined) watermark = checkWatermark(record.w, `${where}, key "w"`);
+        else {
+          const incomingId = replayReply(record, book, where, text);
+          replies++;
+          if (incomingId < lowestIncoming) lowestIncoming = incomingId;
+        }
+      } catch (error) {
+        if (!recover || !(error instanceof DamagedDeliveryState) || error.newer) throw error;
+        recovered = true;
+        warn(
+          { journal: options.path, line },
+          `${error.message.split(". ")[0]}; skipped (storage.onDamage: recover)`,
+        );
       }
-      if (record.w !== undefined) watermark = checkWatermark(record.w, `${where}, key "w"`);
-      else if (record.i !== undefined) book.intend(checkIntent(record.i, `${where}, key "i"`));
-      else if (Array.isArray(record.s)) {
-        const [incomingId, index, ids] = record.s as unknown[];
-        if (typeof incomingId !== "number" || typeof index !== "number")
-          throw new DamagedDeliveryState(`${where}, key "s"`, "expected [incoming ID, index, IDs]");
-        book.sent(incomingId, index, checkIds(ids, `${where}, key "s"`, "ids"));
-      } else throw new DamagedDeliveryState(where, `unknown record ${text.slice(0, 80)}`);
+    }
+    if (watermark === undefined && replies > 0) {
+      // Replies without a watermark: the watermark records are gone (a truncated or edited file).
+      const where = `delivery journal ${options.path}`;
+      const problem = `it holds ${replies} reply records but no watermark (the records saying which messages were handled are gone)`;
+      if (!recover)
+        throw new DamagedDeliveryState(
+          where,
+          `${problem}. Start with \`bot start --recover\` (storage.onDamage: recover) to rebuild it from the oldest message it holds replies for`,
+        );
+      watermark = { lastHandledId: Math.max(0, lowestIncoming - 1), handledAbove: [] };
+      recovered = true;
+      warn(
+        { journal: options.path, lastHandledId: watermark.lastHandledId },
+        `${where}: ${problem}; recovered from message ${watermark.lastHandledId} (storage.onDamage: recover): ` +
+          "messages after it are caught up and handled again, the replies the journal holds are not sent twice",
+      );
     }
     const store = new FileDeliveryStore(journal, book, watermark);
     if (fresh && options.legacy) await store.#migrate(options.legacy, options.legacyFile);
+    // Rewritten as recovered, so the next start reads it whole and warns no more.
+    if (recovered) store.#compact();
     return store;
   }
 
@@ -332,7 +458,7 @@ export class FileDeliveryStore implements DeliveryStore {
 
   /** Rewrites the journal as the newest watermark and the remembered replies. */
   #compact(): void {
-    const lines: string[] = [];
+    const lines: string[] = [HEADER];
     const watermark = this.#currentWatermark();
     if (watermark) lines.push(JSON.stringify({ w: watermark }));
     for (const r of this.#book.records()) {

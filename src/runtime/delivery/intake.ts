@@ -319,19 +319,26 @@ export class Intake {
     );
   }
 
-  /** Sets the catch-up starting point on a first start: the newest message visible now. */
+  /**
+   * Sets the catch-up starting point on a first start: the newest message visible now, written
+   * durably before the queue is registered (so before any event is taken). A failed read is a
+   * warning (no catch-up until a message is handled); a failed write rejects: a bot that cannot
+   * record where it started would start afresh after every kill, and lose what came meanwhile.
+   */
   async baseline(): Promise<void> {
     if (this.#o.ledger.lastHandledId !== undefined) return;
+    let newest: number;
     try {
-      const newest = await newestMessageId(this.#o.api, this.#o.narrows);
-      await this.#o.ledger.baseline(newest);
-      this.#baselineJustRead = newest;
+      newest = await newestMessageId(this.#o.api, this.#o.narrows);
     } catch (error) {
       this.#o.log.warn(
         { err: error },
         "could not read the newest message; no catch-up until one is handled",
       );
+      return;
     }
+    await this.#o.ledger.baseline(newest);
+    this.#baselineJustRead = newest;
   }
 }
 

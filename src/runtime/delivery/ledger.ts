@@ -85,12 +85,20 @@ export class DeliveryLedger {
     return (this.#lastHandledId !== undefined && id <= this.#lastHandledId) || this.#recent.has(id);
   }
 
-  /** On a first start: messages up to `id` were sent before the bot existed; catch-up starts after it. */
-  baseline(id: number): Promise<void> {
+  /**
+   * On a first start: messages up to `id` were sent before the bot existed; catch-up starts after
+   * it. Durable when it resolves (written and flushed, not left for the store's lazy write): a
+   * process killed after its queue was registered must find this watermark on disk, or the next
+   * start counts as a first start again and skips what was sent meanwhile (issue 29). Rejects
+   * when the write fails: the caller decides whether the bot may start without it.
+   */
+  async baseline(id: number): Promise<void> {
     if (this.#lastHandledId !== undefined) return this.#pending ?? Promise.resolve();
     this.#lastHandledId = id;
     if (id > this.#highestSeen) this.#highestSeen = id;
-    return this.#persist();
+    await this.#store.saveWatermark({ lastHandledId: id, handledAbove: [] });
+    await this.#store.flush();
+    this.#onSaved();
   }
 
   /** Takes a message for handling; false when it was handled (or is being handled) already. */

@@ -14,6 +14,8 @@ export interface OpenDeliveryStoreOptions {
   baseDir?: string;
   /** Incoming messages whose replies are remembered (`replyMemory`). Default 500. */
   capacity?: number;
+  /** Told of a damaged journal recovered, or a record cut short dropped (a logger's `warn`). */
+  warn?: (fields: Record<string, unknown>, message: string) => void;
 }
 
 /** The journal file that goes with a file store: `<storage file>.delivery.jsonl`. */
@@ -50,6 +52,8 @@ export async function openDeliveryStore(
         fsync: config.fsync,
         legacy: runtime,
         legacyFile: config.path,
+        onDamage: config.onDamage,
+        warn: options.warn,
       });
   }
 }

@@ -101,11 +101,16 @@ export class ReplyBook {
 
 /** Persisted delivery state that is not what the runtime wrote: named, with what to do. */
 export class DamagedDeliveryState extends Error {
+  /** Written by a newer version (or an unknown format): not recoverable by skipping records. */
+  newer = false;
+
   constructor(where: string, problem: string) {
     super(
       `${where}: ${problem}. The delivery state says which messages were handled and answered; ` +
         "restore it from a backup or correct the entry. Deleting it starts afresh: messages sent " +
-        "while the bot was down are then not handled, and replies in flight may be sent twice.",
+        "while the bot was down are then not handled, and replies in flight may be sent twice. " +
+        "`bot start --recover` (storage.onDamage: recover) instead skips what cannot be read and " +
+        "starts from the safest point left, with a warning.",
     );
     this.name = "DamagedDeliveryState";
   }

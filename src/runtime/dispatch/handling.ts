@@ -10,6 +10,7 @@ import {
 } from "../context/context.js";
 import type { Dialogs } from "../context/session.js";
 import type { ClaimedMessage, HandedOn } from "../delivery/intake.js";
+import type { Quarantine } from "../delivery/quarantine.js";
 import { notify, type BotObserver } from "../observer.js";
 import type { BotServices } from "../services.js";
 import type { Middleware } from "./compose.js";
@@ -26,6 +27,8 @@ export interface MessageHandlerOptions {
   prefix: string;
   respondTo: RespondTo;
   observer?: BotObserver;
+  /** Messages quarantined (their handler failed too often) are not run again. */
+  quarantine?: Pick<Quarantine, "has">;
 }
 
 /**
@@ -152,6 +155,13 @@ export class MessageHandler {
   /** Runs the pipeline for the turn's context (ctx.ask may release the turn before it ends). */
   #run(turn: MessageTurn): void {
     if (this.#o.outside.leaveToWebhook(turn.ctx)) return turn.end();
+    if (this.#o.quarantine?.has(turn.ctx.message.id)) {
+      this.#o.log.warn(
+        { messageId: turn.ctx.message.id },
+        `skipping message ${turn.ctx.message.id}: it is quarantined (its handler failed too often)`,
+      );
+      return turn.end();
+    }
     this.inflight.enter();
     turn.follow(this.#pipeline!(turn.ctx));
   }

@@ -14,6 +14,7 @@ import type { ArgsShape } from "../commands/types.js";
 import { resolveOverlap, type Overlap } from "../../agents/overlap.js";
 import { OverlapLanes, OverlapRoom } from "./overlap-lanes.js";
 import { isSpace } from "../commands/parse.js";
+import type { TimeLimit, TimeLimits } from "./time-limit.js";
 
 export type Handler<C extends MessageContext = MessageContext> = (ctx: C) => unknown;
 
@@ -68,6 +69,8 @@ export interface ListenerOptions {
    * with the mode and its limits (see docs/agents.md). Default: the plugin's `overlap`.
    */
   overlap?: Overlap;
+  /** Longest the handler may run, in ms, or `false` (see `CommandSpec.timeoutMs`). */
+  timeoutMs?: TimeLimit;
 }
 
 /** What #add takes beyond ListenerOptions (commands: the guard and the bare handler, kept apart). */
@@ -101,6 +104,7 @@ interface Entry {
   overlap?: OverlapLanes;
   guard?: (ctx: MessageContext) => boolean | Promise<boolean>;
   bare?: Handler;
+  timeoutMs?: TimeLimit;
 }
 
 /** Where a handler came from, for error reports. */
@@ -180,17 +184,9 @@ class CommandNames {
   }
 }
 
-/** Whether a value is a promise or another thenable. */
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | undefined)?.then === "function";
 
-/**
- * The routing order, first match wins: plugins' commands (in registration order), then the
- * handlers of plugins following the conversation (`bot.followed`), then listeners (`hear`,
- * `filter`, in registration order), then built-in commands (`help`); a message nothing
- * matched goes on to the next middleware (the unknown-command reply). A listener registered with
- * `shadowsHelp: false` runs after the built-ins instead.
- */
 /** The plugin name of the framework's own commands (`help`). */
 export const BUILTIN = "builtin";
 
@@ -216,6 +212,13 @@ function commandMatch(
   return entry;
 }
 
+/**
+ * The routing order, first match wins: plugins' commands (in registration order), then the
+ * handlers of plugins following the conversation (`bot.followed`), then listeners (`hear`,
+ * `filter`, in registration order), then built-in commands (`help`); a message nothing
+ * matched goes on to the next middleware (the unknown-command reply). A listener registered with
+ * `shadowsHelp: false` runs after the built-ins instead.
+ */
 export class Router {
   /** One list per tier, in the order they are tried. */
   readonly #tiers: {
@@ -289,6 +292,7 @@ export class Router {
       handler: handler as Handler,
       errorReply: options.errorReply,
       command: command?.name,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
       ...(strategy !== undefined &&
         strategy.mode !== "queue" && {
           overlap: new OverlapLanes(strategy, this.overlap),
@@ -353,6 +357,7 @@ export class Router {
       {
         what: `command "${name}"`,
         ...(spec.overlap !== undefined && { overlap: spec.overlap }),
+        ...(spec.timeoutMs !== undefined && { timeoutMs: spec.timeoutMs }),
         ...(guard && {
           guard: (ctx: MessageContext) =>
             guard(ctx as CommandContext<ArgsShape, ArgsShape>, registered),
@@ -363,7 +368,6 @@ export class Router {
     );
   }
 
-  /** A pattern listener: runs when `pattern` matches the addressed text; the match is on `ctx.match`. */
   /**
    * A handler for every message of the conversations `plugin` follows (`ctx.follow()`), addressed
    * or not; commands still come first.
@@ -375,6 +379,7 @@ export class Router {
     });
   }
 
+  /** A pattern listener: runs when `pattern` matches the addressed text; the match is on `ctx.match`. */
   hear(
     plugin: string,
     pattern: RegExp,
@@ -412,14 +417,18 @@ export class Router {
   }
 
   /** The router as a middleware: the first matching entry handles the message, else `next()`. */
-  middleware(report: HandlerErrorReporter, handled?: HandledReporter): Middleware<MessageContext> {
+  middleware(
+    report: HandlerErrorReporter,
+    handled?: HandledReporter,
+    limits?: TimeLimits,
+  ): Middleware<MessageContext> {
     // Handlers with an overlap strategy run their calls through their lanes.
     const { command, followed, listener, builtin, late } = this.#tiers;
     for (const tier of [command, followed, listener, builtin, late])
       for (const entry of tier) entry.overlap?.runWith(overlapCall(entry, report, handled));
     // The command and builtin tiers are all commands: they are found by name (`#byName`).
     const byName = this.#byName;
-    const run = (entry: Entry, ctx: MessageContext) => runEntry(entry, ctx, report, handled);
+    const run = (e: Entry, ctx: MessageContext) => runEntry(e, ctx, report, handled, limits);
     return (ctx, next) => {
       const word =
         ctx.addressedVia !== null && (byName.command.size > 0 || byName.builtin.size > 0)
@@ -495,6 +504,7 @@ function runEntry(
   ctx: MessageContext,
   report: HandlerErrorReporter,
   handled: HandledReporter | undefined,
+  limits?: TimeLimits,
 ): void | Promise<void> {
   const started = handled ? performance.now() : 0;
   let result: unknown;
@@ -503,7 +513,10 @@ function runEntry(
   } catch (error) {
     return failed(error, entry, ctx, report, handled, started);
   }
-  if (isThenable(result)) return settle(result, entry, ctx, report, handled, started);
+  if (isThenable(result)) {
+    if (limits) result = limits.apply(result, ctx, entry.plugin, entry.kind, entry.timeoutMs);
+    return settle(result as PromiseLike<unknown>, entry, ctx, report, handled, started);
+  }
   handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
 }
 
