@@ -6,6 +6,7 @@ import { processOutput, type Output } from "./output.js";
 import { ownPackage } from "../own-files.js";
 import type { ClusterStatusOptions } from "./commands/cluster.js";
 import type { DevCommandOptions } from "./commands/dev.js";
+import type { StartOptions } from "./commands/start.js";
 import { plainStartOptions } from "./plain-start.js";
 
 // Each subcommand's module is imported when that subcommand runs, not before: `bot start` never
@@ -42,6 +43,12 @@ export async function main(argv: string[], out: Output = processOutput): Promise
   }
   const { Command, CommanderError, InvalidArgumentError } = await import("commander");
   const { registerSend } = await import("./commands/send.js");
+  const positiveNumber = (value: string, min: number, max: number): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a number from ${min} to ${max}`);
+    return n;
+  };
   const parsePort = (value: string): number => {
     const port = Number(value);
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -69,7 +76,17 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "--cluster <redis-url>",
       "run as one node of a cluster on this Redis, e.g. redis://127.0.0.1:6379/0 (docs/cluster.md)",
     )
-    .action(async (opts: { config: string; cluster?: string }) => {
+    .option(
+      "--stop-timeout <ms>",
+      "on SIGTERM, how long running handlers get to finish (overrides stopTimeoutMs)",
+      (value: string) => positiveNumber(value, 0, 3_600_000),
+    )
+    .option(
+      "--long-poll-timeout <seconds>",
+      "how long a long poll may stay unanswered (overrides server.longPollTimeoutSeconds)",
+      (value: string) => positiveNumber(value, 10, 3_600),
+    )
+    .action(async (opts: StartOptions) => {
       const { runStart } = await import("./commands/start.js");
       exitCode = await runStart(opts, out);
     });

@@ -6,11 +6,13 @@ export type { ApiClient, CallEvent, CallOptions, ClientOptions, RateLimitState }
 export {
   ApiError,
   NetworkError,
+  CertificateError,
   InvalidArgumentError,
   ResponseShapeError,
   isFatal,
   FATAL_CODES,
 } from "./errors.js";
+export type { TlsSettings } from "./connection.js";
 export { backoffDelay, sleep } from "./backoff.js";
 export type { BackoffOptions } from "./backoff.js";
 export { endpoints } from "../api/index.js";

@@ -24,6 +24,10 @@ export interface StartOptions {
   config: string;
   /** Redis URL: run as a cluster node (overrides `cluster.redis` of the config). */
   cluster?: string;
+  /** Overrides the config's `stopTimeoutMs` (`--stop-timeout`). */
+  stopTimeout?: number;
+  /** Overrides the config's `server.longPollTimeoutSeconds` (`--long-poll-timeout`). */
+  longPollTimeout?: number;
 }
 
 /** Seconds between attempts to reach an unreachable server: doubling, at most a minute. */
@@ -107,8 +111,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   const pacing = clusterUrl
     ? (await import("../../cluster/pacing.js")).clusterPacing(clusterUrl, server.email, log)
     : undefined;
+  const longPollTimeoutSeconds = options.longPollTimeout ?? server.longPollTimeoutSeconds;
   const client = createClient({
     ...server,
+    ...(longPollTimeoutSeconds !== undefined && { longPollTimeoutSeconds }),
     onCall: observeCalls(metrics),
     pacing: pacing && { budget: pacing.budget },
   });
@@ -173,6 +179,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     storageHealth: health,
     logger: log,
     concurrency: config.concurrency,
+    stopTimeoutMs: options.stopTimeout ?? config.stopTimeoutMs,
     register,
     metrics,
     schedules: config.schedules,
