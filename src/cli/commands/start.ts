@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { dirname, resolve } from "node:path";
 import type { OwnUser } from "../../api/users.js";
 import { createClient, type ApiClient } from "../../client/client.js";
-import { NetworkError } from "../../client/errors.js";
+import { CertificateError, NetworkError } from "../../client/errors.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
 import { createLogger } from "../../log/logger.js";
@@ -19,6 +19,7 @@ import type { Output } from "../output.js";
 import { clusterStorage } from "../cluster-storage.js";
 import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
+import { checkStorageWritable, storageOpenError } from "../storage-preflight.js";
 
 export interface StartOptions {
   config: string;
@@ -38,6 +39,9 @@ interface Reached {
   profile: OwnUser | undefined;
 }
 
+/** Exit code of `bot start` for a setting to change (a certificate refused): as for a config error. */
+const EXIT_SETTINGS = 2;
+
 /**
  * Waits until the server answers (any HTTP answer counts: credentials are checked later), saying
  * on standard error which setting points where and counting down to each retry. Resolves false
@@ -50,7 +54,7 @@ async function waitForServer(
   client: ApiClient,
   source: string | undefined,
   out: Output,
-): Promise<Reached | false> {
+): Promise<Reached | false | CertificateError> {
   const site = client.site;
   const stopped = new AbortController();
   const stop = (): void => stopped.abort();
@@ -64,6 +68,8 @@ async function waitForServer(
         return { profile };
       } catch (error) {
         if (stopped.signal.aborted) return false;
+        // A certificate refused stays refused: no retry, the message says what to set.
+        if (error instanceof CertificateError) return error;
         // Refused (bad credentials, ...): the server is there; the bot's start says what is wrong.
         if (!(error instanceof NetworkError)) return { profile: undefined };
         const seconds = RETRY_SECONDS[Math.min(attempt, RETRY_SECONDS.length - 1)]!;
@@ -102,11 +108,16 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   const baseDir = dirname(resolve(options.config));
   const clusterUrl = options.cluster ?? config.cluster?.redis;
   const storageConfig = clusterStorage(config.storage, clusterUrl, options.config);
+  // A storage start cannot use is a config problem (exit 2), worded as `bot check` words it.
+  const asConfigError = (error: unknown): never => {
+    throw storageConfig.type === "file" ? storageOpenError(error, options.config) : error;
+  };
+  await checkStorageWritable(storageConfig, options.config, baseDir);
   const storage = await createStore(storageConfig, {
     baseDir,
     onError: (error) => health.failed(error, "plugins"),
     onWritten: () => health.ok("plugins"),
-  });
+  }).catch(asConfigError);
   // Cluster nodes pace their calls from one rate-limit budget per bot account, kept in Redis.
   const pacing = clusterUrl
     ? (await import("../../cluster/pacing.js")).clusterPacing(clusterUrl, server.email, log)
@@ -142,7 +153,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
         : openDeliveryStore(storageConfig, storage, { baseDir })
     ).catch(async (error: unknown) => {
       await storage.close().catch(() => undefined);
-      throw error;
+      return asConfigError(error);
     }));
   const cleanUp = async (): Promise<void> => {
     await node?.stop().catch((error: unknown) => log.error({ err: error }, "cluster stop"));
@@ -157,6 +168,14 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   const reached = sandbox
     ? { profile: undefined }
     : await waitForServer(client, config.serverSource, out);
+  if (reached instanceof CertificateError) {
+    out.stderr(
+      `Cannot connect to server.site ${server.site} (from ${config.serverSource ?? "the config"}): ${reached.message}`,
+    );
+    log.error({ err: reached }, "cannot connect: certificate refused");
+    await cleanUp();
+    return EXIT_SETTINGS;
+  }
   if (!reached) {
     await cleanUp();
     return 1;
