@@ -190,6 +190,7 @@ export function createBot(options: BotOptions): Bot {
     api: () => api,
     connected,
     degraded: () => (delivery.health.degraded ? ["storage"] : []),
+    polling: () => (events instanceof EventQueue ? events.pollState : undefined),
     now: options.now,
     limits: () => ({
       maxTopicLength: registration()?.max_topic_length ?? DEFAULT_LIMITS.maxTopicLength,

@@ -30,6 +30,7 @@ import {
 import { address, type BotIdentity } from "./dispatch/gate.js";
 import type { PluginServices } from "./plugin-api.js";
 import type { Dialogs } from "./context/session.js";
+import { pollHealth, type PollState } from "../events/poll-health.js";
 
 /** Where the webhook receiver listens (the `http:` section). */
 export interface HttpOptions {
@@ -164,6 +165,8 @@ export function createBotServices(
     connected: () => boolean;
     /** What works badly while the bot runs (`storage` while writes fail), for `/healthz`. */
     degraded?: () => string[];
+    /** The event loop's poll state (`EventQueue.pollState`), for `/healthz`. */
+    polling?: () => PollState | undefined;
     now?: () => number;
     /** The server's topic and message length limits (config webhook routes cut to them). */
     limits?: () => MessageLimits;
@@ -198,12 +201,20 @@ export function createBotServices(
       maxBodyBytes: options.http?.maxBodyBytes,
       logger: log,
       metrics: options.http?.metrics === false ? undefined : metrics,
-      health: () => ({
-        queueConnected: deps.connected(),
-        lastEventAt: lastEventAt ?? null,
-        degraded: deps.degraded?.(),
-        cluster: cluster?.health(),
-      }),
+      health: () => {
+        const state = deps.polling?.();
+        const polls = state && pollHealth(state, now());
+        const connected = deps.connected();
+        return {
+          queueConnected: connected,
+          lastEventAt: lastEventAt ?? null,
+          // Unhealthy without a queue, and once delivery is stuck; degraded while polls fail.
+          healthy: connected && !polls?.stuck,
+          degraded: [...(deps.degraded?.() ?? []), ...(polls?.degraded ? ["polling"] : [])],
+          cluster: cluster?.health(),
+          polling: polls?.report,
+        };
+      },
     }));
 
   /** In cluster mode, a delivery posted to several nodes (a load balancer's retry) is handled once. */
