@@ -30,6 +30,26 @@ function reportError(error: unknown, out: Output): number {
   return 1;
 }
 
+/**
+ * `bot start` failing before its logger exists (a config error, a storage it cannot use): the
+ * message on standard error as for every command, and, where the log is JSON lines (standard
+ * output not a terminal, as under systemd or Docker), the same as one pino-shaped line there too,
+ * so that log collectors see why the bot did not start.
+ */
+function reportStartError(error: unknown, out: Output): number {
+  const code = reportError(error, out);
+  if (out === processOutput && process.stdout.isTTY) return code;
+  const line: Record<string, unknown> = {
+    level: 60,
+    time: Date.now(),
+    msg: `bot start failed: ${error instanceof Error ? error.message : String(error)}`,
+    exitCode: code,
+  };
+  if (error instanceof ConfigError) line.config = { file: error.file, key: error.key };
+  out.stdout(JSON.stringify(line));
+  return code;
+}
+
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
 export async function main(argv: string[], out: Output = processOutput): Promise<number> {
   const start = plainStartOptions(argv);
@@ -38,7 +58,7 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       const { runStart } = await import("./commands/start.js");
       return await runStart(start, out);
     } catch (error) {
-      return reportError(error, out);
+      return reportStartError(error, out);
     }
   }
   const { Command, CommanderError, InvalidArgumentError } = await import("commander");
@@ -88,7 +108,11 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     )
     .action(async (opts: StartOptions) => {
       const { runStart } = await import("./commands/start.js");
-      exitCode = await runStart(opts, out);
+      try {
+        exitCode = await runStart(opts, out);
+      } catch (error) {
+        exitCode = reportStartError(error, out);
+      }
     });
 
   program

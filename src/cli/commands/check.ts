@@ -17,6 +17,7 @@ import { resolveTarget } from "../target.js";
 import { clusterStorage } from "../cluster-storage.js";
 import { checkStorageWritable, existingJournal, storageOpenError } from "../storage-preflight.js";
 import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
+import { zuliprcModeWarning } from "../zuliprc-mode.js";
 
 export interface CheckOptions {
   config: string;
@@ -144,6 +145,8 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
   );
   row("Bot email", server.email);
   row("API key", maskSecret(server.apiKey));
+  const exposed = config.serverSource && zuliprcModeWarning(config.serverSource);
+  if (exposed) out.stderr(`warning: ${exposed}`);
 
   const storageProblem = await checkStorage(config, options.config);
   if (storageProblem) {

@@ -20,6 +20,8 @@ import { clusterStorage } from "../cluster-storage.js";
 import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
 import { checkStorageWritable, storageOpenError } from "../storage-preflight.js";
+import { holdSighup } from "../sighup.js";
+import { zuliprcModeWarning } from "../zuliprc-mode.js";
 
 export interface StartOptions {
   config: string;
@@ -93,6 +95,19 @@ async function waitForServer(
 
 /** Runs the bot; resolves with the process exit code once it has stopped. */
 export async function runStart(options: StartOptions, out: Output): Promise<number> {
+  const hup = holdSighup((line) => out.stderr(line));
+  try {
+    return await runStartHeld(options, out, hup.use);
+  } finally {
+    hup.release();
+  }
+}
+
+async function runStartHeld(
+  options: StartOptions,
+  out: Output,
+  useLogger: (log: ReturnType<typeof createLogger>) => void,
+): Promise<number> {
   const config = await loadConfigFile(options.config);
   const plugins = await resolvePlugins(config, options.config);
 
@@ -101,7 +116,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     ...config.logging,
     secrets,
   });
+  useLogger(log);
   if (!sandbox) log.info({ site: server.site, from: config.serverSource }, "connecting");
+  const exposed = config.serverSource && zuliprcModeWarning(config.serverSource);
+  if (exposed) log.warn({ zuliprc: config.serverSource }, exposed);
 
   const metrics = createBotMetrics();
   const health = loggedStorageHealth(log, (what) => metrics.storageWriteFailed(what));
