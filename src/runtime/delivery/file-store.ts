@@ -27,6 +27,28 @@ export interface FileDeliveryStoreOptions {
   fs?: JournalFs;
 }
 
+/**
+ * A record this version does not know but that is well formed (a JSON object with short lower-case
+ * keys, as every record is): written by a newer topicbot, not damaged. The journal has no version
+ * marker, so this is how a downgrade is told from damage.
+ */
+function isNewerRecord(record: unknown): boolean {
+  if (record === null || typeof record !== "object" || Array.isArray(record)) return false;
+  const keys = Object.keys(record);
+  return keys.length > 0 && keys.every((k) => /^[a-z]{1,3}$/.test(k));
+}
+
+/** A journal record of a newer topicbot: the bot that wrote it is newer than this one. */
+export class NewerDeliveryFormat extends Error {
+  constructor(where: string, keys: string[]) {
+    super(
+      `${where}: a record (keys ${keys.join(", ")}) in a newer format than this topicbot reads: ` +
+        "the journal was written by a newer version. Run that version (or newer) again; the file is not damaged, keep it.",
+    );
+    this.name = "NewerDeliveryFormat";
+  }
+}
+
 /** Records appended beyond what compaction keeps before the file is compacted. */
 const COMPACT_AFTER = 10_000;
 
@@ -141,7 +163,9 @@ export class FileDeliveryStore implements DeliveryStore {
         if (typeof incomingId !== "number" || typeof index !== "number")
           throw new DamagedDeliveryState(`${where}, key "s"`, "expected [incoming ID, index, IDs]");
         book.sent(incomingId, index, checkIds(ids, `${where}, key "s"`, "ids"));
-      } else throw new DamagedDeliveryState(where, `unknown record ${text.slice(0, 80)}`);
+      } else if (isNewerRecord(record))
+        throw new NewerDeliveryFormat(where, Object.keys(record as object));
+      else throw new DamagedDeliveryState(where, `unknown record ${text.slice(0, 80)}`);
     }
     const store = new FileDeliveryStore(journal, book, watermark);
     if (fresh && options.legacy) await store.#migrate(options.legacy, options.legacyFile);
