@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite drives for real (redis-server, chromium) when they are missing.
+# Installs the Debian packages the test suite drives for real (redis-server, chromium, tinyproxy, nginx, openssl) when they are missing.
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v tinyproxy >/dev/null 2>&1 || need+=(tinyproxy)
+command -v nginx >/dev/null 2>&1 || need+=(nginx)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "system-deps: installing ${need[*]} (Debian packages the tests use)" >&2
 sudo=""

@@ -6,6 +6,7 @@ import { processOutput, type Output } from "./output.js";
 import { ownPackage } from "../own-files.js";
 import type { ClusterStatusOptions } from "./commands/cluster.js";
 import type { DevCommandOptions } from "./commands/dev.js";
+import type { StartOptions } from "./commands/start.js";
 import { plainStartOptions } from "./plain-start.js";
 
 // Each subcommand's module is imported when that subcommand runs, not before: `bot start` never
@@ -29,6 +30,26 @@ function reportError(error: unknown, out: Output): number {
   return 1;
 }
 
+/**
+ * `bot start` failing before its logger exists (a config error, a storage it cannot use): the
+ * message on standard error as for every command, and, where the log is JSON lines (standard
+ * output not a terminal, as under systemd or Docker), the same as one pino-shaped line there too,
+ * so that log collectors see why the bot did not start.
+ */
+function reportStartError(error: unknown, out: Output): number {
+  const code = reportError(error, out);
+  if (out === processOutput && process.stdout.isTTY) return code;
+  const line: Record<string, unknown> = {
+    level: 60,
+    time: Date.now(),
+    msg: `bot start failed: ${error instanceof Error ? error.message : String(error)}`,
+    exitCode: code,
+  };
+  if (error instanceof ConfigError) line.config = { file: error.file, key: error.key };
+  out.stdout(JSON.stringify(line));
+  return code;
+}
+
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
 export async function main(argv: string[], out: Output = processOutput): Promise<number> {
   const start = plainStartOptions(argv);
@@ -37,11 +58,17 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       const { runStart } = await import("./commands/start.js");
       return await runStart(start, out);
     } catch (error) {
-      return reportError(error, out);
+      return reportStartError(error, out);
     }
   }
   const { Command, CommanderError, InvalidArgumentError } = await import("commander");
   const { registerSend } = await import("./commands/send.js");
+  const positiveNumber = (value: string, min: number, max: number): number => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a number from ${min} to ${max}`);
+    return n;
+  };
   const parsePort = (value: string): number => {
     const port = Number(value);
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -73,9 +100,23 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       "--recover",
       "start even if the delivery journal or the store file is damaged: from the safest point left, with a warning (storage.onDamage: recover; docs/reliability.md)",
     )
-    .action(async (opts: { config: string; cluster?: string; recover?: boolean }) => {
+    .option(
+      "--stop-timeout <ms>",
+      "on SIGTERM, how long running handlers get to finish (overrides stopTimeoutMs)",
+      (value: string) => positiveNumber(value, 0, 3_600_000),
+    )
+    .option(
+      "--long-poll-timeout <seconds>",
+      "how long a long poll may stay unanswered (overrides server.longPollTimeoutSeconds)",
+      (value: string) => positiveNumber(value, 10, 3_600),
+    )
+    .action(async (opts: StartOptions) => {
       const { runStart } = await import("./commands/start.js");
-      exitCode = await runStart(opts, out);
+      try {
+        exitCode = await runStart(opts, out);
+      } catch (error) {
+        exitCode = reportStartError(error, out);
+      }
     });
 
   program

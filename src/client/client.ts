@@ -12,8 +12,9 @@ import { sleep } from "./backoff.js";
 import { Pacer, type PacingOptions } from "./pacing.js";
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from "./retry.js";
 import { Transport } from "./transport.js";
+import type { ConnectionOptions } from "./connection.js";
 
-export interface ClientOptions {
+export interface ClientOptions extends ConnectionOptions {
   /** Server root URL, e.g. `https://chat.example.com`. */
   site: string;
   /** The bot's (or user's) API email. */
@@ -23,7 +24,10 @@ export interface ClientOptions {
   dispatcher?: Dispatcher;
   /** Timeout of ordinary requests, in milliseconds. Default 30 s. */
   timeoutMs?: number;
-  /** Long-poll timeout until a registration says otherwise, in seconds. Default 90. */
+  /**
+   * Long-poll timeout in seconds: how long GET /events may stay unanswered. Set, it wins over the
+   * registration's `event_queue_longpoll_timeout_seconds`; default 90 until a registration says otherwise.
+   */
   longPollTimeoutSeconds?: number;
   retry?: Partial<RetryPolicy>;
   /** Slow down from the `X-RateLimit-*` headers before the server refuses; false turns it off. Default on. */
@@ -300,7 +304,9 @@ export function createClient(options: ClientOptions): ApiClient {
         if (facts.isRegister) {
           const seconds = (data as { event_queue_longpoll_timeout_seconds?: number })
             .event_queue_longpoll_timeout_seconds;
-          if (seconds) longPollTimeoutMs = seconds * 1000;
+          // A timeout the caller set wins over the server's recommendation.
+          if (seconds && options.longPollTimeoutSeconds === undefined)
+            longPollTimeoutMs = seconds * 1000;
         }
         return data;
       } catch (error) {

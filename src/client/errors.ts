@@ -127,7 +127,7 @@ function refusalClass(
 
 /** The request never got a usable answer: connection refused or reset, timeout, non-JSON body. */
 export class NetworkError extends Error {
-  override readonly name = "NetworkError";
+  override readonly name: string = "NetworkError";
   readonly endpoint: string;
   /** HTTP status when a response arrived but could not be read as JSON. */
   readonly status: number | undefined;
@@ -170,4 +170,27 @@ export const FATAL_CODES: ReadonlySet<string> = new Set([
 
 export function isFatal(error: unknown): boolean {
   return error instanceof ApiError && (FATAL_CODES.has(error.code) || error.status === 401);
+}
+
+/**
+ * The TLS handshake with the server failed on a certificate (unknown CA, expired, wrong name, a
+ * client certificate required or refused). Retrying cannot help: the settings must change, and
+ * `fix` says which.
+ */
+export class CertificateError extends NetworkError {
+  override readonly name = "CertificateError";
+  /** What is wrong, e.g. "the server's certificate is signed by an unknown certificate authority". */
+  readonly problem: string;
+  /** What to change. */
+  readonly fix: string;
+
+  constructor(
+    problem: string,
+    fix: string,
+    init: { endpoint: string; status?: number; cause?: unknown },
+  ) {
+    super(`${problem}. ${fix}`, init);
+    this.problem = problem;
+    this.fix = fix;
+  }
 }

@@ -8,6 +8,7 @@ export type { ApiClient, CallEvent, CallOptions, ClientOptions, RateLimitState }
 export {
   ApiError,
   NetworkError,
+  CertificateError,
   InvalidArgumentError,
   ResponseShapeError,
   MessageEditWindowError,
@@ -16,6 +17,7 @@ export {
   isFatal,
   FATAL_CODES,
 } from "./errors.js";
+export type { TlsSettings } from "./connection.js";
 export { backoffDelay, sleep } from "./backoff.js";
 export type { BackoffOptions } from "./backoff.js";
 export { endpoints } from "../api/index.js";

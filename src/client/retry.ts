@@ -1,5 +1,5 @@
 // When a failed call is sent again: rate limits always, 5xx and network errors only when safe to repeat.
-import { ApiError, NetworkError } from "./errors.js";
+import { ApiError, CertificateError, NetworkError } from "./errors.js";
 import { backoffDelay } from "./backoff.js";
 
 export interface RetryPolicy {
@@ -38,6 +38,8 @@ export function retryDelay(
     if (error.status >= 500 && repeatable) return backoffDelay(attempt, policy);
     return undefined;
   }
+  // A certificate the client or the server refuses stays refused until the settings change.
+  if (error instanceof CertificateError) return undefined;
   if (error instanceof NetworkError && repeatable) return backoffDelay(attempt, policy);
   return undefined;
 }
@@ -52,6 +54,7 @@ export function isTransient(error: unknown): boolean {
 
 /** A failure after which a write may or may not have been carried out (a lost connection, a 5xx). */
 export function isUncertain(error: unknown): boolean {
+  if (error instanceof CertificateError) return false;
   return error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
 }
 

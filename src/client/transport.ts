@@ -1,7 +1,8 @@
 // The one place that speaks HTTP to the server: undici with keep-alive, Basic auth, timeouts, JSON bodies.
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
-import { Pool } from "./undici-pool.js";
+import { createDispatcher, proxyFor, redactProxy, type ConnectionOptions } from "./connection.js";
+import { certificateError, clientCertificatePage } from "./connection-errors.js";
 import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
 import {
@@ -10,13 +11,16 @@ import {
   type ArrayStream,
 } from "./json-array-stream.js";
 
-export interface TransportOptions {
+export interface TransportOptions extends ConnectionOptions {
   /** Server root, e.g. `https://chat.example.com`; a trailing `/api/v1` is accepted too. */
   site: string;
   /** Basic credentials; omitted for endpoints that need none. */
   email?: string;
   apiKey?: string;
-  /** undici dispatcher for every request; inject a MockAgent in unit tests. Defaults to a keep-alive Pool of the site's origin. */
+  /**
+   * undici dispatcher for every request; inject a MockAgent in unit tests. Defaults to a keep-alive
+   * Pool of the site's origin (through the proxy and with the TLS settings: `connection.ts`).
+   */
   dispatcher?: Dispatcher;
   userAgent?: string;
 }
@@ -46,8 +50,7 @@ export interface HttpResponse {
 
 /** Normalises a site URL to the API root ending in `/api/v1`. */
 export function apiRoot(site: string): string {
-  const trimmed = site.replace(/\/+$/, "");
-  return trimmed.endsWith("/api/v1") ? trimmed : `${trimmed}/api/v1`;
+  return `${site.replace(/\/+$/, "").replace(/\/api(\/v1)?$/, "")}/api/v1`;
 }
 
 /**
@@ -77,6 +80,8 @@ export class Transport {
   /** The root's path, e.g. `/api/v1`, that every request path goes under. */
   readonly #base: string;
   readonly #ownsDispatcher: boolean;
+  /** " (through proxy URL)" when requests go through a proxy, for error messages. */
+  readonly #via: string;
   /** The headers of every request, built once (the authorization one when credentials are set). */
   readonly #headers: Record<string, string>;
   readonly #anonymousHeaders: Record<string, string>;
@@ -90,15 +95,9 @@ export class Transport {
     this.#origin = url.origin;
     this.#base = url.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
-    // Every request goes to the one origin: a Pool of it, not an Agent (which would look the
-    // origin's pool up on each request to reach the same pool).
-    this.dispatcher =
-      options.dispatcher ??
-      new Pool(this.#origin, {
-        keepAliveTimeout: 30_000,
-        keepAliveMaxTimeout: 600_000,
-        connections: 64,
-      });
+    this.dispatcher = options.dispatcher ?? createDispatcher(this.#origin, options);
+    const proxy = options.dispatcher ? undefined : proxyFor(this.#origin, options);
+    this.#via = proxy ? ` (through proxy ${redactProxy(proxy)})` : "";
     this.#anonymousHeaders = {
       "user-agent": options.userAgent ?? "topicbot",
       accept: "application/json",
@@ -179,10 +178,14 @@ export class Transport {
       } catch (error) {
         if (!(error instanceof SyntaxError)) throw error;
         status ||= reader?.statusCode ?? 0;
-        throw new NetworkError(`HTTP ${status} with a body that is not JSON`, {
-          endpoint: req.endpoint,
-          status,
-        });
+        const page = reader?.text ?? "";
+        throw (
+          clientCertificatePage(status, page, req.endpoint) ??
+          new NetworkError(`HTTP ${status} with a body that is not JSON${this.#via}`, {
+            endpoint: req.endpoint,
+            status,
+          })
+        );
       }
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
         throw new NetworkError(`HTTP ${status} with a JSON body that is not an object`, {
@@ -205,8 +208,13 @@ export class Transport {
           endpoint: req.endpoint,
           cause: error,
         });
+      const certificate = certificateError(error, req.endpoint);
+      if (certificate) throw certificate;
       const reason = error instanceof Error ? error.message : String(error);
-      throw new NetworkError(`request failed: ${reason}`, { endpoint: req.endpoint, cause: error });
+      throw new NetworkError(`request failed: ${reason}${this.#via}`, {
+        endpoint: req.endpoint,
+        cause: error,
+      });
     } finally {
       clearTimeout(timer);
     }
@@ -401,6 +409,8 @@ class JsonBodyReader implements BodyReader<unknown> {
   readonly #chunks: Buffer[] = [];
   /** The answer's status, once it has started (for the error about a body that is not JSON). */
   statusCode = 0;
+  /** The body's text once read (for the error about a body that is not JSON). */
+  text: string | undefined;
   start(statusCode: number): void {
     this.statusCode = statusCode;
   }
@@ -409,7 +419,8 @@ class JsonBodyReader implements BodyReader<unknown> {
     return undefined;
   }
   end(): unknown {
-    return JSON.parse(textOf(this.#chunks));
+    this.text = textOf(this.#chunks);
+    return JSON.parse(this.text);
   }
 }
 
@@ -439,6 +450,8 @@ class ArrayStreamBodyReader implements BodyReader<unknown> {
   readonly #text = new TextReader();
   /** The answer's status, once it has started (for the error about a body that is not JSON). */
   statusCode = 0;
+  /** The body's text when it is not a 200 answer's array, once read. */
+  text: string | undefined;
   constructor(stream: ArrayStream) {
     this.#stream = stream;
   }
@@ -451,7 +464,9 @@ class ArrayStreamBodyReader implements BodyReader<unknown> {
     return this.#array ? this.#array.push(chunk) : this.#text.data(chunk);
   }
   end(): unknown {
-    return this.#array ? this.#array.end() : JSON.parse(this.#text.end());
+    if (this.#array) return this.#array.end();
+    this.text = this.#text.end();
+    return JSON.parse(this.text);
   }
 }
 

@@ -9,6 +9,7 @@ import { timeZoneOption } from "../time/zone-option.js";
 import { botConfig, serverConfig, type BotConfig, type ServerConfig } from "./schema.js";
 import { allConfigErrors, ConfigError, didYouMean, keyPath, type FilePosition } from "./errors.js";
 import { parseZuliprc } from "./zuliprc.js";
+import { readTlsFiles, YAML_TLS_KEYS, ZULIPRC_TLS_KEYS, type TlsRead } from "./tls-files.js";
 
 type Env = Record<string, string | undefined>;
 
@@ -194,8 +195,12 @@ function resolveServer(
   readText: (path: string) => string,
 ): { server?: ServerConfig; serverSource?: string } {
   if (section) {
-    const { zuliprc, ...given } = section;
-    if (zuliprc === undefined) return { server: given as ServerConfig, serverSource: file };
+    const { zuliprc, tls, ...given } = section;
+    const fromYaml = tls ? readTlsFiles(tls, file, YAML_TLS_KEYS, readText) : undefined;
+    if (zuliprc === undefined) {
+      const server = { ...given, ...(fromYaml && { tls: fromYaml }) } as ServerConfig;
+      return { server, serverSource: file };
+    }
     const path = resolve(dirname(resolve(file)), zuliprc.replace(/^~(?=$|\/)/, homedir()));
     let text: string;
     try {
@@ -208,10 +213,13 @@ function resolveServer(
         code === "ENOENT" ? `zuliprc file ${path} not found` : `cannot read ${path}: ${code}`,
       );
     }
-    const fromRc = parseZuliprc(text, path);
-    const merged = Object.fromEntries(
+    const { tls: rcTls, ...fromRc } = parseZuliprc(text, path);
+    const fromZuliprc = rcTls ? readTlsFiles(rcTls, path, ZULIPRC_TLS_KEYS, readText) : undefined;
+    const merged: Record<string, unknown> = Object.fromEntries(
       Object.entries({ ...fromRc, ...given }).filter(([, v]) => v !== undefined),
     );
+    const tlsRead = mergeTls(fromZuliprc, fromYaml);
+    if (tlsRead) merged.tls = tlsRead;
     const checked = serverConfig.safeParse(merged, ONCE);
     if (!checked.success) throw issueError(checked.error, merged, path, [], envSecrets(env));
     return { server: checked.data, serverSource: path };
@@ -226,7 +234,13 @@ function resolveServer(
       `no server section, and the environment sets ${found.map(([, n]) => n).join(", ")} but not ${missing.join(", ")}`,
     );
   }
-  const fromEnv = { site: env.ZULIP_SITE, email: env.ZULIP_EMAIL, apiKey: env.ZULIP_API_KEY };
+  const fromEnv: Record<string, unknown> = {
+    site: env.ZULIP_SITE,
+    email: env.ZULIP_EMAIL,
+    apiKey: env.ZULIP_API_KEY,
+  };
+  const tlsRead = envTls(env, file, readText);
+  if (tlsRead) fromEnv.tls = tlsRead;
   const checked = serverConfig.safeParse(fromEnv, ONCE);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
@@ -237,6 +251,41 @@ function resolveServer(
     server: checked.data,
     serverSource: "environment (ZULIP_SITE, ZULIP_EMAIL, ZULIP_API_KEY)",
   };
+}
+
+/** The YAML's server.tls over a zuliprc's, part by part. */
+function mergeTls(base: TlsRead | undefined, over: TlsRead | undefined): TlsRead | undefined {
+  if (!base || !over) return base ?? over;
+  return { ...base, ...over, files: { ...base.files, ...over.files } };
+}
+
+/**
+ * The Python client's TLS variables, for a server taken from the environment: ZULIP_CERT_BUNDLE,
+ * ZULIP_CERT, ZULIP_CERT_KEY (file names) and ZULIP_ALLOW_INSECURE (true or false).
+ */
+function envTls(env: Env, file: string, readText: (path: string) => string): TlsRead | undefined {
+  const insecure = env.ZULIP_ALLOW_INSECURE;
+  if (insecure !== undefined && insecure !== "" && !/^(true|false)$/i.test(insecure))
+    throw new ConfigError(
+      file,
+      "server",
+      `ZULIP_ALLOW_INSECURE is ${JSON.stringify(insecure)}: it must be true or false`,
+    );
+  // Relative to the working directory, as the Python client takes them.
+  const path = (name: string | undefined): string | undefined => (name ? resolve(name) : undefined);
+  const files = {
+    ca: path(env.ZULIP_CERT_BUNDLE),
+    cert: path(env.ZULIP_CERT),
+    key: path(env.ZULIP_CERT_KEY),
+    insecure: insecure ? insecure.toLowerCase() === "true" : undefined,
+  };
+  if (Object.values(files).every((v) => v === undefined)) return undefined;
+  return readTlsFiles(
+    files,
+    file,
+    { ca: "ZULIP_CERT_BUNDLE", cert: "ZULIP_CERT", key: "ZULIP_CERT_KEY" },
+    readText,
+  );
 }
 
 /** Replaces `${VAR}` and `${VAR:-default}` in every string of the tree; `$${` escapes a literal `${`. */

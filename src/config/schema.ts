@@ -10,13 +10,78 @@ export { isTimeZone };
 
 const site = z
   .url({ protocol: /^https?$/, error: "expected an http(s) URL such as https://chat.example.com" })
+  // As for a zuliprc's site: a trailing `/`, `/api` or `/api/v1` names the same server.
+  .transform((url) => url.replace(/\/+$/, "").replace(/\/api(\/v1)?$/, ""))
   .describe("Server root URL, e.g. `https://chat.example.com`.");
+
+const proxySetting = z
+  .union([
+    z.url({
+      protocol: /^https?$/,
+      error: "expected a proxy URL such as http://proxy.internal:3128",
+    }),
+    z.literal(false),
+  ])
+  .describe(
+    "HTTP(S) proxy for every request to the server, e.g. `http://proxy.internal:3128` (`http://user:password@...` when it wants credentials); `false` for none. Default: the `HTTPS_PROXY`/`HTTP_PROXY` variables (lower case too), except for hosts in `NO_PROXY`.",
+  );
+
+/** `server.tls` as written: file names, relative to the config file. */
+export const tlsSection = z
+  .strictObject({
+    ca: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "PEM file of the certificate authority (or bundle) that signed the server's certificate: a private CA. Trusted in addition to Node's own.",
+      ),
+    insecure: z
+      .boolean()
+      .optional()
+      .describe(
+        "Skip verifying the server's certificate (tests only: anyone in between can read the key).",
+      ),
+    cert: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("PEM file of the client certificate, for a server (or proxy) that requires one."),
+    key: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "PEM file of the client certificate's private key (default: `cert`, if it holds the key).",
+      ),
+  })
+  .describe("TLS to the server: a private CA, a client certificate.");
+
+/** TLS settings read: PEM text, and the files it came from (for messages). */
+export const tlsSettings = z.strictObject({
+  ca: z.string().optional(),
+  insecure: z.boolean().optional(),
+  cert: z.string().optional(),
+  key: z.string().optional(),
+  files: z.record(z.string(), z.string()).optional(),
+});
+
+const longPollTimeoutSeconds = z
+  .number()
+  .min(10)
+  .max(3_600)
+  .describe(
+    "How long a long poll (GET /events) may stay unanswered before it is sent again; default 90, or what the server recommends at registration. A proxy that cuts requests sooner (nginx: `proxy_read_timeout`, default 60 s) is recognised and logged.",
+  );
 
 /** Resolved connection settings, as the client takes them. */
 export const serverConfig = z.strictObject({
   site,
   email: z.string().min(1).describe("The bot's API email."),
   apiKey: z.string().min(1).describe("The bot's API key."),
+  proxy: proxySetting.optional(),
+  tls: tlsSettings.optional(),
+  longPollTimeoutSeconds: longPollTimeoutSeconds.optional(),
 });
 
 /** The `server` section as written: the three settings, or a zuliprc file that supplies them. */
@@ -33,9 +98,12 @@ export const serverSection = z
       .string()
       .min(1)
       .describe(
-        "Path of a zuliprc file (INI, `[api]` section with `email`, `key`, `site`), relative to this file. Keys given here override it.",
+        "Path of a zuliprc file (INI, `[api]` section with `email`, `key`, `site`, and the Python client's `cert_bundle`, `insecure`, `client_cert`, `client_cert_key`), relative to this file. Keys given here override it.",
       )
       .optional(),
+    proxy: proxySetting.optional(),
+    tls: tlsSection.optional(),
+    longPollTimeoutSeconds: longPollTimeoutSeconds.optional(),
   })
   .superRefine((server, ctx) => {
     if (server.zuliprc !== undefined) return;
@@ -246,6 +314,14 @@ export const botConfig = z
       "Deprecated spelling of `timeZone`; still read, with a warning.",
     ),
     rateLimit: rateLimitConfig.default({ ...DEFAULT_RATE_LIMIT }),
+    stopTimeoutMs: z
+      .int()
+      .min(0)
+      .max(3_600_000)
+      .optional()
+      .describe(
+        "On SIGTERM, how long running handlers get to finish before the bot stops anyway (default 10000). Keep systemd's `TimeoutStopSec` and Docker's `--stop-timeout` above it.",
+      ),
     errorReply: z
       .union([z.string().min(1), z.literal(false)])
       .optional()

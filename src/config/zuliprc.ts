@@ -5,6 +5,11 @@ export interface ZuliprcCredentials {
   email: string;
   apiKey: string;
   site: string;
+  /**
+   * The TLS settings under the Python client's names (`cert_bundle`, `insecure`, `client_cert`,
+   * `client_cert_key`), as file names as written; present only when one is set.
+   */
+  tls?: { ca?: string; insecure?: boolean; cert?: string; key?: string };
 }
 
 /** Parses INI text into sections of key-value pairs (`;` and `#` start comments; keys are case-insensitive). */
@@ -51,5 +56,31 @@ export function parseZuliprc(text: string, file: string): ZuliprcCredentials {
     .replace(/\/+$/, "")
     .replace(/\/api$/, "");
   if (!/^https?:\/\//i.test(site)) site = `https://${site}`;
-  return { email, apiKey, site };
+  const tls: NonNullable<ZuliprcCredentials["tls"]> = {};
+  const insecure = api.get("insecure");
+  if (insecure !== undefined && insecure !== "") {
+    // The Python client's rule: true or false, in any case; anything else is an error.
+    if (!/^(true|false)$/i.test(insecure))
+      throw new ConfigError(
+        file,
+        "api.insecure",
+        `is ${JSON.stringify(insecure)}: it must be true or false`,
+      );
+    tls.insecure = insecure.toLowerCase() === "true";
+  }
+  for (const [name, key] of [
+    ["cert_bundle", "ca"],
+    ["client_cert", "cert"],
+    ["client_cert_key", "key"],
+  ] as const) {
+    const found = api.get(name);
+    if (found) tls[key] = found;
+  }
+  if (tls.key !== undefined && tls.cert === undefined)
+    throw new ConfigError(
+      file,
+      "api.client_cert_key",
+      "is set without client_cert (the certificate it is the key of)",
+    );
+  return Object.keys(tls).length > 0 ? { email, apiKey, site, tls } : { email, apiKey, site };
 }

@@ -5,6 +5,7 @@ import { backoffDelay, sleep, type BackoffOptions } from "../client/backoff.js";
 import type { AnyEvent, RegisterParams, Registration } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
 import { silentLogger } from "../log/logger.js";
+import { cutPollHint, isCutPoll, MIN_CUT_MS } from "./poll-cut.js";
 
 /** What the queue does after a failed poll: decided in one place, by error class. */
 export type Recovery =
@@ -50,6 +51,11 @@ export interface EventQueueOptions {
    */
   reregisterAfterMs?: number;
   logger?: Logger;
+  /**
+   * A poll open this long before the connection was cut counts as cut in between (a proxy's
+   * timeout), not failed: polled again at once, never a reason to drop the queue. Default 10 s.
+   */
+  minCutMs?: number;
   /** The current time in epoch milliseconds. Default `Date.now`. */
   now?: () => number;
 }
@@ -166,6 +172,7 @@ export class EventQueue implements EventSource {
   readonly #watchdogMs: number | undefined;
   readonly #reregisterAfterMs: number;
   readonly #now: () => number;
+  readonly #minCutMs: number;
   #queueId: string | null = null;
   #lastEventId = -1;
   #abort = new AbortController();
@@ -179,6 +186,16 @@ export class EventQueue implements EventSource {
    */
   #pollAbort = new AbortController();
   #hooks: EventSourceHooks = {};
+  /** Since when polls have failed (epoch ms), while they do; cut polls do not count. */
+  #failingSince: number | undefined;
+  #failures = 0;
+  #lastError: string | undefined;
+  /** Since when the sink has held the events of a poll (epoch ms), while it does. */
+  #handingOverSince: number | undefined;
+  /** Whether the hint about polls cut in between (a proxy's timeout) was logged already. */
+  #cutExplained = false;
+  /** Polls cut in between so far (`poll-cut.ts`). */
+  cutPolls = 0;
   /** The latest registration; refreshed on every re-registration. */
   registration: Registration | undefined;
   /** How many queues this loop has registered (1 until one is lost). */
@@ -192,6 +209,7 @@ export class EventQueue implements EventSource {
     this.#watchdogMs = options.watchdogMs;
     this.#reregisterAfterMs = options.reregisterAfterMs ?? DEFAULT_REREGISTER_AFTER_MS;
     this.#now = options.now ?? Date.now;
+    this.#minCutMs = options.minCutMs ?? MIN_CUT_MS;
   }
 
   get queueId(): string | null {
@@ -200,6 +218,24 @@ export class EventQueue implements EventSource {
 
   get lastEventId(): number {
     return this.#lastEventId;
+  }
+
+  /**
+   * How polling goes, for `/healthz`: since when polls have failed and how often (cut polls do
+   * not count), the last failure, and since when the sink has held a poll's events.
+   */
+  get pollState(): {
+    failingSince: number | undefined;
+    failures: number;
+    lastError: string | undefined;
+    handingOverSince: number | undefined;
+  } {
+    return {
+      failingSince: this.#failingSince,
+      failures: this.#failures,
+      lastError: this.#lastError,
+      handingOverSince: this.#handingOverSince,
+    };
   }
 
   /** The registration parameters (catch-up uses the same narrow). */
@@ -273,10 +309,9 @@ export class EventQueue implements EventSource {
 
   async #run(sink: EventSink): Promise<void> {
     const signal = this.#abort.signal;
-    let failures = 0;
-    let failingSince: number | undefined;
     let needsCatchUp = true;
     while (!signal.aborted) {
+      let pollStarted: number | undefined;
       try {
         if (this.#queueId === null) {
           await this.#register();
@@ -289,9 +324,11 @@ export class EventQueue implements EventSource {
           });
           needsCatchUp = false;
         }
+        pollStarted = this.#now();
         const rest = this.#fresh(await this.#poll(sink, signal));
-        failures = 0;
-        failingSince = undefined;
+        this.#failures = 0;
+        this.#failingSince = undefined;
+        this.#lastError = undefined;
         await this.#handOver(rest, sink, signal);
       } catch (error) {
         if (signal.aborted) break;
@@ -306,21 +343,41 @@ export class EventQueue implements EventSource {
           this.#queueId = null;
           continue;
         }
-        failingSince ??= this.#now();
+        // A poll cut in between (a proxy's timeout) is no failure of the server, which still
+        // holds the queue: poll it again at once, and say why once.
+        const elapsed = pollStarted === undefined ? 0 : this.#now() - pollStarted;
+        if (pollStarted !== undefined && isCutPoll(error, elapsed, this.#minCutMs)) {
+          this.cutPolls++;
+          if (!this.#cutExplained) {
+            this.#cutExplained = true;
+            this.#log.info(
+              { queueId: this.#queueId, afterMs: elapsed },
+              cutPollHint(elapsed, error),
+            );
+          } else
+            this.#log.debug(
+              { afterMs: elapsed, reason: (error as Error).message },
+              "long poll cut in between; polling again",
+            );
+          continue;
+        }
+        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#failingSince ??= this.#now();
         if (
           this.#queueId !== null &&
-          failures > 0 &&
-          this.#now() - failingSince >= this.#reregisterAfterMs
+          this.#failures > 0 &&
+          this.#now() - this.#failingSince >= this.#reregisterAfterMs
         ) {
           this.#log.warn(
-            { queueId: this.#queueId, failingForMs: this.#now() - failingSince },
+            { queueId: this.#queueId, failingForMs: this.#now() - this.#failingSince },
             "polling has failed for long; registering a new queue and catching up",
           );
           this.#forget(this.#queueId);
           this.#queueId = null;
         }
-        const ms = recovery.action === "wait" ? recovery.ms : backoffDelay(failures, this.#backoff);
-        failures++;
+        const ms =
+          recovery.action === "wait" ? recovery.ms : backoffDelay(this.#failures, this.#backoff);
+        this.#failures++;
         this.#log.warn(
           { err: error, retryInMs: ms },
           error instanceof PollTimeoutError
@@ -354,10 +411,16 @@ export class EventQueue implements EventSource {
    * events at most); a client that does not stream passes a whole poll.
    */
   async #handOver(pending: AnyEvent[], sink: EventSink, signal: AbortSignal): Promise<void> {
-    while (pending.length > 0 && !signal.aborted) {
-      const slice: AnyEvent[] = [];
-      while (slice.length < HANDOVER_SLICE && pending.length > 0) slice.push(pending.pop()!);
-      await sink(slice, signal);
+    if (pending.length === 0) return;
+    this.#handingOverSince ??= this.#now();
+    try {
+      while (pending.length > 0 && !signal.aborted) {
+        const slice: AnyEvent[] = [];
+        while (slice.length < HANDOVER_SLICE && pending.length > 0) slice.push(pending.pop()!);
+        await sink(slice, signal);
+      }
+    } finally {
+      this.#handingOverSince = undefined;
     }
   }
 

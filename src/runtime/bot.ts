@@ -203,6 +203,7 @@ export function createBot(options: BotOptions): Bot {
       const stuck = watch.stuck();
       return stuck === undefined ? {} : { handlers: stuck };
     },
+    polling: () => (events instanceof EventQueue ? events.pollState : undefined),
     now: options.now,
     limits: () => ({
       maxTopicLength: registration()?.max_topic_length ?? DEFAULT_LIMITS.maxTopicLength,

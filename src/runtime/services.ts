@@ -30,6 +30,7 @@ import {
 import { address, type BotIdentity } from "./dispatch/gate.js";
 import type { PluginServices } from "./plugin-api.js";
 import type { Dialogs } from "./context/session.js";
+import { pollHealth, type PollState } from "../events/poll-health.js";
 
 /** Where the webhook receiver listens (the `http:` section). */
 export interface HttpOptions {
@@ -166,6 +167,8 @@ export function createBotServices(
     degraded?: () => string[];
     /** Why, for the parts of `degraded` that say (`/healthz` shows it as `reasons`). */
     degradedReasons?: () => Record<string, string>;
+    /** The event loop's poll state (`EventQueue.pollState`), for `/healthz`. */
+    polling?: () => PollState | undefined;
     now?: () => number;
     /** The server's topic and message length limits (config webhook routes cut to them). */
     limits?: () => MessageLimits;
@@ -200,13 +203,21 @@ export function createBotServices(
       maxBodyBytes: options.http?.maxBodyBytes,
       logger: log,
       metrics: options.http?.metrics === false ? undefined : metrics,
-      health: () => ({
-        queueConnected: deps.connected(),
-        lastEventAt: lastEventAt ?? null,
-        degraded: deps.degraded?.(),
-        reasons: deps.degradedReasons?.(),
-        cluster: cluster?.health(),
-      }),
+      health: () => {
+        const state = deps.polling?.();
+        const polls = state && pollHealth(state, now());
+        const connected = deps.connected();
+        return {
+          queueConnected: connected,
+          lastEventAt: lastEventAt ?? null,
+          // Unhealthy without a queue, and once delivery is stuck; degraded while polls fail.
+          healthy: connected && !polls?.stuck,
+          degraded: [...(deps.degraded?.() ?? []), ...(polls?.degraded ? ["polling"] : [])],
+          reasons: deps.degradedReasons?.(),
+          cluster: cluster?.health(),
+          polling: polls?.report,
+        };
+      },
     }));
 
   /** In cluster mode, a delivery posted to several nodes (a load balancer's retry) is handled once. */

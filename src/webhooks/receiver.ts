@@ -76,6 +76,8 @@ export interface HealthReport {
   reasons?: Record<string, string>;
   /** Cluster mode: the node's role, partitions, lag and lease age (shown as `cluster`). */
   cluster?: unknown;
+  /** How the event loop's polls go (failing for how long, delivery stuck), shown as `polling`. */
+  polling?: unknown;
 }
 
 export interface ReceiverOptions {
@@ -458,6 +460,7 @@ export class WebhookReceiver {
       lastEventAt: last === undefined || last === null ? null : new Date(last).toISOString(),
       uptimeSeconds,
       ...(report.cluster === undefined ? {} : { cluster: report.cluster }),
+      ...(report.polling === undefined ? {} : { polling: report.polling }),
     });
   }
 

@@ -1,6 +1,6 @@
 // `bot check`: validate the config and plugin settings, connect, and say who the bot is and what it will hear.
 import { capabilitiesAt } from "../../runtime/context/capabilities.js";
-import { ApiError } from "../../client/errors.js";
+import { ApiError, CertificateError, NetworkError } from "../../client/errors.js";
 import { createClient, type ApiClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
@@ -17,6 +17,9 @@ import { resolveTarget } from "../target.js";
 import { clusterStorage } from "../cluster-storage.js";
 import { readDeadLetters } from "../../runtime/delivery/quarantine.js";
 import { RUNTIME_NAMESPACE } from "../../runtime/delivery/open-store.js";
+import { checkStorageWritable, existingJournal, storageOpenError } from "../storage-preflight.js";
+import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
+import { zuliprcModeWarning } from "../zuliprc-mode.js";
 
 export interface CheckOptions {
   config: string;
@@ -47,6 +50,30 @@ function storageLine(config: BotConfig): string {
   return config.cluster
     ? "redis (the cluster's, cluster.redis)"
     : "memory (forgotten when the bot stops)";
+}
+
+/**
+ * What `bot start` does with the storage before it connects, done here the same way: the files
+ * writable, the store and (when there is one) the delivery journal readable in this version's
+ * format. The ConfigError `start` would fail with (exit 2), or undefined.
+ */
+async function checkStorage(config: BotConfig, configPath: string): Promise<Error | undefined> {
+  const settings = clusterStorage(config.storage, config.cluster?.redis, configPath);
+  if (settings.type !== "file") return undefined;
+  const baseDir = dirname(resolve(configPath));
+  try {
+    await checkStorageWritable(settings, configPath, baseDir);
+    const store = await createStore(settings, { baseDir });
+    try {
+      if (await existingJournal(settings, baseDir))
+        await (await openDeliveryStore(settings, store, { baseDir })).close();
+    } finally {
+      await store.close();
+    }
+    return undefined;
+  } catch (error) {
+    return storageOpenError(error, configPath);
+  }
 }
 
 /**
@@ -145,6 +172,15 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
   );
   row("Bot email", server.email);
   row("API key", maskSecret(server.apiKey));
+  const exposed = config.serverSource && zuliprcModeWarning(config.serverSource);
+  if (exposed) out.stderr(`warning: ${exposed}`);
+
+  const storageProblem = await checkStorage(config, options.config);
+  if (storageProblem) {
+    await sandbox?.close();
+    out.stderr(`error: ${storageProblem.message}`);
+    return 2;
+  }
 
   const client = createClient({ ...server, retry: { maxAttempts: 2 } });
   let registration: Registration;
@@ -187,7 +223,9 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
     out.stderr(
       `error: could not connect to ${server.site}: ${error instanceof Error ? error.message : String(error)}`,
     );
-    return 1;
+    // As documented (docs/deployment.md): 2 a setting to change, 3 unreachable, 1 refused.
+    if (error instanceof CertificateError) return 2;
+    return error instanceof NetworkError ? 3 : 1;
   }
   try {
     // Connected; what fails from here is a plugin's setup, not the server.

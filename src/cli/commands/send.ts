@@ -3,7 +3,12 @@ import { access, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Command } from "commander";
 import { createClient, type ApiClient, type ClientOptions } from "../../client/client.js";
-import { ApiError, InvalidArgumentError, NetworkError } from "../../client/errors.js";
+import {
+  ApiError,
+  CertificateError,
+  InvalidArgumentError,
+  NetworkError,
+} from "../../client/errors.js";
 import { ConfigError } from "../../config/errors.js";
 import { loadConfigFile } from "../../config/load.js";
 import { redactSecrets } from "../../log/logger.js";
@@ -185,6 +190,11 @@ export async function runSend(options: SendOptions, io: SendIO): Promise<number>
     if (error instanceof ApiError) {
       say(`${error.code}: ${error.msg || error.message}`);
       return SEND_EXIT.refused;
+    }
+    if (error instanceof CertificateError) {
+      // A setting to change (server.tls), not an outage to wait out: the config exit code.
+      say(`cannot connect to the server: ${error.message}`);
+      return SEND_EXIT.usage;
     }
     if (error instanceof NetworkError) {
       say(`cannot reach the server: ${error.message}`);

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { dirname, resolve } from "node:path";
 import type { OwnUser } from "../../api/users.js";
 import { createClient, type ApiClient } from "../../client/client.js";
-import { NetworkError } from "../../client/errors.js";
+import { CertificateError, NetworkError } from "../../client/errors.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
 import { createLogger } from "../../log/logger.js";
@@ -19,6 +19,9 @@ import type { Output } from "../output.js";
 import { clusterStorage } from "../cluster-storage.js";
 import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
+import { checkStorageWritable, storageOpenError } from "../storage-preflight.js";
+import { holdSighup } from "../sighup.js";
+import { zuliprcModeWarning } from "../zuliprc-mode.js";
 
 export interface StartOptions {
   config: string;
@@ -26,6 +29,10 @@ export interface StartOptions {
   cluster?: string;
   /** `--recover`: a damaged journal or store file is recovered with a warning (`storage.onDamage: recover`). */
   recover?: boolean;
+  /** Overrides the config's `stopTimeoutMs` (`--stop-timeout`). */
+  stopTimeout?: number;
+  /** Overrides the config's `server.longPollTimeoutSeconds` (`--long-poll-timeout`). */
+  longPollTimeout?: number;
 }
 
 /** Seconds between attempts to reach an unreachable server: doubling, at most a minute. */
@@ -35,6 +42,9 @@ const RETRY_SECONDS = [2, 4, 8, 16, 32, 60];
 interface Reached {
   profile: OwnUser | undefined;
 }
+
+/** Exit code of `bot start` for a setting to change (a certificate refused): as for a config error. */
+const EXIT_SETTINGS = 2;
 
 /**
  * Waits until the server answers (any HTTP answer counts: credentials are checked later), saying
@@ -48,7 +58,7 @@ async function waitForServer(
   client: ApiClient,
   source: string | undefined,
   out: Output,
-): Promise<Reached | false> {
+): Promise<Reached | false | CertificateError> {
   const site = client.site;
   const stopped = new AbortController();
   const stop = (): void => stopped.abort();
@@ -62,6 +72,8 @@ async function waitForServer(
         return { profile };
       } catch (error) {
         if (stopped.signal.aborted) return false;
+        // A certificate refused stays refused: no retry, the message says what to set.
+        if (error instanceof CertificateError) return error;
         // Refused (bad credentials, ...): the server is there; the bot's start says what is wrong.
         if (!(error instanceof NetworkError)) return { profile: undefined };
         const seconds = RETRY_SECONDS[Math.min(attempt, RETRY_SECONDS.length - 1)]!;
@@ -85,6 +97,19 @@ async function waitForServer(
 
 /** Runs the bot; resolves with the process exit code once it has stopped. */
 export async function runStart(options: StartOptions, out: Output): Promise<number> {
+  const hup = holdSighup((line) => out.stderr(line));
+  try {
+    return await runStartHeld(options, out, hup.use);
+  } finally {
+    hup.release();
+  }
+}
+
+async function runStartHeld(
+  options: StartOptions,
+  out: Output,
+  useLogger: (log: ReturnType<typeof createLogger>) => void,
+): Promise<number> {
   const config = await loadConfigFile(options.config);
   const plugins = await resolvePlugins(config, options.config);
 
@@ -93,7 +118,10 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     ...config.logging,
     secrets,
   });
+  useLogger(log);
   if (!sandbox) log.info({ site: server.site, from: config.serverSource }, "connecting");
+  const exposed = config.serverSource && zuliprcModeWarning(config.serverSource);
+  if (exposed) log.warn({ zuliprc: config.serverSource }, exposed);
 
   const metrics = createBotMetrics();
   const health = loggedStorageHealth(log, (what) => metrics.storageWriteFailed(what));
@@ -106,18 +134,25 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
       : configured;
   const warn = (fields: Record<string, unknown>, message: string): void =>
     log.warn(fields, message);
+  // A storage start cannot use is a config problem (exit 2), worded as `bot check` words it.
+  const asConfigError = (error: unknown): never => {
+    throw storageConfig.type === "file" ? storageOpenError(error, options.config) : error;
+  };
+  await checkStorageWritable(storageConfig, options.config, baseDir);
   const storage = await createStore(storageConfig, {
     baseDir,
     onError: (error) => health.failed(error, "plugins"),
     onWritten: () => health.ok("plugins"),
     warn,
-  });
+  }).catch(asConfigError);
   // Cluster nodes pace their calls from one rate-limit budget per bot account, kept in Redis.
   const pacing = clusterUrl
     ? (await import("../../cluster/pacing.js")).clusterPacing(clusterUrl, server.email, log)
     : undefined;
+  const longPollTimeoutSeconds = options.longPollTimeout ?? server.longPollTimeoutSeconds;
   const client = createClient({
     ...server,
+    ...(longPollTimeoutSeconds !== undefined && { longPollTimeoutSeconds }),
     onCall: observeCalls(metrics),
     pacing: pacing && { budget: pacing.budget },
   });
@@ -145,7 +180,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
         : openDeliveryStore(storageConfig, storage, { baseDir, warn })
     ).catch(async (error: unknown) => {
       await storage.close().catch(() => undefined);
-      throw error;
+      return asConfigError(error);
     }));
   const cleanUp = async (): Promise<void> => {
     await node?.stop().catch((error: unknown) => log.error({ err: error }, "cluster stop"));
@@ -160,6 +195,14 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
   const reached = sandbox
     ? { profile: undefined }
     : await waitForServer(client, config.serverSource, out);
+  if (reached instanceof CertificateError) {
+    out.stderr(
+      `Cannot connect to server.site ${server.site} (from ${config.serverSource ?? "the config"}): ${reached.message}`,
+    );
+    log.error({ err: reached }, "cannot connect: certificate refused");
+    await cleanUp();
+    return EXIT_SETTINGS;
+  }
   if (!reached) {
     await cleanUp();
     return 1;
@@ -183,6 +226,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
     logger: log,
     concurrency: config.concurrency,
     handlers: config.handlers,
+    stopTimeoutMs: options.stopTimeout ?? config.stopTimeoutMs,
     register,
     metrics,
     schedules: config.schedules,

@@ -42,23 +42,33 @@ export class RateLimiter {
     this.#now = now;
   }
 
-  /** Counts one command by `userId` and says whether it may run. */
-  check(userId: number): RateDecision {
-    const now = this.#now();
+  /**
+   * Counts one command by `userId` and says whether it may run. `sentAt` (epoch ms) is when the
+   * command was sent, which is what the window counts: commands sent while the bot was down and
+   * handled together by catch-up were not sent together, and are not a flood. Default: now.
+   */
+  check(userId: number, sentAt: number = this.#now()): RateDecision {
     const windowMs = this.#limit.perSeconds * 1000;
     const entry = this.#seen.get(userId) ?? { times: [], notified: false };
-    entry.times = entry.times.filter((t) => now - t < windowMs);
+    // Catch-up can hand one user's commands over out of order (one conversation after another):
+    // what counts is the commands sent within the window before this one.
+    const latest = Math.max(sentAt, ...entry.times.slice(-1));
+    entry.times = entry.times.filter((t) => latest - t < windowMs);
     if (entry.times.length === 0) entry.notified = false;
     this.#seen.set(userId, entry);
-    if (this.#seen.size > 10_000) this.#sweep(now, windowMs);
-    if (entry.times.length < this.#limit.commands) {
-      entry.times.push(now);
+    if (this.#seen.size > 10_000) this.#sweep(latest, windowMs);
+    const inWindow = entry.times.filter((t) => t <= sentAt && sentAt - t < windowMs);
+    if (inWindow.length < this.#limit.commands) {
+      // Kept in order, so that the last is the latest.
+      let i = entry.times.length;
+      while (i > 0 && entry.times[i - 1]! > sentAt) i--;
+      entry.times.splice(i, 0, sentAt);
       entry.notified = false;
       return { allowed: true };
     }
     const notify = !entry.notified;
     entry.notified = true;
-    return { allowed: false, notify, retryInMs: windowMs - (now - entry.times[0]!) };
+    return { allowed: false, notify, retryInMs: windowMs - (sentAt - inWindow[0]!) };
   }
 
   /** The polite note sent once when a user is being limited. */

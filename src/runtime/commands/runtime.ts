@@ -94,7 +94,12 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
    * promise of false. Synchronous when allowed, which is nearly always.
    */
   const withinLimit = (ctx: MessageContext): true | Promise<false> => {
-    const decision = limiter?.check(ctx.message.sender_id);
+    // Counted by when it was sent (the server's timestamp, seconds), not when it is handled.
+    const sent = ctx.message.timestamp;
+    const decision = limiter?.check(
+      ctx.message.sender_id,
+      Number.isFinite(sent) && sent > 0 ? sent * 1000 : undefined,
+    );
     if (decision === undefined || decision.allowed) return true;
     return refuseOverLimit(ctx, decision.notify, decision.retryInMs);
   };
