@@ -76,6 +76,8 @@ export interface ClusterDuties {
   claim(duty: string, ttlMs: number): Promise<boolean>;
   /** The node's role, partitions, lag and lease age, for `/healthz`. */
   health(): unknown;
+  /** What of the cluster works badly now (`redis` while it is unreachable), for `/healthz`. */
+  degraded?(): string[];
 }
 
 /** Headers senders put a delivery's own ID in; without one, a delivery is known by its body. */
@@ -201,7 +203,7 @@ export function createBotServices(
       health: () => ({
         queueConnected: deps.connected(),
         lastEventAt: lastEventAt ?? null,
-        degraded: deps.degraded?.(),
+        degraded: [...(deps.degraded?.() ?? []), ...(cluster?.degraded?.() ?? [])],
         cluster: cluster?.health(),
       }),
     }));
