@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite drives for real (redis-server, chromium) when they are missing.
+# Installs the Debian packages the test suite drives for real (redis-server, redis-sentinel, chromium) when they are missing.
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v redis-sentinel >/dev/null 2>&1 || need+=(redis-sentinel)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "system-deps: installing ${need[*]} (Debian packages the tests use)" >&2

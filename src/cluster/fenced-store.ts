@@ -17,6 +17,8 @@ export interface FencedDeliveryStoreOptions {
   ttlMs: number;
   /** The fence of the partition this node handled message `incomingId` from; undefined if it did not. */
   fenceOf(incomingId: number): Fence | undefined;
+  /** Resolves once what was just written reached a replica (Sentinel mode; a no-op otherwise). */
+  durable?(): Promise<void>;
 }
 
 /**
@@ -72,6 +74,8 @@ export class FencedDeliveryStore implements DeliveryStore {
         );
       throw error;
     }
+    // Before the reply is sent: an intent lost in a failover would have it sent again.
+    await this.#o.durable?.();
     await journal.trim();
   }
 

@@ -14,6 +14,7 @@ import { BOT_FETCH_EVENT_TYPES } from "../runtime/registration.js";
 import type { ClusterDuties } from "../runtime/services.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
 import { connectRedis } from "../storage/redis.js";
+import { isSentinelUrl } from "../storage/redis-url.js";
 import { RedisDeliveryStore } from "../storage/redis-delivery.js";
 import type { DeliveryStore } from "../runtime/delivery/store.js";
 import { clusterKeys, type ClusterKeys } from "./keys.js";
@@ -131,6 +132,7 @@ export class ClusterNode implements EventSource {
       journal: this.journal,
       ttlMs: this.#leaseMs,
       fenceOf: (incomingId) => this.#handledFrom.get(incomingId),
+      durable: this.#durable,
     });
   }
 
@@ -239,6 +241,24 @@ export class ClusterNode implements EventSource {
     this.#onLags = (lags) => {
       for (const [partition, n] of lags) lag.set({ partition: String(partition) }, n);
     };
+  }
+
+  /** Replicas of the primary (Sentinel mode), as of the last heartbeat. */
+  #replicas = 0;
+
+  /**
+   * With a Sentinel set, waits (at most 500 ms) until a replica has what this node just wrote, so
+   * a failover of the primary cannot lose an intent or a published entry that was acted on.
+   */
+  readonly #durable = async (): Promise<void> => {
+    if (this.#replicas > 0) await this.redis.wait(1, 500);
+  };
+
+  /** Counts the primary's replicas (Sentinel mode only): whether writes can wait for one. */
+  async #countReplicas(): Promise<void> {
+    if (!isSentinelUrl(this.#o.url)) return;
+    const role = (await this.redis.role()) as [string, unknown, unknown[]?];
+    this.#replicas = role[0] === "master" ? (role[2]?.length ?? 0) : 0;
   }
 
   #onLags: ((lags: Map<number, number>) => void) | undefined;
@@ -377,6 +397,7 @@ export class ClusterNode implements EventSource {
         if (this.#worker!.giving(p)) return; // still handing it over: take it on a later tick
         const holder = await this.#hold(p, "");
         if (holder === null) return;
+        await this.#durable(); // a take lost in a failover would let the old holder resume
         const fence = {
           lock: this.keys.partitionLock(p),
           last: this.keys.partitionLast(p),
@@ -388,6 +409,7 @@ export class ClusterNode implements EventSource {
       }),
     );
     await this.#measure();
+    await this.#countReplicas();
     if (taken.length > 0)
       this.#log.info(
         { taken, held: [...this.#held.keys()], members: this.#members.length },
@@ -430,6 +452,7 @@ export class ClusterNode implements EventSource {
         catchUpWindow: this.#o.catchUpWindow,
         now: this.#now,
         onDeposed: () => void this.#stepDown("deposed"),
+        durable: this.#durable,
       },
       holder,
     );

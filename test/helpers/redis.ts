@@ -22,7 +22,7 @@ export interface TestRedis {
 }
 
 /** A free loopback port. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
