@@ -168,7 +168,7 @@ export class ClusterNode implements EventSource {
       log: this.#log,
       ttlMs: this.#leaseMs,
       ready: () => this.#link.ready(),
-      handle: (event, partition) => this.#handle(event, partition),
+      handle: (event, _partition, fence) => this.#handle(event, fence),
     });
     this.#broadcastLoop = this.#readBroadcast(sink);
     await this.#tick();
@@ -297,10 +297,8 @@ export class ClusterNode implements EventSource {
     };
   }
 
-  async #handle(event: AnyEvent, partition: number): Promise<void> {
+  async #handle(event: AnyEvent, fence: Fence): Promise<void> {
     const { message, flags } = event as unknown as { message: Message; flags?: string[] };
-    const fence = this.#held.get(partition);
-    if (!fence) return; // given up meanwhile: the entry stays pending for the next owner
     this.#handledFrom.delete(message.id);
     this.#handledFrom.set(message.id, fence);
     if (this.#handledFrom.size > HANDLED_MEMORY)

@@ -13,8 +13,8 @@ export interface WorkerOptions {
   keys: ClusterKeys;
   /** This node's name: its consumer name and partition-lock value. */
   node: string;
-  /** Handles one published event; resolves when the next one of its partition may start. */
-  handle(event: AnyEvent, partition: number): Promise<void>;
+  /** Handles one published event (its replies fenced by `fence`); resolves when the next one of its partition may start. */
+  handle(event: AnyEvent, partition: number, fence: Fence): Promise<void>;
   log: Logger;
   /** How long a blocking read waits before it looks at the partition set again. Default 300 ms. */
   blockMs?: number;
@@ -209,7 +209,7 @@ export class Worker {
         const payload = fields[fields.indexOf("e") + 1];
         if (payload !== undefined) {
           try {
-            await this.#o.handle(JSON.parse(payload) as AnyEvent, partition);
+            await this.#o.handle(JSON.parse(payload) as AnyEvent, partition, lane.fence);
           } catch (error) {
             this.#o.log.error(
               { err: error, partition, entry: id },
