@@ -207,6 +207,7 @@ export class Worker {
         const [id, fields] = lane.queue.shift()!;
         lane.current = id;
         const payload = fields[fields.indexOf("e") + 1];
+        this.#o.log.debug({ partition, entry: id }, "cluster: handling an entry");
         if (payload !== undefined) {
           try {
             await this.#o.handle(JSON.parse(payload) as AnyEvent, partition, lane.fence);

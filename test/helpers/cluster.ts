@@ -78,7 +78,7 @@ export async function startCluster(
       ...sandboxServerLines(sandbox),
       "channels: [general]",
       "rateLimit: false",
-      "logging: { level: info, format: json }",
+      `logging: { level: ${process.env.CLUSTER_LOG_LEVEL ?? "info"}, format: json }`,
       "plugins: [./work.mjs]",
       "cluster:",
       ...(options.byFlag ? [] : [`  redis: ${redis.url}`]),
