@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite drives for real (redis-server, chromium, tinyproxy, nginx, openssl) when they are missing.
+# Installs the Debian packages the test suite drives for real (redis-server, redis-sentinel, chromium, tinyproxy, nginx, openssl) when they are missing.
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v redis-sentinel >/dev/null 2>&1 || need+=(redis-sentinel)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v tinyproxy >/dev/null 2>&1 || need+=(tinyproxy)
 command -v nginx >/dev/null 2>&1 || need+=(nginx)

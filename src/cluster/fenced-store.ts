@@ -1,5 +1,5 @@
 // The delivery store of a cluster node: the Redis reply journal, with each intent fenced by the partition lock of its message.
-import { isFenced, type ScriptedRedis } from "./scripts.js";
+import { isFenced, type Fence, type ScriptedRedis } from "./scripts.js";
 import type { RedisDeliveryStore } from "../storage/redis-delivery.js";
 import {
   DeliveryFencedError,
@@ -13,17 +13,20 @@ export interface FencedDeliveryStoreOptions {
   redis: ScriptedRedis;
   /** The shared reply journal (intents and outcomes of every node). */
   journal: RedisDeliveryStore;
-  /** This node's name: the value its partition locks hold. */
-  node: string;
-  /** The lock of the partition this node handled message `incomingId` from; undefined if it did not. */
-  lockOf(incomingId: number): string | undefined;
+  /** The partition lock's TTL (a lapsed lock nobody took is set again by the intent). */
+  ttlMs: number;
+  /** The fence of the partition this node handled message `incomingId` from; undefined if it did not. */
+  fenceOf(incomingId: number): Fence | undefined;
+  /** Resolves once what was just written reached a replica (Sentinel mode; a no-op otherwise). */
+  durable?(): Promise<void>;
 }
 
 /**
  * `DeliveryStore` for the runtime's reply guard in cluster mode. Replies are journaled in Redis
  * where every node reads them (`recordsOf`), and an intent is written only while this node still
- * holds the lock of the message's partition (one Lua step): a node that lost the partition (paused,
- * cut off, or too slow) gets `DeliveryFencedError` and does not send; the new owner handles the
+ * holds the lock of the message's partition (one Lua step; a lock that lapsed while Redis was away
+ * and nobody took is resumed): a node that lost the partition (paused, cut off, or too slow) gets
+ * `DeliveryFencedError` and does not send; the new owner handles the
  * message again and finds what was sent. The watermark is not kept here: the cluster's is the
  * leader's published set (src/cluster/leader.ts).
  */
@@ -44,22 +47,24 @@ export class FencedDeliveryStore implements DeliveryStore {
   }
 
   async intend(intent: ReplyIntent): Promise<void> {
-    const { redis, journal, node } = this.#o;
-    const lock = this.#o.lockOf(intent.incomingId);
-    if (lock === undefined)
+    const { redis, journal } = this.#o;
+    const fence = this.#o.fenceOf(intent.incomingId);
+    if (fence === undefined)
       throw new DeliveryFencedError(
         intent.incomingId,
         "this node did not take it from a partition",
       );
     try {
       await redis.fencedIntend(
+        fence.lock,
+        fence.last,
         journal.replyKey(intent.incomingId),
         journal.indexKey,
-        lock,
+        fence.holder,
+        this.#o.ttlMs,
         `intent:${intent.index}`,
         JSON.stringify(intent),
         intent.incomingId,
-        node,
       );
     } catch (error) {
       if (isFenced(error))
@@ -69,6 +74,8 @@ export class FencedDeliveryStore implements DeliveryStore {
         );
       throw error;
     }
+    // Before the reply is sent: an intent lost in a failover would have it sent again.
+    await this.#o.durable?.();
     await journal.trim();
   }
 

@@ -17,8 +17,10 @@ export function clusterKeys(prefix = "topicbot:cluster:") {
     /** The consumer group every partition stream has. */
     group: "workers",
     partition: (n: number) => `${prefix}partition:${n}`,
-    /** Who consumes partition `n` now: a node name with a TTL. */
+    /** Who consumes partition `n` now: `<token>:<node>` with a TTL. */
     partitionLock: (n: number) => `${prefix}partition-lock:${n}`,
+    /** The value partition `n`'s lock was last taken with (no TTL): a lapsed lock may be resumed by it. */
+    partitionLast: (n: number) => `${prefix}partition-last:${n}`,
     /** Live nodes: a sorted set scored by when their heartbeat expires (Redis time). */
     members: `${prefix}members`,
     /** One node's self-description (role, partitions, lag) for `bot cluster status`. */

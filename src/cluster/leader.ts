@@ -28,6 +28,8 @@ export interface LeaderOptions {
   now: () => number;
   /** Called when a publish was refused: this node is no longer the leader. */
   onDeposed(): void;
+  /** Resolves once what was just written reached a replica (Sentinel mode; a no-op otherwise). */
+  durable?(): Promise<void>;
 }
 
 /** Broadcast entries kept for nodes that read late (non-message events are not replayed further back). */
@@ -110,6 +112,8 @@ export class LeaderTerm {
           JSON.stringify(event),
           messageId > 0 ? 0 : BROADCAST_MAXLEN,
         );
+        // Before the poll moves on: an entry lost in a failover would otherwise be lost for good.
+        await this.#o.durable?.();
         return;
       } catch (error) {
         if (isFenced(error)) {

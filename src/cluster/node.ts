@@ -14,17 +14,19 @@ import { BOT_FETCH_EVENT_TYPES } from "../runtime/registration.js";
 import type { ClusterDuties } from "../runtime/services.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
 import { connectRedis } from "../storage/redis.js";
+import { isSentinelUrl } from "../storage/redis-url.js";
 import { RedisDeliveryStore } from "../storage/redis-delivery.js";
 import type { DeliveryStore } from "../runtime/delivery/store.js";
 import { clusterKeys, type ClusterKeys } from "./keys.js";
 import { LeaderTerm } from "./leader.js";
 import { assignedTo } from "./partition.js";
 import { FencedDeliveryStore } from "./fenced-store.js";
-import { withScripts, type ScriptedRedis } from "./scripts.js";
+import { withScripts, type Fence, type ScriptedRedis } from "./scripts.js";
+import { Reachability, type RedisLink } from "./reachability.js";
 import { Worker } from "./worker.js";
 
 export interface ClusterNodeOptions {
-  /** `redis://host:6379/0`. */
+  /** `redis://host:6379/0`, or a Sentinel set: `redis+sentinel://host:26379,host:26380/mymaster/0`. */
   url: string;
   api: ApiClient;
   /** Registration parameters of the leader's queue (`narrow`, `all_public_streams`). */
@@ -45,7 +47,7 @@ export interface ClusterNodeOptions {
 }
 
 /** What `/healthz`, `/metrics` and `bot cluster status` show of one node. */
-export interface NodeStatus {
+export interface NodeStatus extends RedisLink {
   node: string;
   role: "leader" | "worker";
   /** The lease holder (`<token>:<node>`), as last seen. */
@@ -90,7 +92,11 @@ export class ClusterNode implements EventSource {
   #members: string[] = [];
   #leaderSeen: string | undefined;
   #term: { term: LeaderTerm; holder: string; since: number; renewedAt: number } | undefined;
-  readonly #held = new Set<number>();
+  /** Partitions this node holds, each with its lock's value. */
+  readonly #held = new Map<number, Fence>();
+  readonly #link: Reachability;
+  /** Until then, after Redis was away longer than a lease, no partition is taken that was not held. */
+  #graceUntil = 0;
   readonly #leaving = new Set<number>();
   #stopping = false;
   #loop: Promise<void> | undefined;
@@ -105,6 +111,14 @@ export class ClusterNode implements EventSource {
     this.#log = (options.log ?? silentLogger()).child({ component: "cluster", node: this.name });
     this.#now = options.now ?? Date.now;
     this.#leaseMs = options.leaseMs ?? 1_500;
+    this.#link = new Reachability({
+      waitMs: Math.max(100, Math.floor(this.#leaseMs / 3)),
+      now: this.#now,
+      onChange: (reachable, awayMs) =>
+        reachable
+          ? this.#log.warn({ awayMs }, "cluster: Redis reachable again; resuming")
+          : this.#log.warn("cluster: Redis unreachable; holding work until it is back"),
+    });
     const onError = (error: Error) => this.#redisDown(error);
     this.redis = withScripts(connectRedis(options.url, `topicbot-${this.name}`, onError));
     this.#reader = connectRedis(options.url, `topicbot-${this.name}-partitions`, onError);
@@ -116,11 +130,9 @@ export class ClusterNode implements EventSource {
     this.delivery = new FencedDeliveryStore({
       redis: this.redis,
       journal: this.journal,
-      node: this.name,
-      lockOf: (incomingId) => {
-        const partition = this.#handledFrom.get(incomingId);
-        return partition === undefined ? undefined : this.keys.partitionLock(partition);
-      },
+      ttlMs: this.#leaseMs,
+      fenceOf: (incomingId) => this.#handledFrom.get(incomingId),
+      durable: this.#durable,
     });
   }
 
@@ -128,7 +140,7 @@ export class ClusterNode implements EventSource {
    * The partition each recently handled message came from (bounded): its replies are fenced by that
    * partition's lock, also when they come later than the handling (a handler that asked and waited).
    */
-  readonly #handledFrom = new Map<number, number>();
+  readonly #handledFrom = new Map<number, Fence>();
 
   /** The `attach` option of `createBot`: receives the bot's message handling. */
   readonly attach = (runtime: MessageHandling): void => {
@@ -154,7 +166,9 @@ export class ClusterNode implements EventSource {
       keys: this.keys,
       node: this.name,
       log: this.#log,
-      handle: (event, partition) => this.#handle(event, partition),
+      ttlMs: this.#leaseMs,
+      ready: () => this.#link.ready(),
+      handle: (event, _partition, fence) => this.#handle(event, fence),
     });
     this.#broadcastLoop = this.#readBroadcast(sink);
     await this.#tick();
@@ -173,7 +187,7 @@ export class ClusterNode implements EventSource {
     this.#abort.abort();
     await this.#loop;
     await this.#stepDown("stopping");
-    await Promise.all([...this.#held].map((p) => this.#release(p)));
+    await Promise.all([...this.#held.keys()].map((p) => this.#release(p)));
     await this.#worker?.stop();
     await this.redis.zrem(this.keys.members, this.name).catch(() => undefined);
     await this.redis.del(this.keys.member(this.name)).catch(() => undefined);
@@ -193,6 +207,7 @@ export class ClusterNode implements EventSource {
       claim: async (duty, ttlMs) =>
         (await this.redis.set(this.keys.once(duty), this.name, "PX", ttlMs, "NX")) === "OK",
       health: () => this.status(),
+      degraded: () => (this.#link.reachable ? [] : ["redis"]),
     };
   }
 
@@ -228,12 +243,30 @@ export class ClusterNode implements EventSource {
     };
   }
 
+  /** Replicas of the primary (Sentinel mode), as of the last heartbeat. */
+  #replicas = 0;
+
+  /**
+   * With a Sentinel set, waits (at most 500 ms) until a replica has what this node just wrote, so
+   * a failover of the primary cannot lose an intent or a published entry that was acted on.
+   */
+  readonly #durable = async (): Promise<void> => {
+    if (this.#replicas > 0) await this.redis.wait(1, 500);
+  };
+
+  /** Counts the primary's replicas (Sentinel mode only): whether writes can wait for one. */
+  async #countReplicas(): Promise<void> {
+    if (!isSentinelUrl(this.#o.url)) return;
+    const role = (await this.redis.role()) as [string, unknown, unknown[]?];
+    this.#replicas = role[0] === "master" ? (role[2]?.length ?? 0) : 0;
+  }
+
   #onLags: ((lags: Map<number, number>) => void) | undefined;
   #lags = new Map<number, number>();
 
   /** Reads the lag (entries not yet acknowledged) of every held partition; once per tick. */
   async #measure(): Promise<void> {
-    const held = [...this.#held];
+    const held = [...this.#held.keys()];
     const pipeline = this.redis.pipeline();
     for (const p of held) pipeline.xlen(this.keys.partition(p));
     const answers = (await pipeline.exec()) ?? [];
@@ -246,9 +279,10 @@ export class ClusterNode implements EventSource {
 
   /** This node's view, for `/healthz` and `/metrics` (lags as of the last heartbeat). */
   status(): NodeStatus {
-    const partitions = [...this.#held].sort((a, b) => a - b);
+    const partitions = [...this.#held.keys()].sort((a, b) => a - b);
     const at = this.#now();
     return {
+      ...this.#link.link(),
       node: this.name,
       role: this.role,
       leader: this.#leaderSeen,
@@ -263,10 +297,10 @@ export class ClusterNode implements EventSource {
     };
   }
 
-  async #handle(event: AnyEvent, partition: number): Promise<void> {
+  async #handle(event: AnyEvent, fence: Fence): Promise<void> {
     const { message, flags } = event as unknown as { message: Message; flags?: string[] };
     this.#handledFrom.delete(message.id);
-    this.#handledFrom.set(message.id, partition);
+    this.#handledFrom.set(message.id, fence);
     if (this.#handledFrom.size > HANDLED_MEMORY)
       this.#handledFrom.delete(this.#handledFrom.keys().next().value!);
     this.#runtime!.emit(event);
@@ -288,12 +322,22 @@ export class ClusterNode implements EventSource {
 
   async #run(): Promise<void> {
     const tickMs = this.#o.tickMs ?? 250;
-    while (!this.#abort.signal.aborted) {
-      await sleep(tickMs, this.#abort.signal).catch(() => undefined);
-      if (this.#abort.signal.aborted) break;
-      await this.#tick().catch((error: unknown) =>
-        this.#log.warn({ err: error }, "cluster: heartbeat failed; retrying"),
-      );
+    // A tick stuck on a call that hangs (Redis cut off) still has the node step down in time.
+    const watchdog = setInterval(() => {
+      if (this.#link.sinceBeatMs > (this.#leaseMs * 2) / 3) this.#link.lost();
+      this.#expireLocally();
+    }, tickMs);
+    try {
+      while (!this.#abort.signal.aborted) {
+        await sleep(tickMs, this.#abort.signal).catch(() => undefined);
+        if (this.#abort.signal.aborted) break;
+        await this.#tick().catch((error: unknown) => {
+          if (this.#link.reachable)
+            this.#log.warn({ err: error }, "cluster: heartbeat failed; retrying");
+        });
+      }
+    } finally {
+      clearInterval(watchdog);
     }
   }
 
@@ -302,24 +346,32 @@ export class ClusterNode implements EventSource {
     const about = JSON.stringify({
       node: this.name,
       role: this.role,
-      partitions: [...this.#held],
+      partitions: [...this.#held.keys()],
       pid: process.pid,
+      ...this.#link.link(),
     });
     try {
-      this.#members = await this.redis.heartbeat(
-        this.keys.members,
-        this.keys.member(this.name),
-        this.name,
-        this.#leaseMs,
-        about,
+      const { answer, awayMs } = await this.#link.beat(() =>
+        this.redis.heartbeat(
+          this.keys.members,
+          this.keys.member(this.name),
+          this.name,
+          this.#leaseMs,
+          about,
+        ),
       );
+      this.#members = answer;
+      // Away longer than a lease: every member's heartbeat may have lapsed, not only this node's.
+      // Until the others have beaten again, the membership looks smaller than it is; taking their
+      // partitions now would move work that their owners resume where they were.
+      if (awayMs > this.#leaseMs) this.#graceUntil = this.#now() + this.#leaseMs + 250;
     } catch (error) {
       this.#expireLocally();
       throw error;
     }
     await this.#lead();
     const wanted = new Set(assignedTo(this.name, this.#members, this.partitionCount));
-    for (const p of [...this.#held]) {
+    for (const [p, fence] of [...this.#held]) {
       if (this.#leaving.has(p)) continue;
       if (!wanted.has(p)) {
         this.#log.info(
@@ -329,28 +381,36 @@ export class ClusterNode implements EventSource {
         void this.#release(p);
         continue;
       }
-      if ((await this.redis.hold(this.keys.partitionLock(p), this.name, this.#leaseMs)) === 0) {
+      if ((await this.#hold(p, fence.holder)) === null) {
         this.#log.warn({ partition: p }, "cluster: lost a partition lock; stopping it");
-        this.#held.delete(p);
+        if (this.#held.get(p) === fence) this.#held.delete(p);
         void this.#worker!.give(p);
       }
     }
     const taken: number[] = [];
+    const grace = this.#now() < this.#graceUntil;
     await Promise.all(
       [...wanted].map(async (p) => {
-        if (this.#held.has(p)) return;
+        if (this.#held.has(p) || grace) return;
         if (this.#worker!.giving(p)) return; // still handing it over: take it on a later tick
-        if ((await this.redis.hold(this.keys.partitionLock(p), this.name, this.#leaseMs)) === 0)
-          return;
-        this.#held.add(p);
-        await this.#worker!.take(p);
+        const holder = await this.#hold(p, "");
+        if (holder === null) return;
+        await this.#durable(); // a take lost in a failover would let the old holder resume
+        const fence = {
+          lock: this.keys.partitionLock(p),
+          last: this.keys.partitionLast(p),
+          holder,
+        };
+        this.#held.set(p, fence);
+        await this.#worker!.take(p, fence);
         taken.push(p);
       }),
     );
     await this.#measure();
+    await this.#countReplicas();
     if (taken.length > 0)
       this.#log.info(
-        { taken, held: [...this.#held], members: this.#members.length },
+        { taken, held: [...this.#held.keys()], members: this.#members.length },
         "cluster: took partitions",
       );
   }
@@ -390,6 +450,7 @@ export class ClusterNode implements EventSource {
         catchUpWindow: this.#o.catchUpWindow,
         now: this.#now,
         onDeposed: () => void this.#stepDown("deposed"),
+        durable: this.#durable,
       },
       holder,
     );
@@ -421,12 +482,26 @@ export class ClusterNode implements EventSource {
       void this.#stepDown("Redis unreachable");
   }
 
+  /** Renews or resumes (`holder`) or takes ('') partition `p`'s lock: its value, or null when not ours. */
+  #hold(p: number, holder: string): Promise<string | null> {
+    const { keys } = this;
+    return this.redis.hold(
+      keys.partitionLock(p),
+      keys.partitionLast(p),
+      this.name,
+      holder,
+      this.#leaseMs,
+    );
+  }
+
   async #release(p: number): Promise<void> {
     if (this.#leaving.has(p)) return;
     this.#leaving.add(p);
     try {
       await this.#worker!.give(p);
-      await this.redis.leaseRelease(this.keys.partitionLock(p), this.name).catch(() => undefined);
+      const fence = this.#held.get(p);
+      if (fence)
+        await this.redis.letGo(fence.lock, fence.last, fence.holder).catch(() => undefined);
     } finally {
       this.#held.delete(p);
       this.#leaving.delete(p);

@@ -63,6 +63,8 @@ return 1`;
 const PROBE_MS = 1_000;
 /** The state outlives any server window (real servers: 60 s). */
 const STATE_TTL_MS = 120_000;
+/** How long a spend waits for Redis before the request goes unpaced. */
+const SPEND_WAIT_MS = 500;
 /** How long a response without rate-limit headers lets requests go unpaced. */
 const UNLIMITED_MS = 10_000;
 
@@ -114,11 +116,21 @@ export class RedisPacingBudget implements PacingBudget {
   }
 
   async spend(now: number): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await this.#redis.pacingSpend(this.#key, now, PROBE_MS, STATE_TTL_MS);
+      // A connection that hangs (Redis cut off, not refused) must not hold requests back either.
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("Redis did not answer in time")), SPEND_WAIT_MS);
+      });
+      return await Promise.race([
+        this.#redis.pacingSpend(this.#key, now, PROBE_MS, STATE_TTL_MS),
+        late,
+      ]);
     } catch (error) {
       this.#onError(error);
       return 0;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -152,7 +164,7 @@ export function clusterPacing(
     warned = Date.now();
     log.warn({ err: error }, "cluster: shared rate-limit pacing unavailable; requests go unpaced");
   };
-  const redis = connectRedis(url, "topicbot-pacing", onError);
+  const redis = connectRedis(url, "topicbot-pacing", { onError, failFast: true });
   return {
     budget: new RedisPacingBudget({ redis, account, onError }),
     close: () =>

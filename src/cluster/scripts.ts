@@ -59,46 +59,85 @@ redis.call('set', KEYS[2], ARGV[3], 'PX', ARGV[2])
 return redis.call('zrange', KEYS[1], 0, -1)`;
 
 /**
- * Records a reply intent, fenced by the partition lock of the message being handled, so a worker
- * that lost its partition cannot send. KEYS: reply hash, reply index, partition lock.
- * ARGV: field, intent JSON, incoming ID, lock holder.
+ * Whether the caller still owns a partition (a Lua fragment the partition scripts start with).
+ * A partition lock holds `<token>:<node>`, and a second key (`last`) keeps the value the lock was
+ * last taken with, without a TTL. A lock that lapsed while Redis was unreachable (or this node cut
+ * off) is the caller's again if nobody took it since: `last` still holds the caller's value. Then
+ * the lock is set again and the caller carries on where it was, in order; a lock someone else took
+ * meanwhile (even if since released) is not. KEYS[1]: lock, KEYS[2]: last. ARGV[1]: holder, ARGV[2]: ttl.
  */
-const INTEND = `
-if redis.call('get', KEYS[3]) ~= ARGV[4] then return redis.error_reply('FENCED: partition moved') end
-redis.call('hset', KEYS[1], ARGV[1], ARGV[2])
-redis.call('zadd', KEYS[2], ARGV[3], ARGV[3])
+const OWNS = `
+local function owns(lock, last, holder, ttl)
+  local v = redis.call('get', lock)
+  if v == holder then return true end
+  if v or redis.call('get', last) ~= holder then return false end
+  redis.call('set', lock, holder, 'PX', ttl)
+  return true
+end
+`;
+
+/**
+ * Takes, renews or resumes a partition lock. With a holder (ARGV[2]): renews it, or resumes it after
+ * a lapse (see OWNS); returns the holder, or false when the partition is someone else's now. Without
+ * (ARGV[2] == ''): takes a free lock (or one left by an earlier process of this node's name) with a
+ * new token; returns the new holder, or false when it is held. KEYS: lock, last. ARGV: node, holder, ttl.
+ */
+const HOLD = `${OWNS}
+if ARGV[2] ~= '' then
+  if owns(KEYS[1], KEYS[2], ARGV[2], ARGV[3]) then return ARGV[2] end
+  return false
+end
+local v = redis.call('get', KEYS[1])
+if v and string.sub(v, -#ARGV[1] - 1) ~= ':' .. ARGV[1] then return false end
+local last = redis.call('get', KEYS[2])
+local token = (last and tonumber(string.match(last, '^(%d+)')) or 0) + 1
+local holder = token .. ':' .. ARGV[1]
+redis.call('set', KEYS[1], holder, 'PX', ARGV[3])
+redis.call('set', KEYS[2], holder)
+return holder`;
+
+/** Gives a partition lock up (only the caller's); it cannot be resumed after. KEYS: lock, last. ARGV: holder. */
+const LET_GO = `
+if redis.call('get', KEYS[2]) == ARGV[1] then redis.call('set', KEYS[2], ARGV[1] .. '~') end
+if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('del', KEYS[1])
+return 1`;
+
+/**
+ * Records a reply intent, fenced by the partition lock of the message being handled, so a worker
+ * that lost its partition cannot send. KEYS: lock, last, reply hash, reply index.
+ * ARGV: lock holder, ttl, field, intent JSON, incoming ID.
+ */
+const INTEND = `${OWNS}
+if not owns(KEYS[1], KEYS[2], ARGV[1], ARGV[2]) then return redis.error_reply('FENCED: partition moved') end
+redis.call('hset', KEYS[3], ARGV[3], ARGV[4])
+redis.call('zadd', KEYS[4], ARGV[5], ARGV[5])
 return 1`;
 
 /**
  * Acknowledges and deletes a handled entry, only while the caller owns the partition (a worker that
- * lost it leaves the entry pending, for the new owner to claim). KEYS: lock, stream. ARGV: holder, group, entry ID.
+ * lost it leaves the entry pending, for the new owner to claim). KEYS: lock, last, stream.
+ * ARGV: holder, ttl, group, entry ID. Returns 1, or 0 when the partition is someone else's.
  */
-const ACK = `
-if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('xack', KEYS[2], ARGV[2], ARGV[3])
-redis.call('xdel', KEYS[2], ARGV[3])
-return 1`;
-
-/** Takes a free partition lock or extends one held by the caller: 1, else 0. KEYS: lock. ARGV: holder, ttl. */
-const HOLD = `
-local v = redis.call('get', KEYS[1])
-if v and v ~= ARGV[1] then return 0 end
-redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+const ACK = `${OWNS}
+if not owns(KEYS[1], KEYS[2], ARGV[1], ARGV[2]) then return 0 end
+redis.call('xack', KEYS[3], ARGV[3], ARGV[4])
+redis.call('xdel', KEYS[3], ARGV[4])
 return 1`;
 
 /**
  * Reads new entries of the partitions the caller still holds (a worker that lost a lock reads
  * nothing more from it, so no entry is delivered to it after the new owner claimed the pending
- * ones). KEYS: lock, stream, lock, stream, ... ARGV: holder, group, count.
- * Returns per pair: { stream, entries (or false), newest entry ID (or '0-0') }; a lost lock gives false.
+ * ones). KEYS: lock, last, stream, lock, last, stream, ... ARGV: consumer, group, count, ttl, holder, holder, ...
+ * Returns per partition: { stream, entries (or false), newest entry ID (or '0-0') }, or false when it is not the caller's.
  */
-const READ = `
+const READ = `${OWNS}
 local out = {}
-for i = 1, #KEYS, 2 do
-  if redis.call('get', KEYS[i]) == ARGV[1] then
-    local r = redis.call('xreadgroup', 'GROUP', ARGV[2], ARGV[1], 'COUNT', ARGV[3], 'STREAMS', KEYS[i + 1], '>')
-    local top = redis.call('xrevrange', KEYS[i + 1], '+', '-', 'COUNT', 1)
-    out[#out + 1] = { KEYS[i + 1], r and r[1][2] or false, top[1] and top[1][1] or '0-0' }
+for i = 1, #KEYS, 3 do
+  if owns(KEYS[i], KEYS[i + 1], ARGV[4 + (i + 2) / 3], ARGV[4]) then
+    local r = redis.call('xreadgroup', 'GROUP', ARGV[2], ARGV[1], 'COUNT', ARGV[3], 'STREAMS', KEYS[i + 2], '>')
+    local top = redis.call('xrevrange', KEYS[i + 2], '+', '-', 'COUNT', 1)
+    out[#out + 1] = { KEYS[i + 2], r and r[1][2] or false, top[1] and top[1][1] or '0-0' }
   else
     out[#out + 1] = false
   end
@@ -112,9 +151,10 @@ const SCRIPTS = {
   publish: { numberOfKeys: 4, lua: PUBLISH },
   baseline: { numberOfKeys: 2, lua: BASELINE },
   heartbeat: { numberOfKeys: 2, lua: HEARTBEAT },
-  fencedIntend: { numberOfKeys: 3, lua: INTEND },
-  fencedAck: { numberOfKeys: 2, lua: ACK },
-  hold: { numberOfKeys: 1, lua: HOLD },
+  fencedIntend: { numberOfKeys: 4, lua: INTEND },
+  fencedAck: { numberOfKeys: 3, lua: ACK },
+  hold: { numberOfKeys: 2, lua: HOLD },
+  letGo: { numberOfKeys: 2, lua: LET_GO },
 } as const;
 
 /** The fenced read's answer for one partition (false: its lock is not the caller's any more). */
@@ -137,27 +177,69 @@ export type ScriptedRedis = Redis & {
     ttlMs: number,
     about: string,
   ): Promise<string[]>;
-  fencedIntend(...args: [string, string, string, string, string, Arg, string]): Promise<number>;
-  fencedAck(
-    lock: string,
-    stream: string,
-    holder: string,
-    group: string,
-    id: string,
+  fencedIntend(
+    ...args: [
+      lock: string,
+      last: string,
+      hash: string,
+      index: string,
+      holder: string,
+      ttlMs: number,
+      field: string,
+      intent: string,
+      incomingId: number,
+    ]
   ): Promise<number>;
-  hold(lock: string, holder: string, ttlMs: number): Promise<number>;
+  fencedAck(
+    ...args: [
+      lock: string,
+      last: string,
+      stream: string,
+      holder: string,
+      ttlMs: number,
+      group: string,
+      id: string,
+    ]
+  ): Promise<number>;
+  /** `holder` '' takes a free lock; returns the holder, or null when the partition is someone else's. */
+  hold(
+    lock: string,
+    last: string,
+    node: string,
+    holder: string,
+    ttlMs: number,
+  ): Promise<string | null>;
+  letGo(lock: string, last: string, holder: string): Promise<number>;
 };
 
-/** Runs the fenced read (READ) over `pairs` of [lock, stream]. */
+/** What fences a partition's work: its lock and last-holder keys, and the lock value this node holds. */
+export interface Fence {
+  lock: string;
+  last: string;
+  holder: string;
+}
+
+/** Runs the fenced read (READ) over partitions, each [fence, stream]; `consumer` is the node's name. */
 export async function fencedRead(
   redis: Redis,
-  pairs: [lock: string, stream: string][],
-  holder: string,
+  parts: [fence: Fence, stream: string][],
+  consumer: string,
   group: string,
   count: number,
+  ttlMs: number,
 ): Promise<FencedReadAnswer[]> {
-  const keys = pairs.flat();
-  return (await redis.eval(READ, keys.length, ...keys, holder, group, count)) as FencedReadAnswer[];
+  const keys = parts.flatMap(([f, stream]) => [f.lock, f.last, stream]);
+  const holders = parts.map(([f]) => f.holder);
+  return (await redis.eval(
+    READ,
+    keys.length,
+    ...keys,
+    consumer,
+    group,
+    count,
+    ttlMs,
+    ...holders,
+  )) as FencedReadAnswer[];
 }
 
 /** Registers the scripts on a client. */

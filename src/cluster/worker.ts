@@ -4,7 +4,7 @@ import { sleep } from "../client/backoff.js";
 import type { AnyEvent } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
 import type { ClusterKeys } from "./keys.js";
-import { fencedRead, type ScriptedRedis } from "./scripts.js";
+import { fencedRead, type Fence, type ScriptedRedis } from "./scripts.js";
 
 export interface WorkerOptions {
   redis: ScriptedRedis;
@@ -13,18 +13,27 @@ export interface WorkerOptions {
   keys: ClusterKeys;
   /** This node's name: its consumer name and partition-lock value. */
   node: string;
-  /** Handles one published event; resolves when the next one of its partition may start. */
-  handle(event: AnyEvent, partition: number): Promise<void>;
+  /** Handles one published event (its replies fenced by `fence`); resolves when the next one of its partition may start. */
+  handle(event: AnyEvent, partition: number, fence: Fence): Promise<void>;
   log: Logger;
   /** How long a blocking read waits before it looks at the partition set again. Default 300 ms. */
   blockMs?: number;
+  /** The partition locks' TTL (a fenced step sets a lapsed lock nobody took again for this long). */
+  ttlMs: number;
+  /** Resolves when entries may be handled (Redis reachable); awaited before each entry. */
+  ready(): Promise<void>;
+  /** How often every held partition's pending entries are compared with what its lane holds. Default 3 s. */
+  reconcileMs?: number;
 }
 
 type Entry = [id: string, fields: string[]];
 
 /** One held partition: entries read but not yet handled, run strictly in order. */
 interface Lane {
+  fence: Fence;
   queue: Entry[];
+  /** Entries handled and acknowledged lately (a claim racing an acknowledgement must not queue them again). */
+  done: Set<string>;
   leaving: boolean;
   /** The entry being handled. */
   current?: string;
@@ -36,6 +45,14 @@ interface Lane {
 
 const READ_COUNT = 32;
 const QUEUE_LIMIT = 64;
+const DONE_MEMORY = 1_024;
+
+/** Stream entry IDs (`<ms>-<seq>`) in stream order. */
+export function compareEntryIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split("-").map(Number);
+  const [bm = 0, bs = 0] = b.split("-").map(Number);
+  return am - bm || as - bs;
+}
 
 /**
  * Runs the partitions it is given. On `take`, entries still pending from the previous owner are
@@ -79,8 +96,8 @@ export class Worker {
     return this.#lanes.get(partition)?.handled ?? 0;
   }
 
-  /** Starts consuming a partition whose lock this node just took. */
-  async take(partition: number): Promise<void> {
+  /** Starts consuming a partition whose lock this node just took (`fence.holder` its value). */
+  async take(partition: number, fence: Fence): Promise<void> {
     const old = this.#lanes.get(partition);
     if (old && !old.leaving) return;
     // Taken back while still being given up (a lock lost and won again): let that finish first.
@@ -89,7 +106,14 @@ export class Worker {
     const { redis, keys } = this.#o;
     const stream = keys.partition(partition);
     await ensureGroup(redis, stream, keys.group);
-    const lane: Lane = { queue: [], leaving: false, running: Promise.resolve(), handled: 0 };
+    const lane: Lane = {
+      fence,
+      queue: [],
+      done: new Set(),
+      leaving: false,
+      running: Promise.resolve(),
+      handled: 0,
+    };
     lane.queue.push(...(await this.#claimPending(partition)));
     this.#lanes.set(partition, lane);
     if (lane.queue.length > 0)
@@ -122,23 +146,34 @@ export class Worker {
   }
 
   /**
-   * After a read whose answer was lost (Redis restarted or the connection broke mid-call), entries
-   * it delivered are pending under this node but in no lane: they are claimed again and queued
-   * after what the lane holds (they were delivered after it, so the order holds).
+   * Entries pending in the group but in no lane (a read whose answer was lost when Redis restarted
+   * or the connection broke mid-call, an entry left pending by an earlier process of this node's
+   * name) are claimed by the partition's owner and queued by their stream ID, so a lapsed entry
+   * runs before newer work of its partition. Runs after any failed read and every `reconcileMs`;
+   * only partitions whose pending count exceeds what their lane holds are claimed.
    */
-  async #recoverLostReads(partitions: number[]): Promise<void> {
-    for (const partition of partitions) {
+  async #reconcile(partitions: number[]): Promise<void> {
+    const { redis, keys } = this.#o;
+    const pipeline = redis.pipeline();
+    for (const p of partitions) pipeline.xpending(keys.partition(p), keys.group);
+    const answers = (await pipeline.exec()) ?? [];
+    for (const [i, partition] of partitions.entries()) {
+      const [error, summary] = answers[i] ?? [];
+      if (error) continue;
+      const pending = Number((summary as [number] | undefined)?.[0] ?? 0);
       const lane = this.#lanes.get(partition);
       if (!lane || lane.leaving) continue;
-      const known = new Set(lane.queue.map(([id]) => id));
-      if (lane.current) known.add(lane.current);
-      const lost = (await this.#claimPending(partition)).filter(([id]) => !known.has(id));
-      if (lost.length === 0) continue;
+      if (pending <= lane.queue.length + (lane.current ? 1 : 0)) continue;
+      const lost = (await this.#claimPending(partition)).filter(
+        ([id]) => id !== lane.current && !lane.done.has(id) && !lane.queue.some(([q]) => q === id),
+      );
+      if (lost.length === 0 || lane.leaving || this.#lanes.get(partition) !== lane) continue;
       this.#o.log.info(
         { partition, entries: lost.length },
-        "cluster: taking up entries a lost read delivered",
+        "cluster: taking up pending entries no lane held",
       );
       lane.queue.push(...lost);
+      lane.queue.sort(([a], [b]) => compareEntryIds(a, b));
       this.#kick(partition, lane);
     }
   }
@@ -167,12 +202,15 @@ export class Worker {
   #kick(partition: number, lane: Lane): void {
     lane.running = lane.running.then(async () => {
       while (!lane.leaving && lane.queue.length > 0) {
+        await this.#o.ready(); // Redis unreachable: hold the work until it is back
+        if (lane.leaving) break;
         const [id, fields] = lane.queue.shift()!;
         lane.current = id;
         const payload = fields[fields.indexOf("e") + 1];
+        this.#o.log.debug({ partition, entry: id }, "cluster: handling an entry");
         if (payload !== undefined) {
           try {
-            await this.#o.handle(JSON.parse(payload) as AnyEvent, partition);
+            await this.#o.handle(JSON.parse(payload) as AnyEvent, partition, lane.fence);
           } catch (error) {
             this.#o.log.error(
               { err: error, partition, entry: id },
@@ -180,27 +218,42 @@ export class Worker {
             );
           }
         }
-        await this.#ack(partition, id); // the lock is ours until give() returns
+        const ours = await this.#ack(partition, lane, id);
+        lane.done.add(id);
+        if (lane.done.size > DONE_MEMORY) lane.done.delete(lane.done.values().next().value!);
         lane.current = undefined;
         lane.handled++;
+        if (!ours) {
+          // Someone else owns the partition now and claimed this entry: handle no more of it here.
+          this.#o.log.warn({ partition, entry: id }, "cluster: partition moved while handling");
+          lane.queue.length = 0;
+        }
       }
     });
   }
 
-  async #ack(partition: number, id: string): Promise<void> {
-    const { redis, keys, node } = this.#o;
-    for (let attempt = 0; attempt < 50; attempt++) {
+  /**
+   * Acknowledges an entry: true, or false when the partition is someone else's (the entry stays
+   * pending for them). Tried until Redis answers, however long it is away: the entry was handled,
+   * and dropping the acknowledgement would have it handled again.
+   */
+  async #ack(partition: number, lane: Lane, id: string): Promise<boolean> {
+    const { redis, keys } = this.#o;
+    const { lock, last, holder } = lane.fence;
+    for (let attempt = 0; ; attempt++) {
       try {
-        await redis.fencedAck(
-          keys.partitionLock(partition),
+        const done = await redis.fencedAck(
+          lock,
+          last,
           keys.partition(partition),
-          node,
+          holder,
+          this.#o.ttlMs,
           keys.group,
           id,
         );
-        return;
+        return done === 1;
       } catch (error) {
-        if (attempt === 0)
+        if (attempt % 25 === 0)
           this.#o.log.warn({ err: error, partition }, "cluster: could not acknowledge; retrying");
         await sleep(200);
       }
@@ -213,6 +266,7 @@ export class Worker {
    */
   async #readLoop(): Promise<void> {
     const { redis, reader, keys, node } = this.#o;
+    let reconciledAt = Date.now();
     while (!this.#stopped) {
       const open = [...this.#lanes]
         .filter(([, l]) => !l.leaving && l.queue.length < QUEUE_LIMIT)
@@ -226,16 +280,18 @@ export class Worker {
       this.#reading = new Promise<void>((resolve) => (done = resolve));
       let waitFrom: [stream: string, newest: string][] = [];
       try {
-        if (this.#readLost) {
+        if (this.#readLost || Date.now() - reconciledAt >= (this.#o.reconcileMs ?? 3_000)) {
           this.#readLost = false;
-          await this.#recoverLostReads(open);
+          reconciledAt = Date.now();
+          await this.#reconcile(open);
         }
         const answers = await fencedRead(
           redis,
-          open.map((p) => [keys.partitionLock(p), keys.partition(p)]),
+          open.map((p) => [this.#lanes.get(p)!.fence, keys.partition(p)]),
           node,
           keys.group,
           READ_COUNT,
+          this.#o.ttlMs,
         );
         let got = 0;
         answers.forEach((answer, i) => {

@@ -122,13 +122,49 @@ export const serverSection = z
 
 const redisUrl = z
   .string()
-  .regex(/^rediss?:\/\/[^\s]+$/, "expected a Redis URL such as redis://127.0.0.1:6379/0")
-  .describe("Redis URL, e.g. `redis://127.0.0.1:6379/0`.");
+  .regex(
+    /^(rediss?|redis\+sentinel):\/\/[^\s]+$/,
+    "expected a Redis URL such as redis://127.0.0.1:6379/0 or redis+sentinel://127.0.0.1:26379/mymaster/0",
+  )
+  .describe(
+    "Redis URL, e.g. `redis://127.0.0.1:6379/0`, or a Sentinel set: `redis+sentinel://host:26379,host:26380/mymaster/0`.",
+  );
+
+/** A Sentinel set spelled out (the parts of a `redis+sentinel://` URL, as ioredis takes them). */
+export const sentinelSet = z
+  .strictObject({
+    sentinels: z
+      .array(
+        z.union([
+          z.string().regex(/^[^\s:]+:\d+$/, "expected host:port"),
+          z.strictObject({ host: z.string().min(1), port: z.int().min(1).max(65_535).optional() }),
+        ]),
+      )
+      .min(1)
+      .describe("The sentinels: `host:port` or `{ host, port }` (port default 26379)."),
+    name: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The primary's name the sentinels monitor (default `mymaster`)."),
+    db: z.int().min(0).optional().describe("Database number (default 0)."),
+    username: z.string().min(1).optional().describe("Redis user (ACL)."),
+    password: z.string().min(1).optional().describe("Redis password."),
+    sentinelPassword: z.string().min(1).optional().describe("The sentinels' own password."),
+  })
+  .describe(
+    "A Redis Sentinel set: the primary is asked of the sentinels, and again after a failover.",
+  );
 
 /** The `cluster` section: several `bot start` processes sharing one Redis (docs/cluster.md). */
 export const clusterConfig = z
   .strictObject({
-    redis: redisUrl,
+    redis: z
+      .union([redisUrl, sentinelSet])
+      .optional()
+      .describe(
+        "The cluster's Redis: a URL (`redis://`, `redis+sentinel://`) or a Sentinel set; required unless `--cluster` gives it.",
+      ),
     partitions: z
       .int()
       .min(1)

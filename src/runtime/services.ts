@@ -77,6 +77,8 @@ export interface ClusterDuties {
   claim(duty: string, ttlMs: number): Promise<boolean>;
   /** The node's role, partitions, lag and lease age, for `/healthz`. */
   health(): unknown;
+  /** What of the cluster works badly now (`redis` while it is unreachable), for `/healthz`. */
+  degraded?(): string[];
 }
 
 /** Headers senders put a delivery's own ID in; without one, a delivery is known by its body. */
@@ -212,7 +214,11 @@ export function createBotServices(
           lastEventAt: lastEventAt ?? null,
           // Unhealthy without a queue, and once delivery is stuck; degraded while polls fail.
           healthy: connected && !polls?.stuck,
-          degraded: [...(deps.degraded?.() ?? []), ...(polls?.degraded ? ["polling"] : [])],
+          degraded: [
+            ...(deps.degraded?.() ?? []),
+            ...(polls?.degraded ? ["polling"] : []),
+            ...(cluster?.degraded?.() ?? []),
+          ],
           reasons: deps.degradedReasons?.(),
           cluster: cluster?.health(),
           polling: polls?.report,

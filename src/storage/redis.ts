@@ -1,9 +1,10 @@
 // The Redis storage backend: each entry one Redis key (JSON), expiry kept by Redis itself; shared by every process on that Redis.
-import { Redis } from "ioredis";
+import { Redis, type RedisOptions } from "ioredis";
+import { redisTarget } from "./redis-url.js";
 import type { StoreBackend, StoredEntry } from "./store.js";
 
 export interface RedisBackendOptions {
-  /** `redis://host:6379/0`; or give a ready `client`. */
+  /** `redis://host:6379/0` or `redis+sentinel://host:26379/mymaster/0`; or give a ready `client`. */
   url?: string;
   /** A connected client to use (not closed by `close()`). */
   client?: Redis;
@@ -11,20 +12,49 @@ export interface RedisBackendOptions {
   prefix?: string;
 }
 
-/** Opens a Redis connection that fails its commands (instead of queueing them forever) while Redis is down. */
+export interface ConnectOptions {
+  /** Called on connection errors (ioredis reconnects by itself). */
+  onError?: (error: Error) => void;
+  /**
+   * Fail commands at once while Redis is unreachable (for callers that have something better to
+   * do than wait, such as rate-limit pacing). Default: commands wait for the connection to return,
+   * however long that takes; no retry limit of the client decides their fate.
+   */
+  failFast?: boolean;
+}
+
+/**
+ * Opens a Redis connection to `url`: `redis://`, `rediss://`, or a Sentinel set as
+ * `redis+sentinel://host:port,host:port/<name>[/<db>]` (the primary is asked of the sentinels, and
+ * asked again after a failover). Commands issued while Redis is unreachable wait until it is back.
+ */
 export function connectRedis(
   url: string,
   name = "topicbot",
-  onError: (error: Error) => void = () => undefined,
+  onErrorOrOptions: ((error: Error) => void) | ConnectOptions = {},
 ): Redis {
-  const redis = new Redis(url, {
+  const options =
+    typeof onErrorOrOptions === "function" ? { onError: onErrorOrOptions } : onErrorOrOptions;
+  const common: RedisOptions = {
     connectionName: name,
     lazyConnect: false,
-    maxRetriesPerRequest: 20,
-    enableOfflineQueue: true,
+    maxRetriesPerRequest: options.failFast ? 1 : null,
+    enableOfflineQueue: !options.failFast,
     retryStrategy: (times) => Math.min(50 * times, 1_000),
-  });
-  redis.on("error", onError);
+    // A primary demoted by a failover answers READONLY: reconnect (to the new primary) and resend.
+    reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false),
+  };
+  const target = redisTarget(url);
+  const redis =
+    "url" in target
+      ? new Redis(target.url, common)
+      : new Redis({
+          ...common,
+          ...target.options,
+          failoverDetector: true,
+          sentinelRetryStrategy: (times) => Math.min(100 * times, 1_000),
+        });
+  redis.on("error", options.onError ?? (() => undefined));
   return redis;
 }
 

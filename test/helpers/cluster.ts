@@ -41,8 +41,8 @@ export interface TestCluster {
   dir: string;
   config: string;
   nodes: ClusterNodeProcess[];
-  /** Starts one more node and waits until it has joined. */
-  spawnNode(env?: NodeJS.ProcessEnv): Promise<ClusterNodeProcess>;
+  /** Starts one more node and waits until it has joined; `url` is given it with `--cluster`. */
+  spawnNode(env?: NodeJS.ProcessEnv, url?: string): Promise<ClusterNodeProcess>;
   /** The node process holding the leader lease, if any. */
   leaderPid(): Promise<number | undefined>;
   /** Partition number → the pid of the node holding its lock. */
@@ -51,15 +51,23 @@ export interface TestCluster {
 }
 
 /** The pid inside a node name (`<host>-<pid>-<suffix>`). */
-const pidOf = (name: string | null | undefined): number | undefined => {
+export const pidOf = (name: string | null | undefined): number | undefined => {
   const match = /-(\d+)-[0-9a-f]+$/.exec(name ?? "");
   return match ? Number(match[1]) : undefined;
 };
 
 export async function startCluster(
-  options: { nodes?: number; extraConfig?: string[]; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    nodes?: number;
+    extraConfig?: string[];
+    env?: NodeJS.ProcessEnv;
+    /** The Redis to use (default: a new one); closed with the cluster. */
+    redis?: TestRedis;
+    /** Leave `cluster.redis` out of the config: every node gets it with `--cluster` instead. */
+    byFlag?: boolean;
+  } = {},
 ): Promise<TestCluster> {
-  const redis = await startRedis();
+  const redis = options.redis ?? (await startRedis());
   const sandbox = await startSandbox({ heartbeatSeconds: 1 });
   const dir = await mkdtemp(join(tmpdir(), "topicbot-cluster-"));
   await writeFile(join(dir, "work.mjs"), PLUGIN);
@@ -70,10 +78,10 @@ export async function startCluster(
       ...sandboxServerLines(sandbox),
       "channels: [general]",
       "rateLimit: false",
-      "logging: { level: info, format: json }",
+      `logging: { level: ${process.env.CLUSTER_LOG_LEVEL ?? "info"}, format: json }`,
       "plugins: [./work.mjs]",
       "cluster:",
-      `  redis: ${redis.url}`,
+      ...(options.byFlag ? [] : [`  redis: ${redis.url}`]),
       "  partitions: 16",
       ...(options.extraConfig ?? []),
     ].join("\n"),
@@ -85,8 +93,9 @@ export async function startCluster(
     dir,
     config,
     nodes,
-    async spawnNode(env = {}) {
-      const child = spawn(process.execPath, [bin, "start", "--config", config], {
+    async spawnNode(env = {}, url = options.byFlag ? redis.url : undefined) {
+      const flag = url === undefined ? [] : ["--cluster", url];
+      const child = spawn(process.execPath, [bin, "start", "--config", config, ...flag], {
         env: { ...cleanEnv(), ...options.env, ...env },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -250,4 +259,30 @@ export function streamCommands(
       expectEachAnsweredOnceInOrder(sandbox, commands);
     },
   };
+}
+
+/** A node's `/healthz` (its `http:` receiver must run: `http: { port: 0 }`), read from its ready line's URL. */
+export async function nodeHealth(
+  node: ClusterNodeProcess,
+): Promise<{ status: string; degraded?: string[]; cluster?: Record<string, unknown> }> {
+  const url = /"webhooks":\{"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(node.stdout.text)?.[1];
+  if (!url) throw new Error("no receiver URL in the node's ready line (give it http: { port: 0 })");
+  const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
+  return (await response.json()) as Awaited<ReturnType<typeof nodeHealth>>;
+}
+
+/** Polls every node's `/healthz` (bounded) until `ok(status)` holds for all; returns the statuses. */
+export async function awaitHealth(
+  nodes: ClusterNodeProcess[],
+  ok: (status: string) => boolean,
+  timeoutMs: number,
+): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const statuses = await Promise.all(nodes.map(async (n) => (await nodeHealth(n)).status));
+    if (statuses.every(ok)) return statuses;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms: /healthz statuses ${statuses.join(", ")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -14,11 +14,15 @@ export interface TestRedis {
   client: Redis;
   /** Stops redis-server (SIGTERM, which writes the AOF) and starts it again on the same port and directory. */
   restart(): Promise<void>;
+  /** Kills redis-server (SIGKILL: a crash; AOF with fsync always keeps what it acknowledged). */
+  kill(): Promise<void>;
+  /** Starts it again (after `kill`) on the same port and directory: it loads its AOF. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** A free loopback port. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -83,10 +87,10 @@ export async function startRedis(): Promise<TestRedis> {
     }
     probe.disconnect();
   };
-  const halt = async () => {
-    if (!child || child.exitCode !== null) return;
+  const halt = async (signal: NodeJS.Signals = "SIGTERM") => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, "exit");
-    child.kill("SIGTERM");
+    child.kill(signal);
     await exited;
   };
   await launch();
@@ -100,6 +104,8 @@ export async function startRedis(): Promise<TestRedis> {
       await halt();
       await launch();
     },
+    kill: () => halt("SIGKILL"),
+    start: launch,
     async close() {
       client.disconnect();
       await halt();

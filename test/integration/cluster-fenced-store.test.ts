@@ -18,23 +18,25 @@ describe("cluster fenced delivery store", () => {
   it("refuses an intent once the message's partition lock is another node's, and shares records", async () => {
     const scripted = withScripts(redis.client.duplicate());
     const journal = new RedisDeliveryStore({ redis: scripted, prefix: "f:delivery:" });
-    const store = (node: string) =>
+    const store = (holder: string) =>
       new FencedDeliveryStore({
         redis: scripted,
         journal,
-        node,
-        lockOf: (id) => (id === 99 ? undefined : "f:lock:3"),
+        ttlMs: 1_500,
+        fenceOf: (id) => (id === 99 ? undefined : { lock: "f:lock:3", last: "f:last:3", holder }),
       });
-    const a = store("node-a");
-    const b = store("node-b");
+    const a = store("1:node-a");
+    const b = store("2:node-b");
     const params = { type: "stream" as const, to: 1, topic: "t", content: "hi" };
     const intent = { incomingId: 7, index: 0, params, floor: 7, at: 1 };
     try {
-      await scripted.set("f:lock:3", "node-a");
+      await scripted.set("f:lock:3", "1:node-a");
+      await scripted.set("f:last:3", "1:node-a");
       await a.intend(intent);
       await a.sent(7, 0, [70]);
       await expect(b.intend({ ...intent, index: 1 })).rejects.toBeInstanceOf(DeliveryFencedError);
-      await scripted.set("f:lock:3", "node-b");
+      await scripted.set("f:lock:3", "2:node-b");
+      await scripted.set("f:last:3", "2:node-b");
       await expect(a.intend({ ...intent, index: 1 })).rejects.toThrow(/partition moved/);
       await b.intend({ ...intent, index: 1 });
       expect((await b.recordsOf(7)).map((r) => [r.index, r.ids])).toEqual([
@@ -45,6 +47,13 @@ describe("cluster fenced delivery store", () => {
         /did not take it from a partition/,
       );
       expect(await a.load()).toEqual({ watermark: undefined, replies: [] });
+
+      // The lock lapsed (Redis away) and nobody took it: the intent resumes it, for its holder only.
+      await scripted.del("f:lock:3");
+      await expect(a.intend({ ...intent, index: 2 })).rejects.toThrow(/partition moved/);
+      await b.intend({ ...intent, index: 2 });
+      expect(await scripted.get("f:lock:3")).toBe("2:node-b");
+      expect(await scripted.pttl("f:lock:3")).toBeGreaterThan(1_000);
     } finally {
       scripted.disconnect();
     }

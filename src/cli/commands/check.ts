@@ -14,7 +14,7 @@ import { describeFollow, Follows, type FollowNames } from "../../agents/follows.
 import { createStore } from "../../storage/create.js";
 import { dirname, resolve } from "node:path";
 import { resolveTarget } from "../target.js";
-import { clusterStorage } from "../cluster-storage.js";
+import { clusterRedis, clusterStorage } from "../cluster-storage.js";
 import { readDeadLetters } from "../../runtime/delivery/quarantine.js";
 import { RUNTIME_NAMESPACE } from "../../runtime/delivery/open-store.js";
 import { checkStorageWritable, existingJournal, storageOpenError } from "../storage-preflight.js";
@@ -88,7 +88,14 @@ async function followLines(
   let store;
   try {
     // Where the bot keeps them: in cluster mode, the cluster's Redis.
-    const storage = clusterStorage(config.storage, config.cluster?.redis, configPath);
+    const storage = clusterStorage(
+      config.storage,
+      // Without `cluster.redis` (given by `bot start --cluster`) the cluster's Redis is unknown here.
+      config.cluster?.redis === undefined
+        ? undefined
+        : clusterRedis(undefined, config.cluster, configPath),
+      configPath,
+    );
     if (storage.type === "memory") return ["none kept (memory storage)"];
     store = await createStore(storage, { baseDir: dirname(resolve(configPath)) });
   } catch (error) {

@@ -4,6 +4,11 @@ import { ConfigError } from "../../config/errors.js";
 import { clusterKeys } from "../../cluster/keys.js";
 import { formatClusterStatus, readClusterStatus } from "../../cluster/status.js";
 import { connectRedis } from "../../storage/redis.js";
+import { clusterRedis } from "../cluster-storage.js";
+import { redact } from "../../storage/redis-url.js";
+
+/** How long `bot cluster status` waits for Redis before it reports it unreachable. */
+const REACH_MS = 3_000;
 import type { Output } from "../output.js";
 
 export interface ClusterStatusOptions {
@@ -13,24 +18,41 @@ export interface ClusterStatusOptions {
   json?: boolean;
 }
 
-/** Prints the status; resolves with the exit code. */
+/** Prints the status; resolves with the exit code: 0 all well, 1 degraded (or Redis unreachable). */
 export async function runClusterStatus(
   options: ClusterStatusOptions,
   out: Output,
 ): Promise<number> {
-  const url = options.cluster ?? (await loadConfigFile(options.config)).cluster?.redis;
+  const url =
+    options.cluster === undefined
+      ? clusterRedis(undefined, (await loadConfigFile(options.config)).cluster, options.config)
+      : clusterRedis(options.cluster, undefined, options.config);
   if (!url)
     throw new ConfigError(
       options.config,
       "cluster",
       "no cluster configured (give cluster.redis or --cluster <redis-url>)",
     );
-  const redis = connectRedis(url, "topicbot-status");
+  // Fail at once when Redis is unreachable: the status says so instead of waiting for it.
+  const redis = connectRedis(url, "topicbot-status", { failFast: true });
+  const reachable = await new Promise<Error | undefined>((resolve) => {
+    const timer = setTimeout(
+      () => resolve(new Error(`no answer within ${REACH_MS / 1000} s`)),
+      REACH_MS,
+    );
+    redis.once("ready", () => (clearTimeout(timer), resolve(undefined)));
+  });
   try {
+    if (reachable) {
+      const problem = `Redis unreachable at ${redact(url)}: ${reachable.message}`;
+      if (options.json) out.stdout(JSON.stringify({ degraded: [problem] }));
+      else out.stdout(`state: degraded (${problem})`);
+      return 1;
+    }
     const status = await readClusterStatus(redis, clusterKeys());
     if (options.json) out.stdout(JSON.stringify(status));
     else for (const line of formatClusterStatus(status)) out.stdout(line);
-    return 0;
+    return status.degraded.length === 0 ? 0 : 1;
   } finally {
     await redis.quit().catch(() => redis.disconnect());
   }

@@ -16,7 +16,7 @@ import { loggedStorageHealth, UnsavedStorageError } from "../../storage/health.j
 import { compileCacheReport } from "../compile-cache.js";
 import { applyMemoryPolicy } from "../memory-policy.js";
 import type { Output } from "../output.js";
-import { clusterStorage } from "../cluster-storage.js";
+import { clusterRedis, clusterStorage } from "../cluster-storage.js";
 import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
 import { checkStorageWritable, storageOpenError } from "../storage-preflight.js";
@@ -126,7 +126,7 @@ async function runStartHeld(
   const metrics = createBotMetrics();
   const health = loggedStorageHealth(log, (what) => metrics.storageWriteFailed(what));
   const baseDir = dirname(resolve(options.config));
-  const clusterUrl = options.cluster ?? config.cluster?.redis;
+  const clusterUrl = clusterRedis(options.cluster, config.cluster, options.config);
   const configured = clusterStorage(config.storage, clusterUrl, options.config);
   const storageConfig =
     options.recover && configured.type === "file"
