@@ -320,7 +320,10 @@ void main(async () => {
   // flags, so that the profile shows its hot path alone; the others' figures are then missing.
   const cpuProf = process.execArgv.filter((a) => a.startsWith("--cpu-prof"));
   const timed: readonly Contender[] = cpuProf.length > 0 ? ["topicbot"] : CONTENDERS;
-  const figures = { small: new Map<Contender, Figures[]>(), large: new Map<Contender, Figures[]>() };
+  const figures = {
+    small: new Map<Contender, Figures[]>(),
+    large: new Map<Contender, Figures[]>(),
+  };
   for (const name of timed) {
     figures.small.set(name, []);
     figures.large.set(name, []);

@@ -121,7 +121,6 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-
 const dir = process.argv[2];
 if (!dir)
   throw new Error("usage: reply-attribution.ts <REPLY_PROFILE dir> [--files] [--functions]");
