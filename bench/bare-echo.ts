@@ -1,9 +1,13 @@
-// The floor of the reply benchmark: a bare undici long-poll + POST loop answering `!echo <n>`, no framework.
-// Usage: node bench/bare-echo.ts <site> <email> <apiKey>; prints "ready" when polling.
+// The floors of the reply benchmark: a bare undici long-poll + POST bot answering `!echo <n>`, no framework.
+// Usage: node bench/bare-echo.ts <site> <email> <apiKey> [lanes|concurrent]; prints "ready" when polling.
+// `lanes` (the default) answers a poll's commands in order within each topic and polls again once
+// they are all answered; `concurrent` answers every command at once and polls again at once: the
+// simplest fast bot, which keeps no order.
 import { Pool } from "undici";
 
-const [site, email, apiKey] = process.argv.slice(2);
-if (!site || !email || !apiKey) throw new Error("usage: bare-echo.ts <site> <email> <apiKey>");
+const [site, email, apiKey, mode = "lanes"] = process.argv.slice(2);
+if (!site || !email || !apiKey || (mode !== "lanes" && mode !== "concurrent"))
+  throw new Error("usage: bare-echo.ts <site> <email> <apiKey> [lanes|concurrent]");
 const pool = new Pool(site, { connections: 16 });
 const headers = {
   authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}`,
@@ -56,7 +60,8 @@ for (;;) {
         topic,
         content: `echo ${n}`,
       });
-    lanes.set(topic, (lanes.get(topic) ?? Promise.resolve()).then(post));
+    if (mode === "concurrent") post().catch((error: unknown) => console.error(error));
+    else lanes.set(topic, (lanes.get(topic) ?? Promise.resolve()).then(post));
   }
   await Promise.all(lanes.values());
 }

@@ -89,3 +89,20 @@ export async function memory(): Promise<{ rss: number; heap: number }> {
   const m = process.memoryUsage();
   return { rss: m.rss / 2 ** 20, heap: m.heapUsed / 2 ** 20 };
 }
+
+/**
+ * Compiles `bench/<name>.ts` (types stripped, nothing bundled) to `dist/bench/<name>.js`, so a
+ * contender runs as plain JavaScript (no tsx loader thread) and resolves packages from the checkout.
+ */
+export async function compileToDist(name: string): Promise<string> {
+  const { readFile, mkdir, writeFile } = await import("node:fs/promises");
+  const { fileURLToPath } = await import("node:url");
+  const { transform } = await import("esbuild");
+  const root = new URL("../", import.meta.url);
+  const source = await readFile(fileURLToPath(new URL(`bench/${name}.ts`, root)), "utf8");
+  const { code } = await transform(source, { loader: "ts", format: "esm", target: "node20" });
+  await mkdir(fileURLToPath(new URL("dist/bench/", root)), { recursive: true });
+  const out = fileURLToPath(new URL(`dist/bench/${name}.js`, root));
+  await writeFile(out, code);
+  return out;
+}

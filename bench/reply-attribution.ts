@@ -1,7 +1,7 @@
 // Attributes the CPU of the reply bench's saturation phase, per reply, to groups of code (bot vs bare loop).
 // Usage: REPLY_PROFILE=<dir> node --import tsx bench/run.ts reply, then
 //        node --import tsx bench/reply-attribution.ts <dir> [--files] [--functions]
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -121,13 +121,6 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-function largestProfile(dir: string): string {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".cpuprofile"))
-    .map((f) => join(dir, f))
-    .sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
-}
-
 const dir = process.argv[2];
 if (!dir)
   throw new Error("usage: reply-attribution.ts <REPLY_PROFILE dir> [--files] [--functions]");
@@ -142,8 +135,9 @@ const sum = (parts: Attribution[], pick: (a: Attribution) => Map<string, number>
   return out;
 };
 const bot = phases.bot.map((p, i) => attribute(join(dir, `bot-${i + 1}.cpuprofile`), p.window));
+// The concurrent bare bot (plain JavaScript since the bench compiles it: one profile per process).
 const bare = phases.bare.map((p, i) =>
-  attribute(largestProfile(join(dir, `bare-${i + 1}`)), p.window),
+  attribute(join(dir, `concurrent-${i + 1}.cpuprofile`), p.window),
 );
 const botReplies = phases.bot.reduce((n, p) => n + p.replies, 0);
 const bareReplies = phases.bare.reduce((n, p) => n + p.replies, 0);

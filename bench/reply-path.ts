@@ -83,14 +83,13 @@ function reply(id: number): Promise<unknown> {
     400,
   );
   const content = `echo ${id}`;
-  return guard.guard(
-    ctx,
-    0,
-    "reply",
-    () => `5:topic ${id % 10}`,
-    () => actions.postTo(env, params, content),
-    () => withContent(params, content),
-  );
+  return guard.guard(ctx, 0, {
+    kind: "reply",
+    willEdit: false,
+    where: () => `5:topic ${id % 10}`,
+    post: () => actions.postTo(env, params, content),
+    params: () => withContent(params, content),
+  });
 }
 
 let id = 1;

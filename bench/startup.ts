@@ -1,13 +1,12 @@
 // Benchmark: `bot start` (the real bin) from spawn to its first answer, and its idle RSS, vs a zulip-js bot and a bare undici bot.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { transform } from "esbuild";
 import { Pool } from "undici";
 import { startSandbox, type Sandbox } from "../src/sandbox/server.js";
-import { main, median, progress, sleep } from "./lib.js";
+import { compileToDist, main, median, progress, sleep } from "./lib.js";
 import { sandboxServerLines } from "../test/helpers/process.js";
 
 /**
@@ -53,13 +52,7 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** Compiles `bench/<name>.ts` (types stripped, nothing bundled) to `dist/bench/<name>.js`. */
-async function compileBot(name: string): Promise<void> {
-  const source = await readFile(fileURLToPath(new URL(`bench/${name}.ts`, root)), "utf8");
-  const { code } = await transform(source, { loader: "ts", format: "esm", target: "node20" });
-  await mkdir(fileURLToPath(new URL("dist/bench/", root)), { recursive: true });
-  await writeFile(fileURLToPath(new URL(`dist/bench/${name}.js`, root)), code);
-}
+const compileBot = (name: string) => compileToDist(name);
 
 interface Start {
   /** Spawn to the first reply stored by the sandbox, in ms. */

@@ -4,7 +4,6 @@ import type { Dispatcher } from "undici";
 import { endpoints, type Endpoints } from "../api/index.js";
 import { pathParamNames, type Endpoint } from "../api/endpoint.js";
 import { encodeRequest } from "./encode.js";
-import { fastPaths, type FastPath } from "./fast-paths.js";
 import { encodeMultipart, isReplayable, type FilePart } from "./multipart.js";
 import type { ArrayStream } from "./json-array-stream.js";
 import { ApiError, InvalidArgumentError, ResponseShapeError } from "./errors.js";
@@ -123,7 +122,6 @@ interface EndpointFacts {
   /** Its declared parameter names: others pass through unvalidated. */
   known: ReadonlySet<string>;
   pathParams: readonly string[];
-  fast: FastPath | undefined;
   /** POST /register: its response sets the long-poll timeout. */
   isRegister: boolean;
   /** How many times its params and its response went through zod (see `zodOptions`). */
@@ -160,7 +158,6 @@ function factsOf(ep: Endpoint): EndpointFacts {
       name: `${ep.method} ${ep.path}`,
       known: new Set(Object.keys(ep.params.shape)),
       pathParams: pathParamNames(ep.path),
-      fast: fastPaths.get(ep),
       isRegister: ep.method === "POST" && ep.path === endpoints.events.register.path,
       zodParses: { params: 0, response: 0 },
     };
@@ -220,18 +217,14 @@ export function createClient(options: ClientOptions): ApiClient {
   ): Promise<Success<R>> {
     const name = facts.name;
     const input = (params ?? {}) as Record<string, unknown>;
-    let values: Record<string, unknown>;
-    if (facts.fast?.params(input)) values = input;
-    else {
-      const checked = ep.params.safeParse(input, zodOptions(facts, "params"));
-      if (!checked.success) {
-        const issue = checked.error.issues[0]!;
-        throw new InvalidArgumentError(name, issuePath(issue.path) || "(params)", issue.message);
-      }
-      // Unknown parameters pass through unvalidated; the server lists them in ignored_parameters_unsupported.
-      values = { ...(checked.data as object) };
-      for (const key in input) if (!facts.known.has(key)) values[key] = input[key];
+    const checked = ep.params.safeParse(input, zodOptions(facts, "params"));
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      throw new InvalidArgumentError(name, issuePath(issue.path) || "(params)", issue.message);
     }
+    // Unknown parameters pass through unvalidated; the server lists them in ignored_parameters_unsupported.
+    const values: Record<string, unknown> = { ...(checked.data as object) };
+    for (const key in input) if (!facts.known.has(key)) values[key] = input[key];
     // A multipart endpoint sends `file` (with `filename`, `content_type`) as the file part.
     let filePart: FilePart | undefined;
     if (ep.multipart) {
@@ -291,16 +284,12 @@ export function createClient(options: ClientOptions): ApiClient {
           }
           throw error;
         }
-        let data: Success<R>;
-        if (facts.fast?.response(res.body)) data = res.body as Success<R>;
-        else {
-          const parsed = ep.response.safeParse(res.body, zodOptions(facts, "response"));
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0]!;
-            throw new ResponseShapeError(name, `${issuePath(issue.path)}: ${issue.message}`);
-          }
-          data = parsed.data as Success<R>;
+        const parsed = ep.response.safeParse(res.body, zodOptions(facts, "response"));
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          throw new ResponseShapeError(name, `${issuePath(issue.path)}: ${issue.message}`);
         }
+        const data = parsed.data as Success<R>;
         if (facts.isRegister) {
           const seconds = (data as { event_queue_longpoll_timeout_seconds?: number })
             .event_queue_longpoll_timeout_seconds;

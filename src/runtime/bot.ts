@@ -21,7 +21,7 @@ import { createCommandRuntime } from "./commands/runtime.js";
 import type { Middleware } from "./dispatch/compose.js";
 import type { MessageContext } from "./context/context.js";
 import { createDelivery } from "./delivery/delivery.js";
-import { KeyValueDeliveryStore } from "./delivery/kv-store.js";
+import { deliveryStoreOver } from "./delivery/memory-store.js";
 import { RUNTIME_NAMESPACE } from "./delivery/open-store.js";
 import type { DeliveryStore } from "./delivery/store.js";
 import { Directory } from "./context/directory.js";
@@ -275,7 +275,7 @@ export function createBot(options: BotOptions): Bot {
     api,
     store:
       options.delivery ??
-      new KeyValueDeliveryStore(storage.namespace(RUNTIME_NAMESPACE), options.replyMemory),
+      deliveryStoreOver(storage, storage.namespace(RUNTIME_NAMESPACE), options.replyMemory),
     log,
     metrics: outside.metrics,
     directory,

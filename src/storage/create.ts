@@ -1,7 +1,13 @@
 // createStore: the store a config names (memory, file or redis); the one place a new backend is added.
 import { isAbsolute, resolve } from "node:path";
 import { openFileBackend, type FileOps } from "./file.js";
-import { memoryBackend, storeOver, type KeyValueStore, type StoreBackend } from "./store.js";
+import {
+  createMemoryStore,
+  memoryBackend,
+  storeOver,
+  type KeyValueStore,
+  type StoreBackend,
+} from "./store.js";
 
 /**
  * The `storage` section of bot.config.yaml. A networked backend (Redis, SQL, ...) becomes one
@@ -86,5 +92,6 @@ export async function createStore(
   config: StorageConfig,
   options: CreateStoreOptions = {},
 ): Promise<KeyValueStore> {
+  if (config.type === "memory") return createMemoryStore(options.now);
   return storeOver(await openBackend(config, options), options.now);
 }

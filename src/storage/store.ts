@@ -110,6 +110,15 @@ export function memoryBackend(): StoreBackend {
   };
 }
 
+/** Stores made by `createMemoryStore` (their delivery state need not be copied into keys). */
+const memoryStores = new WeakSet<KeyValueStore>();
+
 /** A store in process memory. */
-export const createMemoryStore = (now?: () => number): KeyValueStore =>
-  storeOver(memoryBackend(), now);
+export function createMemoryStore(now?: () => number): KeyValueStore {
+  const store = storeOver(memoryBackend(), now);
+  memoryStores.add(store);
+  return store;
+}
+
+/** Whether `store` is a store `createMemoryStore` made (not a namespace of one). */
+export const isMemoryStore = (store: KeyValueStore): boolean => memoryStores.has(store);

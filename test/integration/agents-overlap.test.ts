@@ -11,6 +11,8 @@ import {
   type Overlap,
 } from "topicbot";
 import { gate, until } from "../helpers/reliability.js";
+import { memoryDeliveryOf } from "../../src/runtime/delivery/memory-store.js";
+import { isMemoryStore } from "../../src/storage/store.js";
 
 /** One call of the handler as it saw it, finished when the test opens its gate. */
 interface Call {
@@ -68,8 +70,11 @@ async function savedDelivery(
 ) {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    const state = (await storage.namespace("topicbot:runtime").get("delivery")) as
-      { lastHandledId: number; handledAbove: number[] } | undefined;
+    // A memory store's delivery state lives beside it (what the next bot over it would load).
+    const state = isMemoryStore(storage)
+      ? (await memoryDeliveryOf(storage).load()).watermark
+      : ((await storage.namespace("topicbot:runtime").get("delivery")) as
+          { lastHandledId: number; handledAbove: number[] } | undefined);
     if (state && ready(state)) return state;
     if (Date.now() > deadline) throw new Error(`saved delivery state: ${JSON.stringify(state)}`);
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
 import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
 import { journalPath, openDeliveryStore } from "../../src/runtime/delivery/open-store.js";
+import { memoryDeliveryOf } from "../../src/runtime/delivery/memory-store.js";
 import { ReplyBook } from "../../src/runtime/delivery/records.js";
 import type { DeliveryStore, ReplyIntent } from "../../src/runtime/delivery/store.js";
 import { createFileStore } from "../../src/storage/file.js";
@@ -54,6 +55,27 @@ describe("delivery stores", () => {
   it("key-value (memory): intents, outcomes and the watermark come back", async () => {
     const kv = createMemoryStore();
     await roundTrip(async () => new KeyValueDeliveryStore(kv.namespace("topicbot:runtime")));
+  });
+
+  it("memory (`storage: memory`): they come back to the next bot over the same memory store", async () => {
+    const kv = createMemoryStore();
+    await roundTrip(() => openDeliveryStore({ type: "memory" }, kv));
+    // Another memory store is another process's memory: nothing carried over.
+    const other = await openDeliveryStore({ type: "memory" }, createMemoryStore());
+    expect(await other.load()).toEqual({ watermark: undefined, replies: [] });
+  });
+
+  it("memory: the watermark handed over later is the one read back, as it was at the time", async () => {
+    const kv = createMemoryStore();
+    const store = memoryDeliveryOf(kv);
+    const above = [12];
+    store.saveWatermarkLater(() => ({ lastHandledId: 10, handledAbove: above }));
+    await store.close();
+    above.push(14); // the ledger's array, changed after the bot stopped: not what was saved
+    expect((await memoryDeliveryOf(kv).load()).watermark).toEqual({
+      lastHandledId: 10,
+      handledAbove: [12],
+    });
   });
 
   it("file journal: intents, outcomes and the watermark come back", async () => {

@@ -2,7 +2,7 @@
 import type { RoleName } from "../../api/common.js";
 import type { MessageContext } from "../context/context.js";
 import type { Overlap } from "../../agents/overlap.js";
-import { bind, isSpace, optionIndex, optionWord, UsageError, type ParamShape } from "./parse.js";
+import { bind, optionIndex, optionWord, UsageError, type ParamShape } from "./parse.js";
 import { toArg, type Arg, type ArgEnv, type ArgsShape, type ArgValues } from "./types.js";
 
 /** What `bot.command(name, spec, handler)` declares. */
@@ -95,12 +95,8 @@ export interface CompiledSpec {
   positionals: [string, Arg<unknown>][];
   options: [string, Arg<unknown>][];
   optionsByWord: ReadonlyMap<string, readonly [name: string, shape: ParamShape]>;
-  /** Each option's word as written after `--` (`dry-run`), by position in `options`. */
-  optionWords: readonly string[];
   /** Whether every argument type reads its text synchronously (the fast path of resolution). */
   sync: boolean;
-  /** Synchronous, and every value is one word (no multi-word types): `resolvePlain` may read it. */
-  plain: boolean;
   /** The subcommands by lower-cased name and alias. */
   subcommands?: ReadonlyMap<string, CompiledSubcommand>;
 }
@@ -192,14 +188,11 @@ function compileParams(command: string, spec: CommandSpec | SubcommandSpec): Com
   for (const [name, a] of options)
     if (a.rest) throw new Error(`command "${command}": option --${name} cannot be a rest argument`);
   const sync = [...positionals, ...options].every(([, a]) => a.sync);
-  const plain = sync && [...positionals, ...options].every(([, a]) => !a.accepts);
   return {
     positionals,
     options,
     optionsByWord: optionIndex(options),
-    optionWords: options.map(([name]) => optionWord(name)),
     sync,
-    plain,
   };
 }
 
@@ -246,8 +239,6 @@ export function resolveInvocation(
   text: string,
   env: ArgEnv,
 ): Resolved | Promise<Resolved> {
-  const plain = compiled.plain ? resolvePlain(compiled, text, env) : undefined;
-  if (plain) return plain;
   const bound = bind(text, compiled);
   if (compiled.sync) {
     const args = new ArgRecord();
@@ -257,99 +248,6 @@ export function resolveInvocation(
     return { args, options };
   }
   return resolveAsync(compiled, bound.positionals, bound.options, env);
-}
-
-/** Is the character code one that makes a word more than plain text to `tokenize` when it starts it? */
-const isMarkupStart = (code: number): boolean =>
-  code === 34 /* " */ || code === 39 /* ' */ || code === 64 /* @ */ || code === 35; /* # */
-
-/**
- * The fast path of resolution, for the command lines most commands get: ASCII words without
- * quotes or chat markup, bound to a spec whose values are each one word. It reads the words
- * straight into the values, without the tokens and maps of `bind`, since this runs for every
- * command. It returns undefined for anything else, and for any line it would refuse (a missing
- * argument, an unknown option, `--`), so that `bind` decides those, with its usage errors.
- */
-function resolvePlain(compiled: CompiledSpec, text: string, env: ArgEnv): Resolved | undefined {
-  const { positionals, options } = compiled;
-  const positional: (string | undefined)[] = new Array<string | undefined>(positionals.length);
-  const option: (string | true | undefined)[] = new Array<string | true | undefined>(
-    options.length,
-  );
-  let next = 0;
-  let pendingOption = -1;
-  const length = text.length;
-  let i = 0;
-  while (i < length) {
-    while (i < length && isSpace(text.charCodeAt(i))) i++;
-    if (i >= length) break;
-    const start = i;
-    if (isMarkupStart(text.charCodeAt(i))) return undefined;
-    for (; i < length; i++) {
-      const code = text.charCodeAt(i);
-      if (code >= 128) return undefined;
-      if (code === 32 || (code >= 9 && code <= 13)) break;
-    }
-    const isOption =
-      i - start >= 3 &&
-      text.charCodeAt(start) === 45 &&
-      text.charCodeAt(start + 1) === 45 &&
-      ((text.charCodeAt(start + 2) | 32) - 97) >>> 0 < 26;
-    if (pendingOption !== -1) {
-      if (isOption) return undefined; // an option without its value: bind's usage error
-      option[pendingOption] = text.slice(start, i);
-      pendingOption = -1;
-      continue;
-    }
-    if (isOption) {
-      const at = optionAt(compiled, text, start + 2, i);
-      if (at === -1) return undefined;
-      if (options[at]![1].flag) option[at] = true;
-      else pendingOption = at;
-      continue;
-    }
-    if (i - start === 2 && text.charCodeAt(start) === 45 && text.charCodeAt(start + 1) === 45)
-      return undefined; // `--` ends options: bind reads the rest
-    const param = positionals[next];
-    if (!param) return undefined;
-    if (param[1].rest) {
-      positional[next] = text.slice(start).trim();
-      next++;
-      break;
-    }
-    positional[next++] = text.slice(start, i);
-  }
-  if (pendingOption !== -1) return undefined;
-  for (let k = 0; k < positionals.length; k++)
-    if (positional[k] === undefined && positionals[k]![1].required) return undefined;
-  for (let k = 0; k < options.length; k++) {
-    const shape = options[k]![1];
-    if (option[k] === undefined && shape.required && !shape.flag) return undefined;
-  }
-  const args = new ArgRecord();
-  const opts = new ArgRecord();
-  readValues(positionals, positional, args, env, false);
-  readValues(options, option, opts, env, true);
-  return { args, options: opts };
-}
-
-/**
- * The position in `compiled.options` of the option written as `text[from..to)` (after its `--`),
- * or -1 for none (or a `--word=value`, which `bind` reads). Compares the words as they are
- * declared in place first, which is how options are nearly always written: no slice, no
- * lower-casing and no hashing of a new string per option; other spellings (upper case, the name
- * itself) go through `optionsByWord` as `bind` finds them.
- */
-function optionAt(compiled: CompiledSpec, text: string, from: number, to: number): number {
-  const { optionWords } = compiled;
-  for (let k = 0; k < optionWords.length; k++) {
-    const word = optionWords[k]!;
-    if (word.length === to - from && text.startsWith(word, from)) return k;
-  }
-  const word = text.slice(from, to);
-  if (word.includes("=")) return -1;
-  const found = compiled.optionsByWord.get(word.toLowerCase());
-  return found ? compiled.options.indexOf(found as [string, Arg<unknown>]) : -1; // the same tuple (optionIndex)
 }
 
 /**

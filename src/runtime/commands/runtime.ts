@@ -1,5 +1,4 @@
 // Commands at run time: the guard before every handler (rate limit, roles, arguments), help, unknown commands.
-import { keptShapes } from "../dispatch/kept-shapes.js";
 import { code } from "../../markdown/escape.js";
 import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "../dispatch/compose.js";
@@ -71,7 +70,6 @@ class SenderArgEnv implements ArgEnv {
     readonly clock: () => number,
     readonly fallbackZone: () => string,
   ) {
-    keptShapes.argEnv = this;
   }
 
   get now(): number {

@@ -1,5 +1,4 @@
 // The message context handed to middleware and handlers: the message, who sent it, where, and actions.
-import { keptShapes } from "../dispatch/kept-shapes.js";
 import type { ApiClient } from "../../client/client.js";
 import type { Message, SendParams } from "../../api/messages.js";
 import type { UploadSource } from "../../api/uploads.js";
@@ -203,7 +202,6 @@ export class MessageContextObject {
     this.#services = init.services;
     this.#turn = init.turn;
     this.#replyVia = init.replyVia;
-    keptShapes.context = this;
   }
 
   /** Who sent the message. */

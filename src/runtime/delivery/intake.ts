@@ -1,5 +1,4 @@
 // The intake: events onto the typed bus, messages claimed once and dispatched per conversation, catch-up, drain.
-import { keptShapes } from "../dispatch/kept-shapes.js";
 import type { EventEmitter } from "eventemitter3";
 import type { ApiClient } from "../../client/client.js";
 import type { AnyEvent } from "../../api/events.js";
@@ -370,7 +369,6 @@ export class ClaimedMessage implements SelfReleasingTask {
     this.flags = flags;
     this.arrivedAt = arrivedAt;
     this.#o = options;
-    keptShapes.claim = this;
   }
 
   /** The lane's turn came: the bot's fast path (`start`), else `handle` and its promise. */

@@ -4,6 +4,7 @@ import type { StorageConfig } from "../../storage/create.js";
 import type { KeyValueStore } from "../../storage/store.js";
 import { FileDeliveryStore } from "./file-store.js";
 import { KeyValueDeliveryStore } from "./kv-store.js";
+import { memoryDeliveryOf } from "./memory-store.js";
 import type { DeliveryStore } from "./store.js";
 
 /** The namespace of the bot's storage that holds runtime state (and held delivery state before the journal). */
@@ -25,8 +26,8 @@ export function journalPath(storagePath: string, baseDir = process.cwd()): strin
 }
 
 /**
- * The delivery store a storage config selects: `memory` keeps it in the bot's key-value store
- * (`storage`, in memory); `file` keeps a journal beside the store file (crash-safe, see
+ * The delivery store a storage config selects: `memory` keeps it in process memory beside the
+ * bot's memory store (`MemoryDeliveryStore`), `redis` in its keys; `file` keeps a journal beside the store file (crash-safe, see
  * docs/reliability.md). A new backend (Redis) is one more case here.
  *
  * @example
@@ -42,8 +43,10 @@ export async function openDeliveryStore(
   const runtime = storage.namespace(RUNTIME_NAMESPACE);
   switch (config.type) {
     case "memory":
+      // Beside the memory store, in memory too: no copies of records, no writes.
+      return memoryDeliveryOf(storage, options.capacity);
     case "redis":
-      // Per-key writes: O(1) per reply in memory, and in Redis shared by every process using it.
+      // Per-key writes: O(1) per reply, and shared by every process using it.
       return new KeyValueDeliveryStore(runtime, options.capacity);
     case "file":
       return FileDeliveryStore.open({

@@ -89,8 +89,7 @@ export class ReplyGuard {
    * The contexts' send guard: every reply and send of a handler goes through it, numbered per
    * incoming message by the context.
    */
-  readonly guard: SendGuard = (ctx, n, send) =>
-    this.#onceNow(ctx, n, send) ?? this.#once(ctx, n, send);
+  readonly guard: SendGuard = (ctx, n, send) => this.#once(ctx, n, send);
 
   /**
    * What the intent records of a send: its parameters with the first part of its content. The
@@ -103,70 +102,22 @@ export class ReplyGuard {
   }
 
   /**
-   * The fast path of `#once` for the common case, which it decides without waiting: a store only
-   * this process writes (no shared records to read), no record of this reply yet, a loop-guard
-   * verdict at hand (the user list already fetched), and a store that takes outcomes
-   * synchronously. Then the intent is journaled, the message posted once the intent is durable,
-   * and the outcome recorded, with no waits but the journal's and the post's, instead of the
-   * handful of async steps `#once` takes for each reply. It does what `#once` does in that case,
-   * in the same order (the intent is durable before `post` is called); anything else, or a
-   * loop-guard refusal, it leaves to `#once` (undefined), which is pinned to it by
-   * test/unit/reply-guard-fast.test.ts.
+   * The one exactly-once path of every reply and send. It waits only where there is something to
+   * wait for: a shared store's records (a cluster), the user list on a first reply, a read-back
+   * after a restart, the intent's write and the post.
    */
-  #onceNow(ctx: MessageContext, n: number, send: GuardedSend): Promise<SentIds> | undefined {
-    const { store, loopGuard } = this.#o;
-    const { sentNow } = store;
-    if (store.recordsOf || !sentNow) return undefined;
-    const incomingId = ctx.message.id;
-    if (this.#book.get(incomingId, n) !== undefined) return undefined;
-    if (loopGuard) {
-      const answer = this.#isAnswerNow(ctx, n, send.kind === "reply");
-      if (answer === undefined) return undefined;
-      if (!answer) {
-        try {
-          this.#countSend(loopGuard, ctx, send.where());
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      }
-    }
-    let params: SendParams;
-    try {
-      params = this.#intentParams(send);
-    } catch {
-      return undefined;
-    }
-    const intent = this.#intend(incomingId, n, params, send.willEdit);
-    const recorded = (sent: SentIds): SentIds => {
-      if (this.#ownBook) this.#book.sent(incomingId, n, sent.ids);
-      try {
-        sentNow.call(store, incomingId, n, sent.ids);
-        this.#o.onStorageOk?.();
-      } catch (error) {
-        this.#o.onStorageError(error);
-      }
-      return sent;
-    };
-    return store.intend(intent).then(
-      () => {
-        this.#o.onStorageOk?.();
-        return send.post().then(recorded);
-      },
-      (error: unknown) => {
-        if (error instanceof DeliveryFencedError) throw error;
-        this.#o.onStorageError(error);
-        return send.post().then(recorded);
-      },
-    );
-  }
-
   async #once(ctx: MessageContext, n: number, send: GuardedSend): Promise<SentIds> {
     const incomingId = ctx.message.id;
-    await this.#readShared(ctx);
+    const { store, loopGuard } = this.#o;
+    if (store.recordsOf) await this.#readShared(ctx);
     const record = this.#book.get(incomingId, n);
     if (record?.ids && record.ids.length > 0)
       return { id: record.ids[0]!, ids: record.ids, repeated: true };
-    await this.#checkLoop(ctx, n, send);
+    if (loopGuard) {
+      const isReply = send.kind === "reply";
+      const answer = this.#isAnswerNow(ctx, n, isReply) ?? (await this.#isAnswer(ctx, n, isReply));
+      if (!answer) this.#countSend(loopGuard, ctx, send.where());
+    }
     if (record?.intent) {
       const found = await this.#o.outbox.landed(record.intent.params, record.intent.floor, {
         anyContent: record.intent.willEdit === true,
@@ -188,7 +139,15 @@ export class ReplyGuard {
       return send.post(); // A target the action refuses: let it say why.
     }
     const intent = this.#intend(incomingId, n, params, send.willEdit);
-    await this.#journal(() => this.#o.store.intend(intent), { fenced: "throw" });
+    try {
+      await store.intend(intent);
+      this.#o.onStorageOk?.();
+    } catch (error) {
+      // A fence's refusal: another process owns the message now. Any other failure is reported
+      // and the reply still goes out (at least once).
+      if (error instanceof DeliveryFencedError) throw error;
+      this.#o.onStorageError(error);
+    }
     const sent = await send.post();
     await this.#record(incomingId, n, sent.ids);
     return sent;
@@ -212,9 +171,17 @@ export class ReplyGuard {
     return intent;
   }
 
+  /** Records what was posted: at once with a store that takes outcomes synchronously. */
   async #record(incomingId: number, n: number, ids: number[]): Promise<void> {
     if (this.#ownBook) this.#book.sent(incomingId, n, ids);
-    await this.#journal(() => this.#o.store.sent(incomingId, n, ids));
+    const { store } = this.#o;
+    try {
+      if (store.sentNow) store.sentNow(incomingId, n, ids);
+      else await store.sent(incomingId, n, ids);
+      this.#o.onStorageOk?.();
+    } catch (error) {
+      this.#o.onStorageError(error);
+    }
   }
 
   /**
@@ -237,17 +204,6 @@ export class ReplyGuard {
     await read;
   }
 
-  /** Writes to the store; a failure is reported and the send goes on, except a fence's refusal. */
-  async #journal(write: () => Promise<void>, how?: { fenced: "throw" }): Promise<void> {
-    try {
-      await write();
-      this.#o.onStorageOk?.();
-    } catch (error) {
-      if (how && error instanceof DeliveryFencedError) throw error;
-      this.#o.onStorageError(error);
-    }
-  }
-
   /** The first few replies to a human's message are answers, not a flood: the guard skips them. */
   async #isAnswer(ctx: MessageContext, n: number, isReply: boolean): Promise<boolean> {
     if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
@@ -267,6 +223,7 @@ export class ReplyGuard {
   /**
    * `#isAnswer` without waiting, when the directory's user list is the one already read (it is
    * cached for minutes): undefined when that takes a wait (the first reply, a refreshed list).
+   * Part of the one path, not a second one: it answers from the same list `#isAnswer` reads.
    */
   #isAnswerNow(ctx: MessageContext, n: number, isReply: boolean): boolean | undefined {
     if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
@@ -286,12 +243,6 @@ export class ReplyGuard {
     for (const u of users) if (!byId.has(u.userId)) byId.set(u.userId, u);
     this.#users = { list, byId };
     return byId;
-  }
-
-  async #checkLoop(ctx: MessageContext, n: number, send: GuardedSend): Promise<void> {
-    const guard = this.#o.loopGuard;
-    if (!guard || (await this.#isAnswer(ctx, n, send.kind === "reply"))) return;
-    this.#countSend(guard, ctx, send.where());
   }
 
   /** Counts a send with the loop guard; throws (having logged a trip) when it may not go out. */

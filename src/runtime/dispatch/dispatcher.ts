@@ -1,5 +1,4 @@
 // The dispatcher: one ordered lane per conversation, bounded concurrency across lanes, backpressure.
-import { keptShapes } from "./kept-shapes.js";
 
 export interface DispatcherOptions {
   /** Lanes (conversations) handled at the same time. */
@@ -60,10 +59,6 @@ interface Lane extends LaneRelease {
 export class Fifo<T> {
   #items: (T | undefined)[] = [];
   #head = 0;
-
-  constructor() {
-    keptShapes.fifo = this;
-  }
 
   /** How many items wait. */
   get size(): number {

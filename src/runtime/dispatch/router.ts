@@ -1,4 +1,4 @@
-// The router: commands and hears, both built on one filter primitive; commands first, then listeners, then built-ins.
+// The router: commands found by name (one map lookup of the first word), listeners by their filters (the one primitive `hear`, `followed` and `filter` share); commands first, then listeners, then built-ins.
 import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "./compose.js";
 import {
@@ -95,6 +95,7 @@ export type HandlerKind = "command" | "followed" | "listener" | "builtin";
 interface Entry {
   plugin: string;
   kind: HandlerKind;
+  /** Whether a listener takes the message (commands are found by name instead). */
   filter: (ctx: MessageContext) => boolean;
   handler: Handler;
   errorReply: string | boolean | undefined;
@@ -153,33 +154,20 @@ function commandWordAt(text: string): CommandWord | undefined {
   return { start, end: wordEnd, rest: text.slice(restStart, end) };
 }
 
-/**
- * The commands of one tier by lower-cased name and alias. `at` finds the one a command word
- * names: first by comparing the names of the word's length in place, which is how commands are
- * nearly always typed (no slice, no lower-casing and no hashing of a new string per message);
- * a word written otherwise (capitals) is lower-cased and looked up in the map, as before.
- */
+/** The commands of one tier by lower-cased name and alias. */
 class CommandNames {
   readonly byName = new Map<string, Entry>();
-  /** `[name, entry]` pairs by the name's length. */
-  readonly #byLength: (readonly [string, Entry])[][] = [];
 
   set(name: string, entry: Entry): void {
     this.byName.set(name, entry);
-    (this.#byLength[name.length] ??= []).push([name, entry]);
   }
 
   get size(): number {
     return this.byName.size;
   }
 
+  /** The command the word at `word` of `text` names, in any case. */
   at(text: string, word: CommandWord): Entry | undefined {
-    const candidates = this.#byLength[word.end - word.start];
-    if (candidates !== undefined)
-      for (let k = 0; k < candidates.length; k++) {
-        const candidate = candidates[k]!;
-        if (text.startsWith(candidate[0], word.start)) return candidate[1];
-      }
     return this.byName.get(text.slice(word.start, word.end).toLowerCase());
   }
 }
@@ -338,13 +326,8 @@ export class Router {
     this.#add(
       plugin === BUILTIN ? "builtin" : "command",
       plugin,
-      (ctx): ctx is CommandContext<A, O> => {
-        if (ctx.addressedVia === null) return false;
-        const split = splitCommandWord(ctx.text);
-        if (!split || !names.includes(split.word.toLowerCase())) return false;
-        ctx.command = { name, args: {}, options: {}, text: split.rest, raw: ctx.text };
-        return true;
-      },
+      // Never asked: the middleware finds commands by name (`#byName`), not by filter.
+      () => false,
       (ctx: CommandContext<A, O>) => {
         // The guard answers synchronously when it has nothing to wait for (most commands).
         const allowed = guard

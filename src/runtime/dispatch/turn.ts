@@ -1,5 +1,4 @@
 // A message's turn in its conversation's lane: what ends it, and whom it tells that the conversation may move on.
-import { keptShapes } from "./kept-shapes.js";
 import type { ContextTurn, MessageContext } from "../context/context.js";
 import type { HandedOn } from "../delivery/intake.js";
 import { handedOn } from "./overlap-lanes.js";
@@ -34,7 +33,6 @@ export class PromisedRelease implements TurnRelease {
     this.promise = new Promise(capture);
     this.#resolve = captured!;
     captured = undefined;
-    keptShapes.release = this;
   }
 
   release(handedOn: HandedOn | undefined): void {
@@ -63,7 +61,6 @@ export class MessageTurn implements ContextTurn {
     this.#hooks = hooks;
     this.arrivedAt = arrivedAt;
     this.#to = to;
-    keptShapes.turn = this;
   }
 
   /**
