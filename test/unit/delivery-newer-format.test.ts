@@ -14,7 +14,7 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 it("a journal whose format header is newer than this version reads is 'a newer topicbot', not damage (old code: 'unknown record', damaged)", async () => {
   const path = join(dir, "bot.json.delivery.jsonl");
   await writeFile(path, '{"v":2}\n{"q":[1,2]}\n');
-  const error = await FileDeliveryStore.open({ path }).catch((e: unknown) => e as Error);
+  const error = (await FileDeliveryStore.open({ path }).catch((e: unknown) => e)) as Error;
   expect(error.message).toContain("newer topicbot");
   expect(error.message).toContain("line 1");
   expect(error.message).not.toMatch(/restore it from a backup/);
@@ -23,6 +23,6 @@ it("a journal whose format header is newer than this version reads is 'a newer t
 it("a line that is not a record is still damage", async () => {
   const path = join(dir, "bot.json.delivery.jsonl");
   await writeFile(path, '{"Hello World": 1}\n');
-  const error = await FileDeliveryStore.open({ path }).catch((e: unknown) => e as Error);
+  const error = (await FileDeliveryStore.open({ path }).catch((e: unknown) => e)) as Error;
   expect(error.name).toBe("DamagedDeliveryState");
 });

@@ -58,7 +58,11 @@ function storageLine(config: BotConfig): string {
  * format. The ConfigError `start` would fail with (exit 2), or undefined.
  */
 async function checkStorage(config: BotConfig, configPath: string): Promise<Error | undefined> {
-  const settings = clusterStorage(config.storage, config.cluster?.redis, configPath);
+  const settings = clusterStorage(
+    config.storage,
+    clusterRedis(undefined, config.cluster, configPath),
+    configPath,
+  );
   if (settings.type !== "file") return undefined;
   const baseDir = dirname(resolve(configPath));
   try {
@@ -125,7 +129,11 @@ async function followLines(
 async function deadLetterLines(config: BotConfig, configPath: string): Promise<string[]> {
   let store;
   try {
-    const storage = clusterStorage(config.storage, config.cluster?.redis, configPath);
+    const storage = clusterStorage(
+      config.storage,
+      clusterRedis(undefined, config.cluster, configPath),
+      configPath,
+    );
     if (storage.type === "memory") return ["none kept (memory storage)"];
     store = await createStore(storage, { baseDir: dirname(resolve(configPath)) });
   } catch (error) {
