@@ -19,7 +19,7 @@ import { endpoint } from "./endpoint.js";
 export const addSubmessage = endpoint({
   method: "POST",
   path: "/submessage",
-  params: () => z.object({ message_id: int, msg_type: z.string().min(1), content: str }),
+  params: () => z.object({ message_id: int, msg_type: str, content: str }),
   response: () => z.looseObject({}),
   idempotent: false,
 });

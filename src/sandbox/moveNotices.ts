@@ -38,16 +38,25 @@ function messageLink(realm: Realm, channel: Channel, topic: string, id: number):
   return `http://${realm.settings.host}/#narrow/channel/${channel.streamId}-${slug(channel.name)}/topic/${slug(topic)}/near/${id}`;
 }
 
-/** Whether the editor can still see messages left behind in the original topic. */
-function leftBehind(realm: Realm, req: MoveNoticeRequest): boolean {
-  const lower = req.from.topic.toLowerCase();
-  return realm.index
-    .topic(req.from.channel.streamId, req.from.topic)
+/**
+ * Whether a move took the whole topic, as the mover sees it: `change_all`, or no message the
+ * mover can see is left in the original topic (the server's moved_all_visible_messages).
+ */
+export function movedWholeTopic(
+  realm: Realm,
+  editor: SandboxUser,
+  from: MoveOrigin,
+  propagateMode: MoveNoticeRequest["propagateMode"],
+): boolean {
+  if (propagateMode === "change_all") return true;
+  const lower = from.topic.toLowerCase();
+  return !realm.index
+    .topic(from.channel.streamId, from.topic)
     .some(
       (m) =>
-        m.streamId === req.from.channel.streamId &&
+        m.streamId === from.channel.streamId &&
         m.topic.toLowerCase() === lower &&
-        realm.canSee(req.editor, m),
+        realm.canSee(editor, m),
     );
 }
 
@@ -77,7 +86,7 @@ export function postMoveNotices(realm: Realm, req: MoveNoticeRequest): void {
     if (req.unresolved) return post(to, `${user} has marked this topic as unresolved.`);
   }
   const count = req.moved.length;
-  const movedAll = req.propagateMode === "change_all" || !leftBehind(realm, req);
+  const movedAll = movedWholeTopic(realm, editor, req.from, req.propagateMode);
   const isResolveToggle = req.resolved || req.unresolved;
   if (req.notifyNew && (req.channelChanged || (req.topicChanged && !isResolveToggle))) {
     const movedIds = new Set(req.moved.map((m) => m.id));

@@ -164,6 +164,34 @@ describe("moving messages and renaming topics", () => {
     expect((await events()).map((e) => [e.message_ids, e.flags])).toEqual([[[id], ["read"]]]);
   });
 
+  // test_message_edit.py: test_user_topic_states_on_moving_to_topic_with_no_messages and
+  // test_merging_user_topic_states (the more visible policy wins).
+  it("moves followed and muted topics with the topic, merging into a topic that has messages", async () => {
+    const realm = sandbox.realm;
+    const g = general().streamId;
+    const [mia, olivia] = [sandbox.user("mia").userId, sandbox.user("olivia").userId];
+    const id = await send("old name", "x");
+    await send("busy", "already here", "olivia");
+    realm.setTopicPolicy(mia, g, "old name", 3); // followed
+    realm.setTopicPolicy(olivia, g, "old name", 1); // muted
+    realm.setTopicPolicy(olivia, g, "busy", 2); // unmuted
+    const events = await listen("mia", ["user_topic"]);
+    await as("mia").messages.update({
+      message_id: id,
+      topic: "busy",
+      propagate_mode: "change_all",
+      send_notification_to_new_thread: false,
+    });
+    expect(realm.topicPolicy(mia, g, "busy")).toBe(3);
+    expect(realm.topicPolicy(mia, g, "old name")).toBe(0);
+    expect(realm.topicPolicy(olivia, g, "busy")).toBe(2); // unmuted beats muted
+    expect(realm.topicPolicy(olivia, g, "old name")).toBe(0);
+    expect((await events()).map((e) => [e.topic_name, e.visibility_policy])).toEqual([
+      ["old name", 0],
+      ["busy", 3],
+    ]);
+  });
+
   it("marks a topic resolved with a notice, not a breadcrumb", async () => {
     const id = await send("bug 12", "broken");
     const events = await listen("bot", ["message"]);

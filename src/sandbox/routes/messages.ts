@@ -5,7 +5,8 @@ import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
 import { badRequest, missing, SandboxError } from "../errors.js";
 import { editMessage, historySnapshots } from "../edits.js";
 import { checkUpdate } from "../editRules.js";
-import { postMoveNotices } from "../moveNotices.js";
+import { movedWholeTopic, postMoveNotices } from "../moveNotices.js";
+import { moveTopicPolicies } from "../topicPolicyMoves.js";
 import { checkedWidgetContent } from "../widgets.js";
 import {
   checkedTopic,
@@ -115,10 +116,35 @@ export const messageRoutes: Route[] = [
       message.kind === "stream"
         ? { channel: realm.channels.get(message.streamId!)!, topic: message.topic }
         : undefined;
-    const moved = editMessage(realm, { editor: user, message, ...edit });
     const topicChanged = edit.topic !== undefined;
     const channelChanged =
       edit.channel !== undefined && edit.channel.streamId !== from?.channel.streamId;
+    const to = from && {
+      streamId: edit.channel?.streamId ?? from.channel.streamId,
+      topic: edit.topic ?? from.topic,
+    };
+    const targetHadMessages =
+      to !== undefined &&
+      realm.index
+        .topic(to.streamId, to.topic)
+        .some(
+          (m) => m.streamId === to.streamId && m.topic.toLowerCase() === to.topic.toLowerCase(),
+        );
+    const moved = editMessage(realm, { editor: user, message, ...edit });
+    if (from && to && moved.length > 0 && (topicChanged || channelChanged)) {
+      if (movedWholeTopic(realm, user, from, propagateMode)) {
+        const lost = new Set(
+          [...realm.users.values()].filter((u) => !realm.canSee(u, message)).map((u) => u.userId),
+        );
+        moveTopicPolicies(
+          realm,
+          { streamId: from.channel.streamId, topic: from.topic },
+          to,
+          targetHadMessages,
+          lost,
+        );
+      }
+    }
     if (from && moved.length > 0 && (topicChanged || channelChanged))
       postMoveNotices(realm, {
         editor: user,
