@@ -73,6 +73,7 @@ export const narrowRoutes: Route[] = [
       const shown = realm.messageView(m, user, {
         applyMarkdown: params.apply_markdown ?? true,
         allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+        clientGravatar: params.client_gravatar ?? true,
       });
       if (narrow.searchWords.length > 0) {
         shown.match_content = highlightHtml(m.renderedContent, narrow.searchWords);
