@@ -139,6 +139,11 @@ export const messageRoutes: Route[] = [
     ) {
       throw badRequest("Nothing to change");
     }
+    // As the server: propagate_mode is for moves; a content edit with it is refused.
+    const propagates =
+      params.propagate_mode !== undefined && params.propagate_mode !== "change_one";
+    if (propagates && params.topic === undefined && params.stream_id === undefined)
+      throw badRequest("Invalid propagate_mode without topic edit");
     checkEditPermission(user, message, {
       content: params.content !== undefined,
       move: params.topic !== undefined || params.stream_id !== undefined,
