@@ -9,8 +9,8 @@ export const set = endpoint({
   params: () =>
     z.object({
       op: z.enum(["start", "stop"]),
-      /** `direct` (default) needs `to`; `stream`/`channel` need `stream_id` and `topic`. */
-      type: z.enum(["direct", "stream", "channel"]).optional(),
+      /** `direct` (default; `private` is its old name) needs `to`; `stream`/`channel` need `stream_id` and `topic`. */
+      type: z.enum(["direct", "stream", "channel", "private"]).optional(),
       /** The DM's recipients (user IDs). */
       to: z.array(int).optional(),
       stream_id: optInt,

@@ -93,9 +93,12 @@ export const userDeactivated = (): SandboxError =>
  */
 export function authenticate(realm: Realm, credentials: Credentials): SandboxUser {
   if (realm.deactivated) throw realmDeactivated();
+  // As the server's access_user_by_api_key: a key not of 32 letters and digits is malformed.
+  if (!/^[a-zA-Z0-9]{32}$/.test(credentials.apiKey.trim()))
+    throw new SandboxError("INVALID_API_KEY", "Malformed API key", { status: 401 });
   const user =
     findUserByEmail(realm, undefined, credentials.email) ?? realm.userByEmail(credentials.email);
-  if (!user || !isApiKeyOf(user, credentials.apiKey)) {
+  if (!user || !isApiKeyOf(user, credentials.apiKey.trim())) {
     throw new SandboxError("INVALID_API_KEY", "Invalid API key", { status: 401 });
   }
   if (!user.isActive) throw userDeactivated();

@@ -16,6 +16,8 @@ export interface QueueFilter {
   allPublicStreams: boolean;
   applyMarkdown: boolean;
   allowEmptyTopicName: boolean;
+  /** `client_gravatar` (default true): null `avatar_url` where the client computes it. */
+  clientGravatar?: boolean;
   /** `client_capabilities.bulk_message_deletion`: `delete_message` events carry `message_ids`. */
   bulkMessageDeletion?: boolean;
   narrow: [string, string][];

@@ -11,6 +11,7 @@ import type { QueueRegistry } from "./queues.js";
 import { Scheduler } from "./scheduled.js";
 import { SubscriptionPropertyStore } from "./subscriptionProperties.js";
 import { UploadStore } from "./uploads.js";
+import { avatarField } from "./avatar.js";
 import { widgetFromContent, type WidgetContent } from "./widgets.js";
 import { DEFAULT_USER_SETTINGS, type UserSettings } from "./userSettings.js";
 
@@ -183,6 +184,13 @@ export const DEFAULT_SETTINGS: RealmSettings = {
 
 /** A fresh 32-character API key or password. */
 export const newSecret = (): string => randomBytes(16).toString("hex");
+
+/** How a message is shown: rendered or raw, the empty topic's name, and `client_gravatar` (default true). */
+export interface MessageViewOptions {
+  applyMarkdown: boolean;
+  allowEmptyTopicName: boolean;
+  clientGravatar?: boolean;
+}
 
 export class Realm {
   readonly settings: RealmSettings;
@@ -544,19 +552,19 @@ export class Realm {
   messageView(
     message: StoredMessage,
     viewer: SandboxUser,
-    options: { applyMarkdown: boolean; allowEmptyTopicName: boolean },
+    options: MessageViewOptions,
   ): Record<string, unknown> {
-    return this.#view(message, options, this.flagsFor(message, viewer));
+    return this.#view(message, viewer, options, this.flagsFor(message, viewer));
   }
 
   /** A `message` event's parts for `viewer`: the message object (without `flags`) and the flags beside it. */
   messageEvent(
     message: StoredMessage,
     viewer: SandboxUser,
-    options: { applyMarkdown: boolean; allowEmptyTopicName: boolean },
+    options: MessageViewOptions,
   ): { message: Record<string, unknown>; flags: string[] } {
     return {
-      message: this.#view(message, options, undefined),
+      message: this.#view(message, viewer, options, undefined),
       flags: this.flagsFor(message, viewer),
     };
   }
@@ -568,7 +576,8 @@ export class Realm {
    */
   #view(
     message: StoredMessage,
-    options: { applyMarkdown: boolean; allowEmptyTopicName: boolean },
+    viewer: SandboxUser,
+    options: MessageViewOptions,
     flags: string[] | undefined,
   ): Record<string, unknown> {
     const sender = this.users.get(message.senderId)!;
@@ -579,7 +588,7 @@ export class Realm {
       sender_email: apiEmail(this, sender),
       sender_full_name: sender.fullName,
       sender_realm_str: "sandbox",
-      avatar_url: null,
+      avatar_url: avatarField(this, viewer, sender, options.clientGravatar ?? true),
       client: message.client,
       content: options.applyMarkdown ? message.renderedContent : message.content,
       content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",

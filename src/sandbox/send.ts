@@ -136,6 +136,16 @@ function newVisibilityPolicy(
   return undefined;
 }
 
+/**
+ * Whether `sender` may post to `channel`, as the server's `access_stream_for_send_message`: a
+ * subscriber, anyone in a public channel (but guests), or a bot whose owner is subscribed.
+ */
+function mayPostTo(sender: SandboxUser, channel: Channel): boolean {
+  if (channel.subscribers.has(sender.userId)) return true;
+  if (!channel.inviteOnly && sender.role !== 600) return true;
+  return sender.isBot && sender.botOwnerId !== null && channel.subscribers.has(sender.botOwnerId);
+}
+
 export interface ChannelSend {
   sender: SandboxUser;
   channel: Channel;
@@ -155,7 +165,7 @@ export function sendToChannel(
   init: ChannelSend,
 ): { message: StoredMessage; automaticPolicy?: number } {
   const { sender, channel, topic } = init;
-  if (!channel.subscribers.has(sender.userId) && (channel.inviteOnly || sender.role === 600))
+  if (!mayPostTo(sender, channel))
     throw badRequest(`Not authorized to send to channel '${channel.name}'`);
   const content = normalizedContent(realm, init.content);
   const found = wildcards(realm, sender, channel, topic, content);

@@ -57,12 +57,8 @@ export function updateStatus(
   update: StatusUpdate,
 ): Partial<UserStatus> {
   const { status_text, emoji_name, emoji_code, reaction_type } = update;
-  if (
-    status_text === undefined &&
-    emoji_name === undefined &&
-    emoji_code === undefined &&
-    reaction_type === undefined
-  )
+  // The server's order: neither text nor emoji name is "no new values", even with a code or type.
+  if (status_text === undefined && emoji_name === undefined)
     throw badRequest("Client did not pass any new values.");
   if (status_text !== undefined && [...status_text].length > STATUS_TEXT_LIMIT)
     throw badRequest(`status_text is too long (limit: ${STATUS_TEXT_LIMIT} characters)`);

@@ -99,9 +99,10 @@ export function applyPropertyChange(
   }
   if (property === "is_muted" || property === "in_home_view") {
     props.is_muted = property === "is_muted" ? value === true : value !== true;
+    // The server's order: the deprecated in_home_view event first, then is_muted.
     return [
-      ["is_muted", props.is_muted],
       ["in_home_view", !props.is_muted],
+      ["is_muted", props.is_muted],
     ];
   }
   props[property] = value === true;

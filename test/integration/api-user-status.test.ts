@@ -57,8 +57,9 @@ describeContract("POST /users/{user_id}/status (users.setStatus)", (server) => {
     const cases: [Parameters<typeof admin.users.setStatus>[0], RegExp][] = [
       [{ user_id }, /did not pass any new values/],
       [{ user_id, status_text: "x".repeat(61) }, /too long \(limit: 60/],
-      [{ user_id, emoji_code: "1f697" }, /must pass emoji_name/],
-      [{ user_id, reaction_type: "unicode_emoji" }, /must pass emoji_name/],
+      // The server checks "no new values" first: a code or type alone is none.
+      [{ user_id, emoji_code: "1f697" }, /did not pass any new values/],
+      [{ user_id, status_text: "x", reaction_type: "unicode_emoji" }, /must pass emoji_name/],
       [{ user_id, emoji_name: "no_such_emoji" }, /does not exist/],
       [{ user_id, emoji_name: "smile", emoji_code: "1f697" }, /Invalid emoji name/],
       [{ user_id, emoji_name: "car", emoji_code: "zzz" }, /Invalid emoji code/],

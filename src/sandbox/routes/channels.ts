@@ -49,6 +49,14 @@ function principals(realm: Realm, user: SandboxUser, given?: (string | number)[]
   });
 }
 
+/** The server's check_stream_name: not blank, at most 60 characters, printable (position 1-based). */
+function checkChannelName(name: string): void {
+  if (name === "") throw badRequest("Channel name can't be empty.");
+  if ([...name].length > 60) throw badRequest("Channel name too long (limit: 60 characters).");
+  const at = [...name].findIndex((c) => /[\p{Cc}\p{Cs}]/u.test(c));
+  if (at >= 0) throw badRequest(`Invalid character in channel name, at position ${at + 1}.`);
+}
+
 export const channelRoutes: Route[] = [
   route(endpoints.channels.list, ({ realm, user, params }) => {
     const includePublic = params.include_public ?? true;
@@ -78,6 +86,7 @@ export const channelRoutes: Route[] = [
     const unauthorized: string[] = [];
     const channels: Channel[] = [];
     for (const { name, description } of params.subscriptions) {
+      checkChannelName(name.trim());
       let channel = realm.channelByName(name.trim());
       if (!channel) {
         if (user.role === 600) throw badRequest("Insufficient permission");

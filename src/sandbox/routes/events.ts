@@ -4,6 +4,7 @@ import { route, type Route } from "../route.js";
 import type { Realm, SandboxUser } from "../realm.js";
 import { ownUserView, realmMembers, userView, usersAsSeenBy } from "./users.js";
 import { compileNarrow } from "../narrow.js";
+import { badRequest } from "../errors.js";
 import { SYSTEM_GROUPS, systemGroupId } from "../userAccess.js";
 import { editRulesState } from "../editRules.js";
 
@@ -67,14 +68,21 @@ function initialState(
   return state;
 }
 
+const EVENT_NARROW_OPERATORS = new Set(["stream", "channel", "topic", "sender", "is"]);
+
 export const eventRoutes: Route[] = [
   route(endpoints.events.register, ({ realm, user, params }) => {
-    // A narrow that does not resolve (unknown operator, channel or user) is refused up front.
+    // As the server's check_supported_events_narrow_filter: queues filter on these operators only.
+    for (const [operator] of params.narrow ?? [])
+      if (!EVENT_NARROW_OPERATORS.has(operator))
+        throw badRequest(`Operator ${operator} not supported.`);
+    // A narrow that does not resolve (unknown channel or user) is refused up front.
     compileNarrow(realm, user, params.narrow);
     const queue = realm.queues.create(user.userId, {
       eventTypes: params.event_types,
       allPublicStreams: params.all_public_streams ?? false,
       applyMarkdown: params.apply_markdown ?? false,
+      clientGravatar: params.client_gravatar ?? true,
       allowEmptyTopicName: params.client_capabilities?.empty_topic_name ?? false,
       bulkMessageDeletion: params.client_capabilities?.bulk_message_deletion ?? false,
       narrow: params.narrow ?? [],

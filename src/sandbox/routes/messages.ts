@@ -25,6 +25,35 @@ export function visibleMessage(realm: Realm, user: SandboxUser, id: number): Sto
   return message;
 }
 
+/** JSON text of a string, if `text` is one (`"general"` with the quotes); else undefined. */
+function jsonString(text: string): string | undefined {
+  if (!text.startsWith('"')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server's `extract_stream_indicator`: a channel ID, a name, or a JSON-encoded name. */
+function streamIndicator(to: string | number): string | number {
+  return typeof to === "number" ? to : (jsonString(to) ?? to);
+}
+
+/**
+ * The server's `extract_private_recipients`: user IDs, or emails given as a list, a JSON-encoded
+ * string or comma-separated (trimmed, blanks and duplicates dropped).
+ */
+function privateRecipients(
+  to: string | number | readonly (string | number)[],
+): (string | number)[] {
+  if (typeof to === "number") return [to];
+  const list = typeof to === "string" ? (jsonString(to) ?? to).split(",") : [...to];
+  if (typeof list[0] === "number") return [...new Set(list)];
+  return [...new Set(list.map((e) => String(e).trim()).filter((e) => e !== ""))];
+}
+
 export const messageRoutes: Route[] = [
   route(endpoints.messages.send, ({ realm, user, params, clientName }) => {
     if (params.queue_id !== undefined && params.local_id === undefined) throw missing("local_id");
@@ -37,8 +66,7 @@ export const messageRoutes: Route[] = [
       params.widget_content === undefined ? undefined : checkedWidgetContent(params.widget_content);
 
     if (isDirectType(params.type)) {
-      const to = Array.isArray(params.to) ? params.to : [params.to];
-      const recipients = resolveRecipients(realm, user, to);
+      const recipients = resolveRecipients(realm, user, privateRecipients(params.to));
       const message = sendDirect(realm, {
         sender: user,
         recipients,
@@ -55,17 +83,18 @@ export const messageRoutes: Route[] = [
       if (params.to.length !== 1)
         throw badRequest("Invalid channel: expected one channel name or ID");
     }
-    const target = Array.isArray(params.to) ? params.to[0]! : params.to;
+    const target = streamIndicator(Array.isArray(params.to) ? params.to[0]! : params.to);
     const channel =
       typeof target === "number" ? realm.channels.get(target) : realm.channelByName(target);
     if (!channel) {
-      throw new SandboxError(
-        "STREAM_DOES_NOT_EXIST",
-        `Channel '${String(target)}' does not exist`,
-        {
-          extra: { stream: String(target) },
-        },
-      );
+      // As the server: a name is StreamDoesNotExistError (`stream`), an ID StreamWithIDDoesNotExistError (`stream_id`).
+      throw typeof target === "number"
+        ? new SandboxError("STREAM_DOES_NOT_EXIST", `Channel with ID '${target}' does not exist`, {
+            extra: { stream_id: target },
+          })
+        : new SandboxError("STREAM_DOES_NOT_EXIST", `Channel '${target}' does not exist`, {
+            extra: { stream: target },
+          });
     }
     if (params.topic === undefined) throw missing("topic");
     const topic = checkedTopic(realm, params.topic);

@@ -39,16 +39,57 @@ export function updateFlags(
     changed.push(m.id);
   }
   if (changed.length > 0) {
-    realm.pushEvent([user.userId], {
+    const event: Record<string, unknown> & { type: string } = {
       type: "update_message_flags",
       op,
       operation: op,
       flag,
       messages: changed,
       all: false,
-    });
+    };
+    // As the server: marking unread says what the client needs for its unread counts.
+    if (flag === "read" && op === "remove")
+      event.message_details = messageDetails(realm, user, messages, new Set(changed));
+    realm.pushEvent([user.userId], event);
   }
   return changed;
+}
+
+const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned"];
+
+/**
+ * The server's `format_unread_message_details`: per message, `type` `private` with the other
+ * `user_ids` (sorted, without the user) or `stream` with `stream_id`, `topic` and
+ * `unmuted_stream_msg`, and `mentioned: true` for messages that mention the user.
+ */
+function messageDetails(
+  realm: Realm,
+  user: SandboxUser,
+  messages: readonly StoredMessage[],
+  ids: ReadonlySet<number>,
+): Record<string, Record<string, unknown>> {
+  const details: Record<string, Record<string, unknown>> = {};
+  for (const m of messages) {
+    if (!ids.has(m.id)) continue;
+    const entry: Record<string, unknown> =
+      m.kind === "stream"
+        ? {
+            type: "stream",
+            stream_id: m.streamId,
+            topic: m.topic,
+            unmuted_stream_msg:
+              !realm.subscriptionProperties.isMuted(user.userId, m.streamId!) &&
+              realm.topicPolicy(user.userId, m.streamId!, m.topic) !== 1,
+          }
+        : {
+            type: "private",
+            user_ids: m.recipients.filter((id) => id !== user.userId).sort((a, b) => a - b),
+          };
+    const flags = m.flags.get(user.userId);
+    if (MENTION_FLAGS.some((f) => flags?.has(f))) entry.mentioned = true;
+    details[String(m.id)] = entry;
+  }
+  return details;
 }
 
 /** The server's `IncompatibleParametersError`. */
@@ -73,6 +114,7 @@ export const narrowRoutes: Route[] = [
       const shown = realm.messageView(m, user, {
         applyMarkdown: params.apply_markdown ?? true,
         allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+        clientGravatar: params.client_gravatar ?? true,
       });
       if (narrow.searchWords.length > 0) {
         shown.match_content = highlightHtml(m.renderedContent, narrow.searchWords);

@@ -1,7 +1,7 @@
 // Sandbox routes for mobile push: device token registration and the E2EE test notification.
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
-import type { Realm } from "../realm.js";
+import type { Realm, SandboxUser } from "../realm.js";
 import { badRequest, SandboxError } from "../errors.js";
 
 /** A device registered for pushes; `pushAccountId` names it in the test notification. */
@@ -35,6 +35,11 @@ export function pushState(realm: Realm): PushState {
   return state;
 }
 
+/** The server's `@human_users_only`: push registration and tests are for people's devices. */
+function humanUsersOnly(user: SandboxUser): void {
+  if (user.isBot) throw badRequest("This endpoint does not accept bot requests.");
+}
+
 export const MAX_TOKEN_LENGTH = 4096;
 /** Tokens the sandbox accepts: the characters APNs (hex) and FCM tokens are made of. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_:.-]+$/;
@@ -56,6 +61,7 @@ const BOUNCER_ERRORS = {
 
 export const pushRoutes: Route[] = [
   route(endpoints.push.addNativeDeviceToken, ({ realm, user, params }) => {
+    humanUsersOnly(user);
     const { token, appid } = params;
     if (token === "" || token.length > MAX_TOKEN_LENGTH)
       throw badRequest("Empty or invalid length token");
@@ -71,6 +77,7 @@ export const pushRoutes: Route[] = [
   }),
 
   route(endpoints.push.sendE2eeTestNotification, ({ realm, user, params }) => {
+    humanUsersOnly(user);
     const state = pushState(realm);
     const targets = (state.devices.get(user.userId) ?? []).filter(
       (d) => params.push_account_id === undefined || d.pushAccountId === params.push_account_id,

@@ -1,4 +1,4 @@
-// Sandbox route for typing notifications: `typing` events to the DM's recipients or the channel's subscribers.
+// Sandbox route for typing notifications: `typing` events to the DM's recipients or the channel's subscribers, typist included.
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import { badRequest } from "../errors.js";
@@ -21,11 +21,17 @@ const who = (realm: Realm, user: SandboxUser) => ({
   email: apiEmail(realm, user),
 });
 
+/** The server's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS. */
+const MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
+
 export const typingRoutes: Route[] = [
   route(endpoints.typing.set, ({ realm, user, params }) => {
     const type = params.type ?? "direct";
-    if (type === "direct") {
-      if (!params.to || params.to.length === 0) throw badRequest("Missing 'to' argument");
+    if (type === "direct" || type === "private") {
+      if (!params.to) throw badRequest("Missing 'to' argument");
+      if (params.to.length === 0) throw badRequest("Empty 'to' list");
+      if (user.settings.send_private_typing_notifications === false)
+        throw badRequest("User has disabled typing notifications for direct messages");
       const recipients = [...new Set([user.userId, ...params.to])].map((id) => {
         const r = realm.users.get(id);
         if (!r) throw badRequest(`Invalid user ID ${id}`);
@@ -48,11 +54,15 @@ export const typingRoutes: Route[] = [
     }
     if (params.stream_id === undefined) throw badRequest("Missing 'stream_id' argument");
     if (params.topic === undefined) throw badRequest("Missing topic");
+    if (user.settings.send_stream_typing_notifications === false)
+      throw badRequest("User has disabled typing notifications for channel messages");
     const channel = realm.channels.get(params.stream_id);
     if (!channel || (channel.inviteOnly && !channel.subscribers.has(user.userId)))
       throw badRequest("Invalid channel ID");
+    // As the server's do_send_stream_typing_notification: every subscriber who wants typing
+    // events, the typist included; none at all in channels of more than 100 subscribers.
+    if (channel.subscribers.size > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return {};
     const audience = listeners(realm, channel.subscribers);
-    audience.delete(user.userId);
     realm.pushEvent(audience, {
       type: "typing",
       op: params.op,

@@ -1,5 +1,4 @@
 // Sandbox routes for users: list, own profile, create, update by email, and another user's status.
-import { createHash } from "node:crypto";
 import { endpoints, ROLES } from "../../api/index.js";
 import { publicRoute, route, type Route } from "../route.js";
 import type { Realm, SandboxUser } from "../realm.js";
@@ -18,14 +17,7 @@ import { checkProfileValue, profileDataView, setProfileValue } from "../profileF
 import { activeUserIds, notifyUsers } from "../notify.js";
 import { updateStatus } from "../status.js";
 import { accessibleUserIds, inaccessibleUserView } from "../userAccess.js";
-
-/** The uploaded avatar's URL, or the external provider's (computed from the real email). */
-function avatarUrl(realm: Realm, user: SandboxUser): string {
-  if (user.avatarUploaded)
-    return `http://${realm.settings.host}/user_avatars/${user.userId}/avatar.png?version=${user.avatarVersion}`;
-  const hash = createHash("md5").update(user.email.toLowerCase()).digest("hex");
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatarVersion}`;
-}
+import { avatarUrl } from "../avatar.js";
 
 /** GET /users/me as `user` sees themselves. */
 export function ownUserView(realm: Realm, user: SandboxUser) {
@@ -107,10 +99,21 @@ export const realmMembers = (realm: Realm): SandboxUser[] =>
 
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
 
+/** What the server's `check_full_name` refuses inside a name (UserProfile.NAME_INVALID_CHARS). */
+const NAME_INVALID_CHARS = /[*`\\>"@]/;
+
+/**
+ * The server's `check_full_name`: 1 to 100 characters after trimming, none of `*`, `` ` ``, `\`,
+ * `>`, `"`, `@` nor control characters, and no `|<digits>` at the end (it would read as the
+ * `@**Name|id**` mention syntax).
+ */
 function checkFullName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed === "") throw badRequest("Name too short!");
   if ([...trimmed].length > 100) throw badRequest("Name too long!");
+  if (trimmed === "") throw badRequest("Name too short!");
+  if (NAME_INVALID_CHARS.test(trimmed) || /\p{Cc}/u.test(trimmed))
+    throw badRequest("Invalid characters in name!");
+  if (/\|\d+$/.test(name)) throw badRequest("Invalid format!");
   return trimmed;
 }
 
