@@ -254,6 +254,9 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
             .join("\n")}`,
       );
       await pause(500);
+      // Stopped once it has started: a SIGTERM before its handlers are installed (a loaded
+      // machine, an idle run whose commands were all answered already) just kills it.
+      await last.stdout.waitFor(lineOf("ready"), 60_000);
       last.child.kill("SIGTERM");
       const [code] = (await once(last.child, "exit")) as [number | null];
       if (code !== 0) throw new Error(`bot start ended with ${code}:\n${last.stderr.text}`);
