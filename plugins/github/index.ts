@@ -3,7 +3,8 @@ import { definePlugin, z } from "topicbot";
 import {
   code,
   codeBlock,
-  escapeText,
+  inline,
+  link,
   WebhookError,
   type RouteDefinition,
   type SendFn,
@@ -30,10 +31,12 @@ const obj = (value: unknown): Json =>
   value !== null && typeof value === "object" ? (value as Json) : {};
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
 
-/** Text from the payload, mentions made inert. */
-const plain = escapeText;
-/** A link's text from the payload: square brackets, which would end it, made round. */
-const linkText = (text: string): string => escapeText(text.replace(/\[/g, "(").replace(/\]/g, ")"));
+/**
+ * Text from the payload, through the escaping layer: mentions made inert, and kept on its line
+ * (a title with a line break must not forge a line of its own). Links (`link`) take their target
+ * through `linkTarget`: a crafted URL cannot close the link and add `@**all**` after it.
+ */
+const plain = inline;
 
 /** Cuts text to `max` code points, ending with an ellipsis when cut. */
 function cut(text: string, max: number): string {
@@ -47,8 +50,6 @@ function cut(text: string, max: number): string {
 }
 
 const firstLine = (text: string): string => text.split(/\r?\n/)[0]!.trim();
-const link = (text: string, url: string): string =>
-  url ? `[${linkText(text)}](${url})` : plain(text);
 const who = (payload: Json): string => `**${plain(str(obj(payload.sender).login) || "someone")}**`;
 const repoName = (payload: Json): string => str(obj(payload.repository).name) || "github";
 

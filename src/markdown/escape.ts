@@ -156,3 +156,55 @@ export function md(strings: TemplateStringsArray, ...values: unknown[]): string 
   });
   return out;
 }
+
+/**
+ * Text from a user or a payload placed inside one line of the author's Markdown (`**${title}**`):
+ * `escapeText`, and line breaks become spaces, so the text cannot start a line of its own (a
+ * forged `**Approved by …**` line, a list item, a quote).
+ *
+ * @example
+ * inline("Fix\n**Approved by the CTO**"); // "Fix **Approved by the CTO**" (one line)
+ */
+export function inline(text: string): string {
+  return escapeText(text.replace(/[\r\n\u2028\u2029\u0085]+/g, " "));
+}
+
+/** Characters a link target keeps only percent-encoded: any of them could end it or start Markdown. */
+const UNSAFE_IN_TARGET = /[\s()[\]<>*@`"'\\{}|^_~!$]/g;
+
+/**
+ * A URL from a payload as a Markdown link target: an absolute `http:` or `https:` URL, with every
+ * character that could close the link or start Markdown or a mention (parentheses, brackets,
+ * spaces, `*`, `@`, quotes...) percent-encoded, so it cannot close the link and add
+ * `@**all**` after it. Undefined for anything else (`javascript:`, relative, unparsable).
+ *
+ * @example
+ * linkTarget("https://e.com/i/4) @**all**"); // "https://e.com/i/4%29%20%40%2A%2Aall%2A%2A"
+ */
+export function linkTarget(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return undefined;
+  return parsed.href.replace(
+    UNSAFE_IN_TARGET,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+  );
+}
+
+/**
+ * A link whose text and target come from a payload: `[text](target)`, the text one line with
+ * brackets made round and mentions inert, the target from `linkTarget`; just the text when the
+ * URL is not a safe `http(s)` URL.
+ *
+ * @example
+ * link("issue #4", "https://github.com/o/r/issues/4"); // "[issue #4](https://github.com/o/r/issues/4)"
+ */
+export function link(text: string, url: string): string {
+  const label = inline(text.replace(/\[/g, "(").replace(/\]/g, ")"));
+  const target = linkTarget(url);
+  return target === undefined ? label : `[${label}](${target})`;
+}

@@ -17,10 +17,39 @@ export interface KillRunOptions {
   sendEveryMs: number;
   /** Commands each user sends (a bounded backlog: bots that live a second each cannot keep up with an endless stream). */
   perUser: number;
+  /**
+   * Kill every process while it starts, on a fresh store: the first one as it logs "event queue
+   * registered" (the commands begin at that line), the others at one of `STARTUP_POINTS` in turn.
+   */
+  startup?: boolean;
 }
 
+/** The log lines of a start, in order (`bot start` with a server and channels configured). */
+export const STARTUP_LINES = [
+  "connecting",
+  "channel subscriptions checked",
+  "event queue registered",
+  "bot started",
+  "ready",
+] as const;
+
+/**
+ * Where a start-up kill lands: 20-200 ms after spawn, the instant the sandbox has registered the
+ * process's queue (seen from the server, before the process reads the answer), or as one of the
+ * start-up lines appears.
+ */
+export type StartupPoint =
+  "20-200 ms after spawn" | "queue registered on the server" | (typeof STARTUP_LINES)[number];
+export const STARTUP_POINTS: readonly StartupPoint[] = [
+  "20-200 ms after spawn",
+  "queue registered on the server",
+  ...STARTUP_LINES,
+];
+
 /** Where each kill landed. */
-export type KillPoint = "random" | "journal write" | "catch-up";
+export type KillPoint = "random" | "journal write" | "catch-up" | StartupPoint;
+
+const lineOf = (msg: string): RegExp => new RegExp(`"msg":"${msg}"`);
 
 export interface KillRunResult {
   sandbox: Sandbox;
@@ -118,26 +147,56 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
     }
   };
 
+  const queuesSeen = new Set<string>();
+  /** Resolves (checked every millisecond) once the sandbox holds a bot queue not seen before. */
+  const newQueue = async (timeoutMs: number): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const fresh = sandbox.realm.queues
+        .forUser(sandbox.bot.userId)
+        .filter((q) => !queuesSeen.has(q.id));
+      for (const q of fresh) queuesSeen.add(q.id);
+      if (fresh.length > 0) return;
+      if (Date.now() > deadline) throw new Error(`no queue registered within ${timeoutMs} ms`);
+      await pause(1);
+    }
+  };
   const replies = () => botReplies(sandbox).length;
   /** Nothing more will happen: every command sent, and every one answered. */
   const idle = () => sendersDone && replies() >= commands.length;
   // Journal records; a build without the journal (CHAOS_BIN) counts replies instead.
   const records = () => (existsSync(journal) ? lineCount(journal) : replies());
-  const kills: Record<KillPoint, number> = { random: 0, "journal write": 0, "catch-up": 0 };
+  const kills = Object.fromEntries(
+    ["random", "journal write", "catch-up", ...STARTUP_POINTS].map((p) => [p, 0]),
+  ) as Record<KillPoint, number>;
   let beforeReady = 0;
   try {
     for (let k = 0; k < options.kills; k++) {
+      // The queues of the processes before this one are not its own.
+      for (const q of sandbox.realm.queues.forUser(sandbox.bot.userId)) queuesSeen.add(q.id);
       const { child, stdout, stderr } = spawnBot();
-      if (k === 0) {
+      if (k === 0 && !options.startup) {
         // A first start answers what comes after it: the commands begin once it is ready.
-        await stdout.waitFor(/"msg":"ready"/, 30_000);
+        await stdout.waitFor(lineOf("ready"), 30_000);
         startSending();
       }
-      const point: KillPoint = (["random", "journal write", "catch-up"] as const)[k % 3]!;
+      const point: KillPoint = options.startup
+        ? k === 0
+          ? "queue registered on the server"
+          : STARTUP_POINTS[(k - 1) % STARTUP_POINTS.length]!
+        : (["random", "journal write", "catch-up"] as const)[k % 3]!;
       try {
         // Kills are placed by progress (replies posted, records added to the journal), not by the
         // clock, so each process does some work however loaded the machine is.
-        if (point === "random") {
+        if (options.startup) {
+          // Start-up kills: by the clock right after spawn, or the moment a start-up line appears.
+          if (point === "20-200 ms after spawn") await pause(20 + Math.random() * 180);
+          else if (point === "queue registered on the server") await newQueue(60_000);
+          else await stdout.waitFor(lineOf(point), 60_000);
+          // On a fresh store the commands begin the instant the first queue is registered: the
+          // first instant the promise covers.
+          if (k === 0) startSending();
+        } else if (point === "random") {
           // Mostly while it runs; every fifth one while it starts (loading, registering, catching up).
           if (k % 5 !== 0) await stdout.waitFor(/"msg":"ready"/, 60_000).catch(() => undefined);
           await after(replies, Math.floor(Math.random() * 20), idle);
@@ -195,6 +254,9 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
             .join("\n")}`,
       );
       await pause(500);
+      // Stopped once it has started: a SIGTERM before its handlers are installed (a loaded
+      // machine, an idle run whose commands were all answered already) just kills it.
+      await last.stdout.waitFor(lineOf("ready"), 60_000);
       last.child.kill("SIGTERM");
       const [code] = (await once(last.child, "exit")) as [number | null];
       if (code !== 0) throw new Error(`bot start ended with ${code}:\n${last.stderr.text}`);

@@ -1,4 +1,5 @@
 // The other message actions on `ctx`: react, unreact, schedule, markTopicRead, upload, report, flags, gated by capability.
+import { inline } from "../../markdown/escape.js";
 import type { Narrow } from "../../api/common.js";
 import type { ReportType } from "../../api/messages.js";
 import type { UploadSource } from "../../api/uploads.js";
@@ -116,7 +117,13 @@ export async function upload(env: ActionEnv, file: UploadSource, name: string): 
   const result = await env.api.uploads.upload({ file, filename: name });
   const filename = result.filename ?? name;
   const url = result.url;
-  return { url, filename, markdown: `[${filename.replace(/[[\]]/g, "")}](${url})` };
+  // The name is the uploader's (escaped, one line, no brackets); the URL the server's, with
+  // what could close the link encoded.
+  const target = url.replace(
+    /[()\s<>]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+  return { url, filename, markdown: `[${inline(filename.replace(/[[\]]/g, ""))}](${target})` };
 }
 
 /** Reports a message to the moderators. */

@@ -68,16 +68,24 @@ export function createHandlerWatch(
     hooks: {
       // Counted before the limit runs out: a hung handler is often ended by a kill, not the limit.
       halfway: (run) => {
-        log.warn(
-          {
-            plugin: run.plugin,
-            handler: run.handler,
-            messageId: run.messageId,
-            limitMs: run.limitMs,
-          },
-          `plugin "${run.plugin}": ${run.handler} has run for half its time limit of ${formatMs(run.limitMs)} on message ${run.messageId}; counted as a failure (${quarantine.failuresOf(run.messageId) + 1} of ${String(options.maxFailures ?? DEFAULT_MAX_FAILURES)} before quarantine)`,
+        const n = quarantine.failuresOf(run.messageId) + 1;
+        const max = String(options.maxFailures ?? DEFAULT_MAX_FAILURES);
+        // Logged once written: a kill after this line does not lose the count.
+        void countFailure(
+          run,
+          `ran past half its time limit of ${formatMs(run.limitMs)}`,
+          true,
+        ).then(() =>
+          log.warn(
+            {
+              plugin: run.plugin,
+              handler: run.handler,
+              messageId: run.messageId,
+              limitMs: run.limitMs,
+            },
+            `plugin "${run.plugin}": ${run.handler} has run for half its time limit of ${formatMs(run.limitMs)} on message ${run.messageId}; counted as a failure (${n} of ${max} before quarantine)`,
+          ),
         );
-        void countFailure(run, `ran past half its time limit of ${formatMs(run.limitMs)}`, true);
       },
       overran: (run) => timeouts.inc({ plugin: run.plugin }),
       succeeded: (id) => quarantine.succeeded(id),

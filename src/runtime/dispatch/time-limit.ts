@@ -49,6 +49,8 @@ export interface LimitedRun {
   overran: boolean;
   /** Counted towards quarantine already (the half-time mark). */
   counted: boolean;
+  /** True while its handler waits in `ctx.ask` (its slot is free then). */
+  readonly waiting: () => boolean;
 }
 
 /** What the limits tell the rest of the bot (quarantine counting, metrics). */
@@ -115,7 +117,9 @@ export class TimeLimits {
   /** Runs holding their slot past half their limit (about to be aborted, or hung). */
   slow(): LimitedRun[] {
     const now = this.#now();
-    return [...this.#running].filter((r) => !r.overran && now - r.startedAt >= r.limitMs / 2);
+    return [...this.#running].filter(
+      (r) => !r.overran && !r.waiting() && now - r.startedAt >= r.limitMs / 2,
+    );
   }
 
   /** Runs that have not returned, for the stop (counted towards quarantine when still running). */
@@ -156,6 +160,7 @@ export class TimeLimits {
       startedAt: this.#now(),
       overran: false,
       counted: false,
+      waiting: () => ctx.waitingForAnswer,
     };
     this.#running.add(run);
     const hooks = this.#hooks;
