@@ -125,6 +125,12 @@ async function runAnswerStop(
   return { child, stdout, stderr };
 }
 
+it("docs/deployment.md shows each recipe exactly as deploy/ holds it", async () => {
+  const docs = await readFile(join(checkout, "docs", "deployment.md"), "utf8");
+  for (const name of ["topicbot.service", "Dockerfile", "ecosystem.config.cjs"])
+    expect(docs, name).toContain(await recipe(name));
+});
+
 describe("the systemd unit", () => {
   it("parses as systemd reads it, and systemd-analyze verify accepts it (the old docs' unit: rejected)", async () => {
     const text = await recipe("topicbot.service");
@@ -161,7 +167,9 @@ describe("the systemd unit", () => {
         encoding: "utf8",
       });
       // systemd ignores the line (the stop timeout falls back to its default) and says so.
-      expect(old.stderr).toMatch(/old\.service:\d+: Failed to parse time value, ignoring: 30 +# longer/);
+      expect(old.stderr).toMatch(
+        /old\.service:\d+: Failed to parse time value, ignoring: 30 +# longer/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
