@@ -12,7 +12,9 @@ import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { killIfRunning, pingAndAwaitAnswer, watch } from "../helpers/process.js";
 import { checkout, createScratchProject, type ScratchProject } from "../helpers/scratch-project.js";
 
-const recipe = (name: string) => readFile(join(checkout, "deploy", name), "utf8");
+/** A recipe as the installed package ships it (`node_modules/topicbot/deploy/`). */
+const recipe = (name: string) =>
+  readFile(join(project.dir, "node_modules", "topicbot", "deploy", name), "utf8");
 /** The service user of the unit (`User=`), as Debian has it for tests: nobody. */
 const SERVICE_UID = 65534;
 const SERVICE_GID = 65534;
