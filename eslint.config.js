@@ -20,4 +20,12 @@ export default tseslint.config(
     files: ["bin/**/*.js", "test/fixtures/**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },
+  {
+    // pm2's ecosystem file of deploy/: CommonJS, read by pm2.
+    files: ["deploy/**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { module: "writable", __dirname: "readonly" },
+    },
+  },
 );

@@ -30,5 +30,24 @@ export async function resolveTarget(
     sandbox = await startSandbox(sandboxOptions);
     server = { site: sandbox.url, email: sandbox.bot.email, apiKey: sandbox.bot.apiKey };
   }
-  return { server, sandbox, secrets: [...serverSecrets(server), ...configSecrets(config)] };
+  return {
+    server,
+    sandbox,
+    secrets: [...serverSecrets(server), ...configSecrets(config), ...proxySecrets(server)],
+  };
+}
+
+/** The passwords of the proxy URLs the bot may use (server.proxy, the proxy variables). */
+function proxySecrets(server: ServerConfig): string[] {
+  const env = process.env;
+  const urls = [server.proxy, env.https_proxy, env.HTTPS_PROXY, env.http_proxy, env.HTTP_PROXY];
+  return urls.flatMap((url) => {
+    if (typeof url !== "string") return [];
+    try {
+      const password = decodeURIComponent(new URL(url).password);
+      return password.length >= 4 ? [password, new URL(url).password] : [];
+    } catch {
+      return [];
+    }
+  });
 }

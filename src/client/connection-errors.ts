@@ -104,3 +104,18 @@ export function clientCertificatePage(
     );
   return undefined;
 }
+
+/**
+ * What a proxy's refusal to open a tunnel means (undici: "Proxy response (407) !== 200 when HTTP
+ * Tunneling"), with the fix; undefined for other errors.
+ */
+export function proxyRefusal(error: unknown): string | undefined {
+  const message = error instanceof Error ? error.message : "";
+  const status = /Proxy response \((\d{3})\)/.exec(message)?.[1];
+  if (!status) return undefined;
+  if (status === "407")
+    return "the proxy wants credentials (HTTP 407): give them in its URL, http://user:password@proxy:port, in HTTPS_PROXY/HTTP_PROXY or server.proxy";
+  if (status === "403")
+    return "the proxy refused to open a tunnel to the server (HTTP 403): it must allow CONNECT to the server's port (tinyproxy: ConnectPort; squid: SSL_ports), or list the server in NO_PROXY";
+  return `the proxy refused to open a tunnel to the server (HTTP ${status})`;
+}

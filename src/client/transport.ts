@@ -2,7 +2,7 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { createDispatcher, proxyFor, redactProxy, type ConnectionOptions } from "./connection.js";
-import { certificateError, clientCertificatePage } from "./connection-errors.js";
+import { certificateError, clientCertificatePage, proxyRefusal } from "./connection-errors.js";
 import { NetworkError } from "./errors.js";
 import type { MultipartBody } from "./multipart.js";
 import {
@@ -210,7 +210,8 @@ export class Transport {
         });
       const certificate = certificateError(error, req.endpoint);
       if (certificate) throw certificate;
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason =
+        proxyRefusal(error) ?? (error instanceof Error ? error.message : String(error));
       throw new NetworkError(`request failed: ${reason}${this.#via}`, {
         endpoint: req.endpoint,
         cause: error,

@@ -1,6 +1,6 @@
 // EventQueue: register, long-poll, acknowledge, recover (re-register, back off, watchdog, stop on fatal), delete on stop.
 import type { ApiClient } from "../client/client.js";
-import { ApiError, isFatal, ResponseShapeError } from "../client/errors.js";
+import { ApiError, CertificateError, isFatal, ResponseShapeError } from "../client/errors.js";
 import { backoffDelay, sleep, type BackoffOptions } from "../client/backoff.js";
 import type { AnyEvent, RegisterParams, Registration } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
@@ -23,7 +23,9 @@ export class PollTimeoutError extends Error {
 }
 
 export function recoveryFor(error: unknown): Recovery {
-  if (isFatal(error)) return { action: "fatal" };
+  // A certificate refused (rotated to an unknown CA, a client certificate expired) stays refused
+  // until the settings change: stop, saying what to set, rather than retry for ever.
+  if (isFatal(error) || error instanceof CertificateError) return { action: "fatal" };
   if (error instanceof ApiError) {
     if (error.code === "BAD_EVENT_QUEUE_ID" || /^Bad event queue id:/i.test(error.msg))
       return { action: "reregister" };
@@ -334,7 +336,12 @@ export class EventQueue implements EventSource {
         if (signal.aborted) break;
         const recovery = recoveryFor(error);
         if (recovery.action === "fatal") {
-          this.#log.error({ err: error }, "event queue stopped: the server refused the bot");
+          this.#log.error(
+            { err: error },
+            error instanceof CertificateError
+              ? `event queue stopped: ${error.message}`
+              : "event queue stopped: the server refused the bot",
+          );
           this.#hooks.onFatal?.(error);
           return;
         }

@@ -118,6 +118,36 @@ describe("through a proxy", () => {
   }, 30_000);
 });
 
+describe("a proxy that wants credentials", () => {
+  it("says so without them, and works with them in its URL (never shown)", async () => {
+    const guarded = await startTinyproxy({ basicAuth: ["bot", "s3cret-pw"] });
+    try {
+      const without = createClient({
+        site: sandbox.url,
+        ...bot(),
+        proxy: guarded.url,
+        retry: { maxAttempts: 1 },
+        env: {},
+      });
+      const error = await without.users.me().catch((e: unknown) => e as Error);
+      await without.close();
+      expect(error.message).toMatch(/the proxy wants credentials \(HTTP 407\)/);
+      const url = new URL(guarded.url);
+      url.username = "bot";
+      url.password = "s3cret-pw";
+      const withCredentials = createClient({
+        site: sandbox.url,
+        ...bot(),
+        env: { HTTP_PROXY: url.toString() },
+      });
+      const me = await withCredentials.users.me().finally(() => withCredentials.close());
+      expect(me.email).toBe(sandbox.bot.email);
+    } finally {
+      await guarded.close();
+    }
+  }, 30_000);
+});
+
 describe("through nginx with a private CA", () => {
   it("an unknown CA is a CertificateError naming the fix, tried once only", async () => {
     const calls: CallEvent[] = [];

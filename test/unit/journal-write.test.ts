@@ -9,6 +9,13 @@ import { MinHeap } from "../../src/runtime/delivery/min-heap.js";
 import type { ReplyIntent } from "../../src/runtime/delivery/store.js";
 import { AppendJournal, type JournalFs } from "../../src/storage/journal.js";
 
+/** The journal's records, without its format header (`{"v":1}`, the first line of every journal). */
+const journalLines = (path: string): string[] =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .filter((line) => line !== '{"v":1}');
+
 // How the journal and the file store write: a record handed to write(2) as a string is finished
 // from its bytes after a short write; the lazy records cost no timer per reply, and only the
 // newest watermark is written.
@@ -78,14 +85,14 @@ describe("the journal's writes", () => {
     globalThis.setTimeout = fakeSetTimeout;
     vi.useRealTimers();
     expect(timers).toBeLessThanOrEqual(1);
-    const written = readFileSync(path, "utf8").trim().split("\n");
+    const written = journalLines(path);
     // The watermark changed every turn; it rides with an intent write only once it has waited
     // 20 ms (the timer, faked here, would write it otherwise).
     expect(written.filter((r) => r.startsWith('{"w"')).length).toBeLessThanOrEqual(
       Math.floor(elapsed / 20) + 1,
     );
     await store.close();
-    const records = readFileSync(path, "utf8").trim().split("\n");
+    const records = journalLines(path);
     const watermarks = records.filter((r) => r.startsWith('{"w"'));
     expect(watermarks.at(-1)).toBe('{"w":{"lastHandledId":100,"handledAbove":[101]}}');
     expect(records.filter((r) => r.startsWith('{"i"'))).toHaveLength(100);
@@ -146,7 +153,7 @@ describe("the file store's group commit", () => {
     expect(state.writes).toBe(1);
     expect(onDisk).toEqual(Array.from({ length: 20 }, () => true));
     // The waiting outcome went out in the same write, before the intents.
-    const lines = readFileSync(path, "utf8").trim().split("\n");
+    const lines = journalLines(path);
     expect(lines[1]).toBe('{"s":[1,0,[1001]]}');
     expect(lines).toHaveLength(22);
     await store.close();

@@ -4,7 +4,8 @@ import { ApiError, CertificateError, NetworkError } from "../../client/errors.js
 import { createClient, type ApiClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
 import { resolvePlugins } from "../../config/plugins.js";
-import type { BotConfig } from "../../config/schema.js";
+import type { BotConfig, ServerConfig } from "../../config/schema.js";
+import { proxyFor, redactProxy } from "../../client/connection.js";
 import type { Registration } from "../../api/events.js";
 import type { EventSource } from "../../events/queue.js";
 import { redactSecrets, silentLogger } from "../../log/logger.js";
@@ -50,6 +51,17 @@ function storageLine(config: BotConfig): string {
   return config.cluster
     ? "redis (the cluster's, cluster.redis)"
     : "memory (forgotten when the bot stops)";
+}
+
+/** How the bot reaches the server: through which proxy (password hidden), with which TLS settings. */
+function connectionLine(server: ServerConfig): string {
+  const proxy = proxyFor(new URL(server.site).origin, server);
+  const parts = [proxy ? `through proxy ${redactProxy(proxy)}` : "direct (no proxy)"];
+  const files = server.tls?.files ?? {};
+  if (files.ca) parts.push(`CA ${files.ca}`);
+  if (files.cert) parts.push(`client certificate ${files.cert}`);
+  if (server.tls?.insecure) parts.push("certificate NOT verified (tls.insecure)");
+  return parts.join(", ");
 }
 
 /**
@@ -187,6 +199,7 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
   );
   row("Bot email", server.email);
   row("API key", maskSecret(server.apiKey));
+  row("Connection", connectionLine(server));
   const exposed = config.serverSource && zuliprcModeWarning(config.serverSource);
   if (exposed) out.stderr(`warning: ${exposed}`);
 

@@ -289,6 +289,7 @@ async function runStartHeld(
     return 0;
   } catch (error) {
     out.stderr(`error: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof CertificateError) return EXIT_SETTINGS;
     return error instanceof UnsavedStorageError ? UnsavedStorageError.EXIT_CODE : 1;
   } finally {
     await cleanUp();

@@ -7,6 +7,7 @@ import {
   checkLegacyReplies,
   checkWatermark,
   DamagedDeliveryState,
+  NewerDeliveryFormat,
   ReplyBook,
 } from "./records.js";
 import type { DeliverySnapshot, DeliveryState, DeliveryStore, ReplyIntent } from "./store.js";
@@ -39,7 +40,7 @@ export interface FileDeliveryStoreOptions {
 export type DamagePolicy = "fail" | "recover";
 
 /**
- * The journal format this version reads, and writes as the first record of a compacted journal
+ * The journal format this version reads, and writes as the first record of a new or compacted journal
  * (`{"v":1}`): a newer version's header is an error, not records misread.
  */
 const JOURNAL_VERSION = 1;
@@ -126,17 +127,16 @@ interface JournalRecord {
   s?: unknown;
 }
 
-/** The header's format version: a newer one is an error in every mode (its records mean other things). */
+/** The header's format version: a newer or unknown one is an error in every mode (its records mean other things). */
 function checkVersion(value: unknown, where: string): void {
   if (value === JOURNAL_VERSION) return;
-  const newer = typeof value === "number" && value > JOURNAL_VERSION;
-  const error = new DamagedDeliveryState(
-    where,
-    newer
-      ? `written by a newer topicbot (journal format ${value}; this version reads ${JOURNAL_VERSION}): run that version, or move the file aside to start afresh`
-      : `unknown journal format ${JSON.stringify(value)}`,
-  );
-  error.newer = true;
+  if (typeof value === "number" && value > JOURNAL_VERSION)
+    throw new NewerDeliveryFormat(
+      where,
+      `written by a newer topicbot (journal format ${value}; this version reads ${JOURNAL_VERSION})`,
+    );
+  const error = new DamagedDeliveryState(where, `unknown journal format ${JSON.stringify(value)}`);
+  error.unknownFormat = true;
   throw error;
 }
 
@@ -242,7 +242,8 @@ export class FileDeliveryStore implements DeliveryStore {
           if (incomingId < lowestIncoming) lowestIncoming = incomingId;
         }
       } catch (error) {
-        if (!recover || !(error instanceof DamagedDeliveryState) || error.newer) throw error;
+        if (!recover || !(error instanceof DamagedDeliveryState) || error.unknownFormat)
+          throw error;
         recovered = true;
         warn(
           { journal: options.path, line },
@@ -268,6 +269,9 @@ export class FileDeliveryStore implements DeliveryStore {
       );
     }
     const store = new FileDeliveryStore(journal, book, watermark);
+    // A new journal says its format first (with its first write), so a later version's journal is
+    // told from damage.
+    if (fresh) store.#lazy.push(HEADER);
     if (fresh && options.legacy) await store.#migrate(options.legacy, options.legacyFile);
     // Rewritten as recovered, so the next start reads it whole and warns no more.
     if (recovered) store.#compact();

@@ -101,8 +101,8 @@ export class ReplyBook {
 
 /** Persisted delivery state that is not what the runtime wrote: named, with what to do. */
 export class DamagedDeliveryState extends Error {
-  /** Written by a newer version (or an unknown format): not recoverable by skipping records. */
-  newer = false;
+  /** An unknown format: not recoverable by skipping records. */
+  unknownFormat = false;
 
   constructor(where: string, problem: string) {
     super(
@@ -113,6 +113,19 @@ export class DamagedDeliveryState extends Error {
         "starts from the safest point left, with a warning.",
     );
     this.name = "DamagedDeliveryState";
+  }
+}
+
+/**
+ * Delivery state written by a newer topicbot: not damaged, only unreadable by this version, so
+ * nothing is skipped or rebuilt (not even with `--recover`) and no backup is called for.
+ */
+export class NewerDeliveryFormat extends Error {
+  constructor(where: string, problem: string) {
+    super(
+      `${where}: ${problem}. The file is not damaged: keep it, and run that topicbot version (or a newer one) again.`,
+    );
+    this.name = "NewerDeliveryFormat";
   }
 }
 
