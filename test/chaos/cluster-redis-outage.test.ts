@@ -7,6 +7,8 @@ import { runBot } from "../helpers/process.js";
 /** Outage lengths in seconds, in order (`npm run chaos`: 1,5,15,60). */
 const OUTAGES = (process.env.CHAOS_REDIS_OUTAGES ?? "1,5").split(",").map(Number);
 const PER_PHASE = Number(process.env.CHAOS_REDIS_PER_PHASE ?? 40);
+/** `kill`: SIGKILL, then a new redis-server on the AOF; `freeze`: SIGSTOP, then SIGCONT (nothing answers, nothing refuses). */
+const MODE = process.env.CHAOS_REDIS_MODE === "freeze" ? "freeze" : "kill";
 const TOPICS = 4;
 
 describe("chaos: the cluster's Redis goes away and comes back", () => {
@@ -16,7 +18,7 @@ describe("chaos: the cluster's Redis goes away and comes back", () => {
   });
 
   it(
-    `rides out Redis outages of ${OUTAGES.join(", ")} s with 200 ms handlers in flight`,
+    `rides out Redis outages (${MODE}) of ${OUTAGES.join(", ")} s with 200 ms handlers in flight`,
     async () => {
       cluster = await startCluster({
         nodes: 2,
@@ -47,7 +49,8 @@ describe("chaos: the cluster's Redis goes away and comes back", () => {
           () => "commands in flight",
         );
         inFlightAtKill.push(stream.commands.length - answered());
-        await redis.kill();
+        if (MODE === "kill") await redis.kill();
+        else redis.freeze();
         const killedAt = Date.now();
         await awaitHealth(nodes, (s) => s === "degraded", Math.max(seconds * 1000, 1_500) + 3_000);
         if (i === 0) {
@@ -65,7 +68,8 @@ describe("chaos: the cluster's Redis goes away and comes back", () => {
           probes.filter((c) => stream.answeredAt.has(c.id)),
           "answered without Redis",
         ).toEqual([]);
-        await redis.start();
+        if (MODE === "kill") await redis.start();
+        else redis.thaw();
         const backAt = Date.now();
         await waitUntil(
           () => probes.every((c) => stream.answeredAt.has(c.id)),
@@ -82,7 +86,7 @@ describe("chaos: the cluster's Redis goes away and comes back", () => {
       expect(logs).toContain("Redis reachable again");
       expect(logs).not.toContain("MaxRetriesPerRequestError");
       console.log(
-        `redis outages ${OUTAGES.join(",")} s: ${stream.commands.length} commands, in flight at each kill ${inFlightAtKill.join(",")}, commands sent during each outage all answered ${resumeMs.join(",")} ms after Redis was back, 0 lost, 0 twice, order kept`,
+        `redis outages (${MODE}) ${OUTAGES.join(",")} s: ${stream.commands.length} commands, in flight at each kill ${inFlightAtKill.join(",")}, commands sent during each outage all answered ${resumeMs.join(",")} ms after Redis was back, 0 lost, 0 twice, order kept`,
       );
     },
     120_000 + OUTAGES.reduce((a, b) => a + b, 0) * 1000 * 2,
