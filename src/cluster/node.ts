@@ -135,6 +135,8 @@ export class ClusterNode implements EventSource {
       ttlMs: this.#leaseMs,
       fenceOf: (incomingId) => this.#handledFrom.get(incomingId),
       durable: this.#durable,
+      onRetry: (err, attempt) =>
+        attempt % 20 === 0 && this.#log.warn({ err }, "cluster: reply intent failed; retrying"),
     });
   }
 
@@ -254,10 +256,7 @@ export class ClusterNode implements EventSource {
   /** Replicas of the primary (Sentinel mode), as of the last heartbeat. */
   #replicas = 0;
 
-  /**
-   * With a Sentinel set, waits (at most 500 ms) until a replica has what this node just wrote, so
-   * a failover of the primary cannot lose an intent or a published entry that was acted on.
-   */
+  /** With a Sentinel set, waits (≤ 500 ms) for a replica to have what was just written (failover-safe). */
   readonly #durable = async (): Promise<void> => {
     if (this.#replicas > 0) await this.redis.wait(1, 500);
   };
