@@ -1,4 +1,5 @@
 // The delivery store of a cluster node: the Redis reply journal, with each intent fenced by the partition lock of its message.
+import { sleep } from "../client/backoff.js";
 import { isFenced, type Fence, type ScriptedRedis } from "./scripts.js";
 import type { RedisDeliveryStore } from "../storage/redis-delivery.js";
 import {
@@ -19,6 +20,8 @@ export interface FencedDeliveryStoreOptions {
   fenceOf(incomingId: number): Fence | undefined;
   /** Resolves once what was just written reached a replica (Sentinel mode; a no-op otherwise). */
   durable?(): Promise<void>;
+  /** An intent Redis refused with an error (not the fence): it is tried again. */
+  onRetry?(error: unknown, attempt: number): void;
 }
 
 /**
@@ -54,25 +57,31 @@ export class FencedDeliveryStore implements DeliveryStore {
         intent.incomingId,
         "this node did not take it from a partition",
       );
-    try {
-      await redis.fencedIntend(
-        fence.lock,
-        fence.last,
-        journal.replyKey(intent.incomingId),
-        journal.indexKey,
-        fence.holder,
-        this.#o.ttlMs,
-        `intent:${intent.index}`,
-        JSON.stringify(intent),
-        intent.incomingId,
-      );
-    } catch (error) {
-      if (isFenced(error))
-        throw new DeliveryFencedError(
+    // Until Redis says yes or no: a reply is never sent without the lock, nor given up while
+    // Redis errs (a connection that is closing, a primary being demoted).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await redis.fencedIntend(
+          fence.lock,
+          fence.last,
+          journal.replyKey(intent.incomingId),
+          journal.indexKey,
+          fence.holder,
+          this.#o.ttlMs,
+          `intent:${intent.index}`,
+          JSON.stringify(intent),
           intent.incomingId,
-          "its partition moved to another node, which handles it",
         );
-      throw error;
+        break;
+      } catch (error) {
+        if (isFenced(error))
+          throw new DeliveryFencedError(
+            intent.incomingId,
+            "its partition moved to another node, which handles it",
+          );
+        this.#o.onRetry?.(error, attempt);
+        await sleep(Math.min(100 * 2 ** attempt, 1_000));
+      }
     }
     // Before the reply is sent: an intent lost in a failover would have it sent again.
     await this.#o.durable?.();

@@ -14,7 +14,7 @@ import { BOT_FETCH_EVENT_TYPES } from "../runtime/registration.js";
 import type { ClusterDuties } from "../runtime/services.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
 import { connectRedis } from "../storage/redis.js";
-import { isSentinelUrl } from "../storage/redis-url.js";
+import { isSentinelUrl, redact } from "../storage/redis-url.js";
 import { RedisDeliveryStore } from "../storage/redis-delivery.js";
 import type { DeliveryStore } from "../runtime/delivery/store.js";
 import { clusterKeys, type ClusterKeys } from "./keys.js";
@@ -22,7 +22,7 @@ import { LeaderTerm } from "./leader.js";
 import { assignedTo } from "./partition.js";
 import { FencedDeliveryStore } from "./fenced-store.js";
 import { withScripts, type Fence, type ScriptedRedis } from "./scripts.js";
-import { Reachability, type RedisLink } from "./reachability.js";
+import { Reachability, within, type RedisLink } from "./reachability.js";
 import { Worker } from "./worker.js";
 
 export interface ClusterNodeOptions {
@@ -61,6 +61,8 @@ export interface NodeStatus extends RedisLink {
 }
 
 const DEFAULT_PARTITIONS = 16;
+/** How long `start` waits for Redis to answer at all. */
+const START_WAIT_MS = 30_000;
 /** Messages whose partition is remembered for fencing their late replies. */
 const HANDLED_MEMORY = 10_000;
 
@@ -133,6 +135,8 @@ export class ClusterNode implements EventSource {
       ttlMs: this.#leaseMs,
       fenceOf: (incomingId) => this.#handledFrom.get(incomingId),
       durable: this.#durable,
+      onRetry: (err, attempt) =>
+        attempt % 20 === 0 && this.#log.warn({ err }, "cluster: reply intent failed; retrying"),
     });
   }
 
@@ -153,7 +157,13 @@ export class ClusterNode implements EventSource {
 
   async start(sink: EventSink): Promise<Registration> {
     if (!this.#runtime) throw new Error("cluster: pass the node's `attach` to createBot");
-    const agreed = await this.redis.set(this.keys.partitions, this.partitionCount, "NX", "GET");
+    // Commands wait for Redis however long it is away; at start, a Redis never reached is an error.
+    const agreed = await within(
+      this.redis.set(this.keys.partitions, this.partitionCount, "NX", "GET"),
+      START_WAIT_MS,
+      () =>
+        `cluster: Redis at ${redact(this.#o.url)} did not answer within ${START_WAIT_MS / 1000} s`,
+    );
     if (agreed !== null && Number(agreed) !== this.partitionCount)
       throw new Error(
         `cluster.partitions is ${this.partitionCount} but the cluster at this Redis runs ${agreed}; use ${agreed} (or delete ${this.keys.partitions} with every node stopped)`,
@@ -246,10 +256,7 @@ export class ClusterNode implements EventSource {
   /** Replicas of the primary (Sentinel mode), as of the last heartbeat. */
   #replicas = 0;
 
-  /**
-   * With a Sentinel set, waits (at most 500 ms) until a replica has what this node just wrote, so
-   * a failover of the primary cannot lose an intent or a published entry that was acted on.
-   */
+  /** With a Sentinel set, waits (≤ 500 ms) for a replica to have what was just written (failover-safe). */
   readonly #durable = async (): Promise<void> => {
     if (this.#replicas > 0) await this.redis.wait(1, 500);
   };
@@ -361,9 +368,8 @@ export class ClusterNode implements EventSource {
         ),
       );
       this.#members = answer;
-      // Away longer than a lease: every member's heartbeat may have lapsed, not only this node's.
-      // Until the others have beaten again, the membership looks smaller than it is; taking their
-      // partitions now would move work that their owners resume where they were.
+      // Away longer than a lease: the others' heartbeats may have lapsed too. Until they beat again,
+      // taking their partitions would move work their owners resume where they were.
       if (awayMs > this.#leaseMs) this.#graceUntil = this.#now() + this.#leaseMs + 250;
     } catch (error) {
       this.#expireLocally();

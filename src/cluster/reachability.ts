@@ -1,4 +1,4 @@
-// Whether a node reaches its Redis: bounded heartbeats, the gate its handlers wait at while Redis is away, and the outages seen.
+// Whether a node reaches its Redis: bounded waits and heartbeats, the gate its handlers wait at while Redis is away, and the outages seen.
 
 export interface ReachabilityOptions {
   /** How long a heartbeat may take before Redis counts as unreachable. */
@@ -61,15 +61,13 @@ export class Reachability {
   async beat<T>(call: () => Promise<T>): Promise<{ answer: T; awayMs: number }> {
     const beat = (this.#beat ??= call().finally(() => (this.#beat = undefined)));
     beat.catch(() => undefined); // a late failure is seen by the next heartbeat
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Redis did not answer a heartbeat within ${this.#o.waitMs} ms`)),
-        this.#o.waitMs,
-      );
-    });
+    const { waitMs } = this.#o;
     try {
-      const answer = (await Promise.race([beat, late])) as T;
+      const answer = (await within(
+        beat,
+        waitMs,
+        () => `Redis did not answer a heartbeat within ${waitMs} ms`,
+      )) as T;
       const awayMs = this.sinceBeatMs;
       this.#lastBeatAt = this.#o.now();
       this.#back();
@@ -77,8 +75,6 @@ export class Reachability {
     } catch (error) {
       this.lost();
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -110,5 +106,18 @@ export class Reachability {
       outages: this.#outages,
       ...(this.#lastOutageMs !== undefined ? { lastOutageMs: this.#lastOutageMs } : {}),
     };
+  }
+}
+
+/** `call`'s answer, or an error saying `describe()` when it takes longer than `ms` (the call goes on). */
+export async function within<T>(call: Promise<T>, ms: number, describe: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(describe())), ms);
+  });
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

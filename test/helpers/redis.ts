@@ -18,6 +18,10 @@ export interface TestRedis {
   kill(): Promise<void>;
   /** Starts it again (after `kill`) on the same port and directory: it loads its AOF. */
   start(): Promise<void>;
+  /** Freezes redis-server (SIGSTOP): connections stay open and nothing answers, until `thaw`. */
+  freeze(): void;
+  /** Lets a frozen redis-server run on (SIGCONT): it answers what it was sent meanwhile. */
+  thaw(): void;
   close(): Promise<void>;
 }
 
@@ -106,8 +110,11 @@ export async function startRedis(): Promise<TestRedis> {
     },
     kill: () => halt("SIGKILL"),
     start: launch,
+    freeze: () => void child?.kill("SIGSTOP"),
+    thaw: () => void child?.kill("SIGCONT"),
     async close() {
       client.disconnect();
+      child?.kill("SIGCONT");
       await halt();
       await rm(dir, { recursive: true, force: true });
     },

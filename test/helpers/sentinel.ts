@@ -164,7 +164,9 @@ export async function startSentinelSet(): Promise<TestSentinelSet> {
   });
   client.on("error", () => undefined);
   const unsupported = async (): Promise<never> => {
-    throw new Error("a Sentinel set is stopped with killPrimary(), not kill/start/restart");
+    throw new Error(
+      "a Sentinel set is stopped with killPrimary(), not kill/start/restart/freeze/thaw",
+    );
   };
   return {
     url,
@@ -175,6 +177,10 @@ export async function startSentinelSet(): Promise<TestSentinelSet> {
     restart: unsupported,
     kill: unsupported,
     start: unsupported,
+    freeze: () => {
+      throw new Error("a Sentinel set is stopped with killPrimary()");
+    },
+    thaw: () => undefined,
     async killPrimary() {
       const old = await primaryPort();
       const child = data.get(old)!;

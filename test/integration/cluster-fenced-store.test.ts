@@ -54,6 +54,30 @@ describe("cluster fenced delivery store", () => {
       await b.intend({ ...intent, index: 2 });
       expect(await scripted.get("f:lock:3")).toBe("2:node-b");
       expect(await scripted.pttl("f:lock:3")).toBeGreaterThan(1_000);
+
+      // Redis errs (a connection closing, a primary being demoted): the intent is tried again, not
+      // given up (the guard would send without it) and not refused.
+      let failures = 0;
+      const flaky = new Proxy(scripted, {
+        get: (target, key, receiver) =>
+          key === "fencedIntend"
+            ? (...args: unknown[]) =>
+                failures++ < 2
+                  ? Promise.reject(new Error("Connection is closed."))
+                  : (target.fencedIntend as (...a: unknown[]) => Promise<number>)(...args)
+            : Reflect.get(target, key, receiver),
+      });
+      const retries: number[] = [];
+      const c = new FencedDeliveryStore({
+        redis: flaky,
+        journal,
+        ttlMs: 1_500,
+        fenceOf: () => ({ lock: "f:lock:3", last: "f:last:3", holder: "2:node-b" }),
+        onRetry: (_error, attempt) => retries.push(attempt),
+      });
+      await c.intend({ ...intent, index: 3 });
+      expect(retries).toEqual([0, 1]);
+      expect((await c.recordsOf(7)).map((r) => r.index)).toContain(3);
     } finally {
       scripted.disconnect();
     }

@@ -163,6 +163,9 @@ async function deadLetterLines(config: BotConfig, configPath: string): Promise<s
   }
 }
 
+/** How long `bot check` waits for the storage to list follows. */
+const FOLLOWS_WAIT_MS = 10_000;
+
 /** Registers a throwaway queue to learn the server's version and feature level, then deletes it. */
 async function probeServer(client: ApiClient): Promise<Registration> {
   const registration = await client.events.register({
@@ -277,7 +280,20 @@ export async function runCheck(options: CheckOptions, rawOut: Output): Promise<n
       : `direct messages, @-mentions, and messages starting with "${config.prefix}"`,
   );
   row("Storage", storageLine(config));
-  const follows = await followLines(config, options.config, client);
+  // Redis storage waits for an unreachable Redis (it never gives a command up): bound the wait here.
+  let timer: NodeJS.Timeout | undefined;
+  const follows = await Promise.race([
+    followLines(config, options.config, client),
+    new Promise<string[]>((resolve) => {
+      timer = setTimeout(
+        () =>
+          resolve([
+            `could not read them: storage did not answer within ${FOLLOWS_WAIT_MS / 1000} s`,
+          ]),
+        FOLLOWS_WAIT_MS,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
   for (const [i, line] of follows.entries()) row(i === 0 ? "Follows" : "", line);
   const dead = await deadLetterLines(config, options.config);
   for (const [i, line] of dead.entries()) row(i === 0 ? "Quarantine" : "", line);

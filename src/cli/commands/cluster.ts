@@ -54,6 +54,8 @@ export async function runClusterStatus(
     else for (const line of formatClusterStatus(status)) out.stdout(line);
     return status.degraded.length === 0 ? 0 : 1;
   } finally {
-    await redis.quit().catch(() => redis.disconnect());
+    // A Redis that accepted the connection and never answered would not answer QUIT either.
+    if (reachable) redis.disconnect();
+    else await redis.quit().catch(() => redis.disconnect());
   }
 }
