@@ -96,7 +96,18 @@ const started = performance.now();
 const results: BenchResult[] = [];
 for (const name of names) {
   process.stderr.write(`${name}\n`);
-  const result = await runOne(name, profiling);
+  // A benchmark that crashes (on a loaded machine a child may die of it) is a failed check in the
+  // report: the others' figures are still written.
+  const result = await runOne(name, profiling).catch((error: unknown): BenchResult => ({
+    name,
+    title: `${name}: did not finish`,
+    method: "",
+    rows: [],
+    checks: [
+      { what: `bench/${name}.ts ran to the end: ${String(error).split("\n")[0]}`, ok: false },
+    ],
+    seconds: 0,
+  }));
   results.push(result);
   console.log(`\n${result.title} (${result.seconds.toFixed(1)} s)`);
   console.log(table(result).join("\n"));
