@@ -77,11 +77,37 @@ for (const name of wanted)
     throw new Error(`unknown benchmark "${name}"; known: ${ALL.join(", ")}`);
 const names = wanted.length > 0 ? wanted : [...ALL];
 const load = loadavg();
+/** What changed in how the figures are made, and why (kept in the report until the next change). */
+const METHOD_CHANGE = [
+  "**How these figures are made changed in December 2026 (issue 37).** Before, grammY, the floor",
+  "and topicbot shared one process and each dispatch round began with `gc()`, which threw away",
+  "grammY's optimized code every round (about a quarter of its figure) and not topicbot's (it kept",
+  "one instance of each per-message class alive for it); and the reply bench's only baseline was a",
+  "bare bot that waits for all of a poll's replies before polling again, slower than a bot has to be.",
+  "Now every contender runs in a fresh process of its own (the reply bench: against a fresh sandbox",
+  "of its own too), alternating, medians of rounds, no `gc()` anywhere; the reply bench shows two",
+  "baselines, the lane-ordered bare bot and a concurrent one that answers at once and polls again at",
+  "once, and its goals are judged against the concurrent one. The figures were measured on a loaded",
+  "machine (other engineers' builds and tests on the same two cores): read the ratios, each",
+  "measured in the same run.",
+];
+
 const started = performance.now();
 const results: BenchResult[] = [];
 for (const name of names) {
   process.stderr.write(`${name}\n`);
-  const result = await runOne(name, profiling);
+  // A benchmark that crashes (on a loaded machine a child may die of it) is a failed check in the
+  // report: the others' figures are still written.
+  const result = await runOne(name, profiling).catch((error: unknown): BenchResult => ({
+    name,
+    title: `${name}: did not finish`,
+    method: "",
+    rows: [],
+    checks: [
+      { what: `bench/${name}.ts ran to the end: ${String(error).split("\n")[0]}`, ok: false },
+    ],
+    seconds: 0,
+  }));
   results.push(result);
   console.log(`\n${result.title} (${result.seconds.toFixed(1)} s)`);
   console.log(table(result).join("\n"));
@@ -124,6 +150,8 @@ if (wanted.length === 0 && !profiling) {
     `- Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `- Load average when the run began: ${load.map((l) => l.toFixed(2)).join(", ")} (a shared machine: compare ratios, not absolutes)`,
     `- Total time: ${seconds.toFixed(0)} s`,
+    "",
+    ...METHOD_CHANGE,
     "",
   ];
   for (const r of results) {

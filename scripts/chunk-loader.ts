@@ -86,7 +86,7 @@ export function load(name: string): Exports {
   if (!hash) throw new Error(`${file} is not a chunk of this topicbot build: build it again`);
   const run = process.sourceMapsEnabled
     ? compileMapped(file, source)
-    : compileCached(`${name}-${hash[1]}`, file, source);
+    : compileCached(`${name}-${hash[1]}-${pathKey(file)}`, file, source);
   const module = { exports: {} as Exports };
   registry.set(name, module);
   try {
@@ -150,6 +150,18 @@ function compileMapped(file: string, source: string): ChunkFunction {
   module.filename = file;
   module._compile(`module.exports = ${source}`, file);
   return module.exports as ChunkFunction;
+}
+
+/**
+ * The cache key of a chunk's path (FNV-1a, 32 bits, in hex). V8's code cache carries the script it
+ * was compiled from, file name included: a cache written by another checkout of the same build
+ * (same code, same hash) made this one's stack traces name the other's files (issue 29). Keyed by
+ * path too, each checkout compiles and caches its own.
+ */
+function pathKey(file: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < file.length; i++) h = Math.imul(h ^ file.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
 }
 
 /** The chunks' `require`: a sibling chunk comes from the registry, anything else from Node. */

@@ -208,7 +208,7 @@ export class BotLifecycle {
  * What every message's context shares, once the bot knows who it is. `timeZone` is an accessor
  * added once the object is built, not a getter in the literal: V8 makes an object literal with a
  * getter in dictionary mode, where each read from optimized code is a generic lookup, and every
- * context reads these (`plain-path-work.test.ts`).
+ * context reads these.
  */
 export function contextServices(p: BotParts, me: BotAccount): ContextServices {
   const services: Omit<ContextServices, "timeZone"> = {

@@ -318,7 +318,7 @@ export function createBotServices(
 
   // `webhookUrl` is an accessor added once the object is built, not a getter in the literal: V8
   // makes an object literal with a getter in dictionary mode, and the handler reads `finished`
-  // and `leaveToWebhook` from it for every message (`plain-path-work.test.ts`).
+  // and `leaveToWebhook` from it for every message.
   const services: Omit<BotServices, "webhookUrl"> = {
     metrics,
     scheduler,

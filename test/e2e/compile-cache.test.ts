@@ -4,17 +4,20 @@ import { once } from "node:events";
 import {
   chmod,
   chown,
+  cp,
   mkdir,
   mkdtemp,
   readdir,
   readFile,
   rm,
   stat,
+  symlink,
   utimes,
   writeFile,
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import {
@@ -106,8 +109,9 @@ describe("bot start's compile cache", () => {
     // Written before the memory policy changes a V8 flag, so before the ready line: the next start
     // runs with Node's flags, and V8 refuses a code cache made under other flags.
     expect([...first.written].sort()).toEqual([...first.misses].sort());
-    // One file per chunk, named by the chunk, the hash of its code and this Node.
-    for (const name of first.misses) expect(name).toMatch(/^[a-z]+-[A-Z0-9]+-[0-9a-f]{16}$/);
+    // One file per chunk, named by the chunk, the hash of its code, its path and this Node.
+    for (const name of first.misses)
+      expect(name).toMatch(/^[a-z]+-[A-Z0-9]+-[0-9a-f]{16}-[0-9a-f]{8}$/);
     const files = await cacheFiles();
     expect(files).toEqual(
       first.misses.map((name) => `${name}-${process.version}-${process.arch}.v8`).sort(),
@@ -206,4 +210,65 @@ describe("the bundle's chunks under the chunk loader", () => {
     expect(stdout.text).toMatch(/at createClient \(.*\/src\/client\/client\.ts:\d+:\d+\)/);
     expect(stdout.text).not.toMatch(/\.cjs:/);
   }, 30_000);
+});
+
+describe("the compile cache shared by two checkouts of the same build", () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), "topicbot-two-checkouts-"));
+  });
+  afterAll(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  /** A copy of the built package at `<root>/<name>` (its dependencies linked, as an install has them). */
+  async function checkout(name: string): Promise<string> {
+    const at = join(root, name);
+    await mkdir(join(at, "dist"), { recursive: true });
+    await cp(
+      fileURLToPath(new URL("../../dist/bundle", import.meta.url)),
+      join(at, "dist/bundle"),
+      {
+        recursive: true,
+      },
+    );
+    await cp(
+      fileURLToPath(new URL("../../package.json", import.meta.url)),
+      join(at, "package.json"),
+    );
+    await symlink(
+      fileURLToPath(new URL("../../node_modules", import.meta.url)),
+      join(at, "node_modules"),
+    );
+    return at;
+  }
+
+  /** The stack of an error thrown inside the client's chunk, run from `at` with the shared cache. */
+  async function stackFrom(at: string, cache: string): Promise<string> {
+    const client = pathToFileURL(join(at, "dist/bundle/client.js")).href;
+    // Alive for 1.5 s: the loader writes the cache a second after the chunks ran.
+    const script = `import(${JSON.stringify(client)}).then(({ createClient }) => { try { createClient({ site: 5 }); } catch (e) { console.log(e.stack); } setTimeout(() => {}, 1500); });`;
+    const child = spawn(process.execPath, ["-e", script], {
+      env: { ...cleanEnv(), NODE_OPTIONS: "", NODE_COMPILE_CACHE: cache },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stdout = watch(child.stdout!);
+    const stderr = watch(child.stderr!);
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code, stderr.text).toBe(0);
+    return stdout.text;
+  }
+
+  it("names the files of the checkout that ran, not those of the one that wrote the cache", async () => {
+    const first = await checkout("first");
+    const second = await checkout("second");
+    const cache = join(root, "cache");
+    await mkdir(cache, { mode: 0o700 });
+    expect(await stackFrom(first, cache)).toContain(join(first, "dist/bundle/"));
+    expect((await readdir(join(cache, OURS))).length).toBeGreaterThan(0); // the first wrote it
+    const stack = await stackFrom(second, cache);
+    expect(stack).toMatch(/at createClient/);
+    expect(stack).toContain(join(second, "dist/bundle/"));
+    expect(stack).not.toContain(first);
+  }, 60_000);
 });
