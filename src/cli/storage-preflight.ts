@@ -1,9 +1,11 @@
 // What `bot start` needs of its storage, checked the same way by `bot check` and `bot start`: writable, readable formats.
+import * as nodeFs from "node:fs";
 import { constants } from "node:fs";
 import { access, open, stat, unlink } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
 import type { StorageSettings } from "../config/schema.js";
+import type { JournalFs } from "../storage/journal.js";
 
 /** The file store's path and its delivery journal's (`open-store.ts`'s naming). */
 function filesOf(storage: StorageSettings, baseDir: string): string[] {
@@ -90,3 +92,23 @@ export async function existingJournal(
   if (!journal) return undefined;
   return (await stat(journal).catch(() => undefined)) ? journal : undefined;
 }
+
+const readOnly = (): never => {
+  throw new Error("bot check reads the delivery journal only");
+};
+
+/**
+ * The file calls of a delivery journal opened to be read only (`bot check`, while the bot may be
+ * appending to it): no directory made, no torn tail cut, the file opened for reading.
+ */
+export const READ_ONLY_JOURNAL: JournalFs = {
+  readFileSync: nodeFs.readFileSync,
+  closeSync: nodeFs.closeSync,
+  openSync: ((path: nodeFs.PathLike) => nodeFs.openSync(path, "r")) as typeof nodeFs.openSync,
+  mkdirSync: (() => undefined) as typeof nodeFs.mkdirSync,
+  truncateSync: () => undefined,
+  writeSync: readOnly,
+  fsyncSync: readOnly,
+  renameSync: readOnly,
+  unlinkSync: readOnly,
+};

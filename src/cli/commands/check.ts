@@ -18,8 +18,13 @@ import { resolveTarget } from "../target.js";
 import { clusterRedis, clusterStorage } from "../cluster-storage.js";
 import { readDeadLetters } from "../../runtime/delivery/quarantine.js";
 import { RUNTIME_NAMESPACE } from "../../runtime/delivery/open-store.js";
-import { checkStorageWritable, existingJournal, storageOpenError } from "../storage-preflight.js";
-import { openDeliveryStore } from "../../runtime/delivery/open-store.js";
+import {
+  checkStorageWritable,
+  existingJournal,
+  READ_ONLY_JOURNAL,
+  storageOpenError,
+} from "../storage-preflight.js";
+import { FileDeliveryStore } from "../../runtime/delivery/file-store.js";
 import { zuliprcModeWarning } from "../zuliprc-mode.js";
 
 export interface CheckOptions {
@@ -80,12 +85,11 @@ async function checkStorage(config: BotConfig, configPath: string): Promise<Erro
   try {
     await checkStorageWritable(settings, configPath, baseDir);
     const store = await createStore(settings, { baseDir });
-    try {
-      if (await existingJournal(settings, baseDir))
-        await (await openDeliveryStore(settings, store, { baseDir })).close();
-    } finally {
-      await store.close();
-    }
+    await store.close();
+    const journal = await existingJournal(settings, baseDir);
+    // Read only: the bot may be running and appending to it right now.
+    if (journal)
+      await (await FileDeliveryStore.open({ path: journal, fs: READ_ONLY_JOURNAL })).close();
     return undefined;
   } catch (error) {
     return storageOpenError(error, configPath);
