@@ -64,7 +64,6 @@ export function createHandlerWatch(
   const limits = new TimeLimits({
     defaultMs: options.timeoutMs,
     plugins: options.plugins,
-    now: deps.now,
     hooks: {
       // Counted before the limit runs out: a hung handler is often ended by a kill, not the limit.
       halfway: (run) => {

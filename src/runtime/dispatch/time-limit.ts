@@ -43,7 +43,7 @@ export interface LimitedRun {
   readonly plugin: string;
   readonly handler: string;
   readonly limitMs: number;
-  /** `now()` when it started. */
+  /** `performance.now()` when it started. */
   readonly startedAt: number;
   /** It ran past its limit and was aborted, but has not returned: its slot is free, its work is not. */
   overran: boolean;
@@ -52,6 +52,18 @@ export interface LimitedRun {
   /** True while its handler waits in `ctx.ask` (its slot is free then). */
   readonly waiting: () => boolean;
 }
+
+/** A run as the limits keep it: with its context and how to end its race. */
+interface Run extends LimitedRun {
+  readonly ctx: MessageContext;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * How often running calls are checked against their limits: a limit fires at most this much late.
+ * Short enough for the smallest limits worth setting, long enough to cost nothing.
+ */
+const SWEEP_MS = 50;
 
 /** What the limits tell the rest of the bot (quarantine counting, metrics). */
 export interface TimeLimitHooks {
@@ -68,7 +80,6 @@ export interface TimeLimitsOptions {
   defaultMs?: TimeLimit;
   /** Limits by plugin name. */
   plugins?: Readonly<Record<string, TimeLimit>>;
-  now?: () => number;
   hooks?: TimeLimitHooks;
 }
 
@@ -85,16 +96,16 @@ export interface TimeLimitsOptions {
 export class TimeLimits {
   readonly #defaultMs: TimeLimit;
   readonly #plugins: Readonly<Record<string, TimeLimit>>;
-  readonly #now: () => number;
   readonly #hooks: TimeLimitHooks;
   /** Runs under a limit that have not returned (overrun ones included). */
-  readonly #running = new Set<LimitedRun>();
+  readonly #running = new Set<Run>();
   #overruns = 0;
+  /** The sweep's interval while calls run (see `run`). */
+  #sweep: NodeJS.Timeout | undefined;
 
   constructor(options: TimeLimitsOptions = {}) {
     this.#defaultMs = options.defaultMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
     this.#plugins = options.plugins ?? {};
-    this.#now = options.now ?? Date.now;
     this.#hooks = options.hooks ?? {};
   }
 
@@ -116,7 +127,7 @@ export class TimeLimits {
 
   /** Runs holding their slot past half their limit (about to be aborted, or hung). */
   slow(): LimitedRun[] {
-    const now = this.#now();
+    const now = performance.now();
     return [...this.#running].filter(
       (r) => !r.overran && !r.waiting() && now - r.startedAt >= r.limitMs / 2,
     );
@@ -144,7 +155,11 @@ export class TimeLimits {
     return this.run(result, ctx, plugin, handler, limit);
   }
 
-  /** Races `result` against `limitMs` (see the class). */
+  /**
+   * Races `result` against `limitMs` (see the class). No timer per call: one sweep every
+   * `SWEEP_MS` (running only while calls run) checks them all, since nearly every handler ends
+   * long before its limit and two timers for each would be most of what a limit costs.
+   */
   run(
     result: PromiseLike<unknown>,
     ctx: MessageContext,
@@ -152,53 +167,66 @@ export class TimeLimits {
     handler: string,
     limitMs: number,
   ): Promise<void> {
-    const run: LimitedRun = {
-      messageId: ctx.message.id,
-      plugin,
-      handler,
-      limitMs,
-      startedAt: this.#now(),
-      overran: false,
-      counted: false,
-      waiting: () => ctx.waitingForAnswer,
-    };
-    this.#running.add(run);
-    const hooks = this.#hooks;
     return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const half = setTimeout(() => {
-        if (settled || ctx.waitingForAnswer) return;
-        run.counted = true;
-        hooks.halfway?.(run);
-      }, limitMs / 2);
-      const full = setTimeout(() => {
-        if (settled || ctx.waitingForAnswer) return;
-        settled = true;
-        run.overran = true;
-        this.#overruns++;
-        const error = new HandlerTimeoutError(plugin, handler, limitMs, run.messageId);
-        error.counted = run.counted;
-        ctx.cancel(error);
-        hooks.overran?.(run);
-        reject(error);
-      }, limitMs);
-      // Not kept alive by a limit: a bot that stops does not wait for it.
-      half.unref?.();
-      full.unref?.();
-      const done = (threw: boolean, error?: unknown): void => {
-        this.#running.delete(run);
-        clearTimeout(half);
-        clearTimeout(full);
-        if (settled) return;
-        settled = true;
-        if (threw) return reject(error);
-        hooks.succeeded?.(run.messageId);
-        resolve();
+      const run: Run = {
+        messageId: ctx.message.id,
+        plugin,
+        handler,
+        limitMs,
+        startedAt: performance.now(),
+        overran: false,
+        counted: false,
+        waiting: () => ctx.waitingForAnswer,
+        ctx,
+        reject,
       };
+      this.#running.add(run);
+      this.#sweep ??= setInterval(this.#check, SWEEP_MS);
+      this.#sweep.unref?.();
       result.then(
-        () => done(false),
-        (error: unknown) => done(true, error),
+        () => {
+          if (!this.#end(run)) return;
+          this.#hooks.succeeded?.(run.messageId);
+          resolve();
+        },
+        (error: unknown) => {
+          if (this.#end(run)) reject(error);
+        },
       );
     });
+  }
+
+  /** The call returned: false when it had overrun already (its promise was rejected then). */
+  #end(run: Run): boolean {
+    this.#running.delete(run);
+    if (this.#running.size === 0 && this.#sweep !== undefined) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
+    return !run.overran;
+  }
+
+  /** The sweep: the half-time mark and the limit of every call running. */
+  readonly #check = (): void => {
+    const now = performance.now();
+    for (const run of this.#running) {
+      if (run.overran || run.waiting()) continue;
+      const elapsed = now - run.startedAt;
+      if (elapsed >= run.limitMs) this.#overrun(run);
+      else if (!run.counted && elapsed >= run.limitMs / 2) {
+        run.counted = true;
+        this.#hooks.halfway?.(run);
+      }
+    }
+  };
+
+  #overrun(run: Run): void {
+    run.overran = true;
+    this.#overruns++;
+    const error = new HandlerTimeoutError(run.plugin, run.handler, run.limitMs, run.messageId);
+    error.counted = run.counted;
+    run.ctx.cancel(error);
+    this.#hooks.overran?.(run);
+    run.reject(error);
   }
 }
