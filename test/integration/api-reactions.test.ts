@@ -105,9 +105,7 @@ describeContract("reactions and reports", (server) => {
   it("removing a reaction that is not there is REACTION_DOES_NOT_EXIST", async () => {
     expect(
       await failure(
-        server()
-          .client()
-          .messages.removeReaction({ message_id: messageId, emoji_name: "heart" }),
+        server().client().messages.removeReaction({ message_id: messageId, emoji_name: "heart" }),
       ),
     ).toMatchObject({ code: "REACTION_DOES_NOT_EXIST" });
   });
