@@ -152,7 +152,8 @@ describe("bot send against the sandbox", () => {
   });
 
   it("exits 1 with the server's code for a wrong API key, without printing the key", async () => {
-    const key = "wrong-key-9f8e7d6c5b4a";
+    // Well-formed (32 letters and digits): a malformed key is "Malformed API key", as on the server.
+    const key = "wrongkey9f8e7d6c5b4a1234567890ab";
     const run = io({ env: { ...env, ZULIP_API_KEY: key } });
     expect(await runSend({ to: "general", topic: "t", message: "x" }, run.io)).toBe(1);
     expect(run.stderr).toEqual(["error: INVALID_API_KEY: Invalid API key"]);

@@ -194,9 +194,15 @@ describe("whole requests through the sandbox over loopback", () => {
   it("found by the property below: a target that is no path, or a broken %-escape, is a 400", async () => {
     const mia = sandbox.user("mia");
     const authorization = `Basic ${Buffer.from(`${mia.email}:${mia.apiKey}`).toString("base64")}`;
-    for (const path of ["/\\", "/api/v1/messages/%zz", "/api/v1/messages/%E0%A4%A/history"]) {
-      const res = await pool.request({ path, method: "GET", headers: { authorization } });
+    for (const path of ["/\\", "/api/v1/users/%zz", "/api/v1/users/%E0%A4%A"]) {
+      const res = await pool.request({ path, method: "PATCH", headers: { authorization } });
       expect(res.statusCode, path).toBe(400);
+      expect(await res.body.json()).toMatchObject({ result: "error", code: "BAD_REQUEST" });
+    }
+    // An ID that is no number matches no route, as the server's <int:> URL converters: a 404.
+    for (const path of ["/api/v1/messages/%zz", "/api/v1/messages/%E0%A4%A/history"]) {
+      const res = await pool.request({ path, method: "GET", headers: { authorization } });
+      expect(res.statusCode, path).toBe(404);
       expect(await res.body.json()).toMatchObject({ result: "error", code: "BAD_REQUEST" });
     }
   });
