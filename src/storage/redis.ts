@@ -16,9 +16,9 @@ export interface ConnectOptions {
   /** Called on connection errors (ioredis reconnects by itself). */
   onError?: (error: Error) => void;
   /**
-   * Fail commands at once while Redis is unreachable (for callers that have something better to
-   * do than wait, such as rate-limit pacing). Default: commands wait for the connection to return,
-   * however long that takes; no retry limit of the client decides their fate.
+   * Give a command up after one failed reconnection while Redis is unreachable (for callers that
+   * have something better to do than wait, such as rate-limit pacing). Default: commands wait for
+   * the connection to return, however long that takes; no retry limit of the client decides their fate.
    */
   failFast?: boolean;
 }
@@ -39,7 +39,8 @@ export function connectRedis(
     connectionName: name,
     lazyConnect: false,
     maxRetriesPerRequest: options.failFast ? 1 : null,
-    enableOfflineQueue: !options.failFast,
+    // Commands sent before the first connection wait for it (failFast ones for one reconnection).
+    enableOfflineQueue: true,
     retryStrategy: (times) => Math.min(50 * times, 1_000),
     // A primary demoted by a failover answers READONLY: reconnect (to the new primary) and resend.
     reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false),
