@@ -41,28 +41,6 @@ export function humanAndBot(human: number, bot: number): ChatUser[] {
 }
 
 /**
- * How many functions were compiled from source (zod's JIT does `new Function`) while `work` ran.
- * zod decides once per process whether it may compile code, at its first compile: let one happen
- * before counting (see the tests).
- */
-export async function compiledDuring(work: () => unknown): Promise<number> {
-  const original = globalThis.Function;
-  let compiled = 0;
-  globalThis.Function = new Proxy(original, {
-    construct(target, args: string[]) {
-      compiled++;
-      return Reflect.construct(target, args) as object;
-    },
-  });
-  try {
-    await work();
-  } finally {
-    globalThis.Function = original;
-  }
-  return compiled;
-}
-
-/**
  * The services of a message context with nothing behind them but memory: what the context would
  * send is pushed to `sent` (answered with IDs 101, 102, ...); `extra` sets or replaces any of them.
  */
