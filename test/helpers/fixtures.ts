@@ -1,4 +1,4 @@
-// Small fixtures several unit tests share: users as the API and the directory describe them, and a count of code compiled from source.
+// Small fixtures several unit tests share: users as the API and the directory describe them, and a message context over memory.
 import type { SendParams } from "../../src/api/messages.js";
 import type { ApiClient } from "../../src/client/client.js";
 import type { ContextServices } from "../../src/runtime/context/context.js";
