@@ -69,8 +69,7 @@ class SenderArgEnv implements ArgEnv {
     readonly senderId: number,
     readonly clock: () => number,
     readonly fallbackZone: () => string,
-  ) {
-  }
+  ) {}
 
   get now(): number {
     return (this.#now ??= this.clock());
