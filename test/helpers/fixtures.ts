@@ -1,4 +1,4 @@
-// Small fixtures several unit tests share: users as the API and the directory describe them, and a count of code compiled from source.
+// Small fixtures several unit tests share: users as the API and the directory describe them, and a message context over memory.
 import type { SendParams } from "../../src/api/messages.js";
 import type { ApiClient } from "../../src/client/client.js";
 import type { ContextServices } from "../../src/runtime/context/context.js";
@@ -38,28 +38,6 @@ export function humanAndBot(human: number, bot: number): ChatUser[] {
     isBot: userId === bot,
     isActive: true,
   }));
-}
-
-/**
- * How many functions were compiled from source (zod's JIT does `new Function`) while `work` ran.
- * zod decides once per process whether it may compile code, at its first compile: let one happen
- * before counting (see the tests).
- */
-export async function compiledDuring(work: () => unknown): Promise<number> {
-  const original = globalThis.Function;
-  let compiled = 0;
-  globalThis.Function = new Proxy(original, {
-    construct(target, args: string[]) {
-      compiled++;
-      return Reflect.construct(target, args) as object;
-    },
-  });
-  try {
-    await work();
-  } finally {
-    globalThis.Function = original;
-  }
-  return compiled;
 }
 
 /**
