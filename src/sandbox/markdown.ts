@@ -17,28 +17,51 @@ const escapeHtml = (text: string): string =>
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
 
-function resolve(
-  users: readonly MentionTarget[],
-  name: string,
-  id?: string,
-): MentionTarget | undefined {
-  return id
-    ? users.find((u) => u.userId === Number(id))
-    : users.find((u) => u.fullName.toLowerCase() === name.trim().toLowerCase());
+/**
+ * How a render finds the users its mentions name: by ID and by full name (case-insensitively),
+ * active users only. The realm answers from its indexes; a plain list is searched.
+ */
+export interface MentionLookup {
+  byId(userId: number): MentionTarget | undefined;
+  byName(fullName: string): MentionTarget | undefined;
+}
+
+/** A list of users as a `MentionLookup` (tests, and renders that can mention no one). */
+function listLookup(users: readonly MentionTarget[]): MentionLookup {
+  return {
+    byId: (userId) => users.find((u) => u.userId === userId),
+    byName: (name) => {
+      const wanted = name.toLowerCase();
+      return users.find((u) => u.fullName.toLowerCase() === wanted);
+    },
+  };
+}
+
+const lookupOf = (users: readonly MentionTarget[] | MentionLookup): MentionLookup =>
+  Array.isArray(users) ? listLookup(users) : (users as MentionLookup);
+
+function resolve(users: MentionLookup, name: string, id?: string): MentionTarget | undefined {
+  return id ? users.byId(Number(id)) : users.byName(name.trim());
 }
 
 /** The users a message mentions with `@**Name**`, `@**Name|id**` or `@**|id**` (silent `@_**…**` excluded). */
-export function findMentions(content: string, users: readonly MentionTarget[]): Set<number> {
+export function findMentions(
+  content: string,
+  users: readonly MentionTarget[] | MentionLookup,
+): Set<number> {
   const found = new Set<number>();
+  if (!content.includes("@")) return found;
+  const lookup = lookupOf(users);
   for (const match of content.matchAll(/(?<!_)@\*\*([^*|]*)(?:\|(\d+))?\*\*/g)) {
-    const user = resolve(users, match[1]!, match[2]);
+    const user = resolve(lookup, match[1]!, match[2]);
     if (user) found.add(user.userId);
   }
   return found;
 }
 
 // marked renders synchronously, so the users of the current render can live here for its duration.
-let currentUsers: readonly MentionTarget[] = [];
+const NO_ONE: MentionLookup = { byId: () => undefined, byName: () => undefined };
+let currentUsers: MentionLookup = NO_ONE;
 
 interface MentionToken extends Tokens.Generic {
   silent: boolean;
@@ -102,16 +125,22 @@ const marked = new Marked({
 });
 
 /** Renders message Markdown to HTML with marked: the full renderer, for any text. */
-export function renderWithMarked(content: string, users: readonly MentionTarget[] = []): string {
-  currentUsers = users;
+export function renderWithMarked(
+  content: string,
+  users: readonly MentionTarget[] | MentionLookup = NO_ONE,
+): string {
+  currentUsers = lookupOf(users);
   try {
     return (marked.parse(content) as string).trim();
   } finally {
-    currentUsers = [];
+    currentUsers = NO_ONE;
   }
 }
 
 /** Renders message Markdown to HTML the way clients expect it: block HTML, mentions as spans. */
-export function renderMarkdown(content: string, users: readonly MentionTarget[] = []): string {
+export function renderMarkdown(
+  content: string,
+  users: readonly MentionTarget[] | MentionLookup = NO_ONE,
+): string {
   return renderPlainMarkdown(content) ?? renderWithMarked(content, users);
 }

@@ -4,7 +4,7 @@ import type { Role } from "../api/common.js";
 import type { Clock } from "./clock.js";
 import { apiEmail } from "./emailVisibility.js";
 import { seedRealmEmoji, type RealmEmoji } from "./emoji.js";
-import { findMentions, renderMarkdown } from "./markdown.js";
+import { findMentions, renderMarkdown, type MentionLookup } from "./markdown.js";
 import { MessageIndex } from "./messageIndex.js";
 import { flagSet, NO_FLAGS } from "./flagSets.js";
 import type { QueueRegistry } from "./queues.js";
@@ -13,6 +13,7 @@ import { SubscriptionPropertyStore } from "./subscriptionProperties.js";
 import { UploadStore } from "./uploads.js";
 import { widgetFromContent, type WidgetContent } from "./widgets.js";
 import { DEFAULT_USER_SETTINGS, type UserSettings } from "./userSettings.js";
+import { RealmUsers } from "./realmUsers.js";
 
 export interface SandboxUser {
   userId: number;
@@ -172,7 +173,8 @@ export const newSecret = (): string => randomBytes(16).toString("hex");
 export class Realm {
   readonly settings: RealmSettings;
   readonly clock: Clock;
-  readonly users = new Map<number, SandboxUser>();
+  /** By ID, and indexed by email and full name (see `RealmUsers`). */
+  readonly users = new RealmUsers();
   readonly channels = new Map<number, Channel>();
   /** Every stored message, ascending IDs. Read through `index` rather than scanning it. */
   readonly messages: StoredMessage[] = [];
@@ -184,6 +186,8 @@ export class Realm {
   /** The settings users joining from now on start with (PATCH /realm/user_settings_defaults). */
   readonly userSettingsDefaults: UserSettings = { ...DEFAULT_USER_SETTINGS };
   #nextUserId = 1;
+  /** The Notification Bot's ID once made (`systemBot`). */
+  #systemBotId: number | undefined;
   #nextChannelId = 1;
   #nextMessageId = 1;
   #nextSubmessageId = 1;
@@ -318,8 +322,14 @@ export class Realm {
 
   /** The internal Notification Bot, created on first use; it posts reports and other notices. */
   systemBot(): SandboxUser {
-    for (const user of this.users.values()) if (user.isSystemBot) return user;
-    return this.addUser({
+    const known = this.#systemBotId === undefined ? undefined : this.users.get(this.#systemBotId);
+    if (known?.isSystemBot) return known;
+    for (const user of this.users.values())
+      if (user.isSystemBot) {
+        this.#systemBotId = user.userId;
+        return user;
+      }
+    const bot = this.addUser({
       email: `notification-bot@${this.settings.host}`,
       fullName: "Notification Bot",
       password: null,
@@ -329,6 +339,8 @@ export class Realm {
       botOwnerId: null,
       isSystemBot: true,
     });
+    this.#systemBotId = bot.userId;
+    return bot;
   }
 
   /** Takes an ID from the message sequence without posting (scheduled messages: never equal to the sent ID). */
@@ -350,10 +362,9 @@ export class Realm {
     return undefined;
   }
 
+  /** The user whose (real) email is `email`, case-insensitively: an index lookup, not a scan. */
   userByEmail(email: string): SandboxUser | undefined {
-    const wanted = email.toLowerCase();
-    for (const user of this.users.values()) if (user.email.toLowerCase() === wanted) return user;
-    return undefined;
+    return this.users.withEmail(email)[0];
   }
 
   channelByName(name: string): Channel | undefined {
@@ -363,11 +374,17 @@ export class Realm {
     return undefined;
   }
 
-  mentionTargets(): { userId: number; fullName: string }[] {
-    return [...this.users.values()]
-      .filter((u) => u.isActive)
-      .map((u) => ({ userId: u.userId, fullName: u.fullName }));
-  }
+  /**
+   * The active users a mention can name, found through the user indexes (a render looks up the
+   * few names it meets instead of listing the whole organization).
+   */
+  readonly mentionTargets: MentionLookup = {
+    byId: (userId) => {
+      const user = this.users.get(userId);
+      return user?.isActive ? user : undefined;
+    },
+    byName: (fullName) => this.users.named(fullName).find((u) => u.isActive),
+  };
 
   /** The recipient ID of a DM conversation among these users (sender included), if it exists. */
   dmRecipientId(participants: readonly number[]): number | undefined {
@@ -401,8 +418,7 @@ export class Realm {
     /** Runs after the message is stored and before events go out (visibility policies). */
     beforeDelivery?: (message: StoredMessage) => void;
   }): StoredMessage {
-    // Every mention starts with `@`: without one, no need to list who could be mentioned.
-    const targets = init.content.includes("@") ? this.mentionTargets() : [];
+    const targets = this.mentionTargets;
     const recipients =
       init.kind === "stream"
         ? [...init.channel!.subscribers]
