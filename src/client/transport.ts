@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { Pool } from "./undici-pool.js";
 import { NetworkError } from "./errors.js";
+import { ACCEPT_ENCODING, contentCodings, decodeBody } from "./compression.js";
 import type { MultipartBody } from "./multipart.js";
 import {
   ArrayStreamConsumerError,
@@ -102,6 +103,7 @@ export class Transport {
     this.#anonymousHeaders = {
       "user-agent": options.userAgent ?? "topicbot",
       accept: "application/json",
+      "accept-encoding": ACCEPT_ENCODING,
     };
     this.#headers =
       options.email !== undefined && options.apiKey !== undefined
@@ -276,7 +278,8 @@ function dispatchReading<T>(
  * functions for every reply and poll.
  */
 class ReadingHandler<T> implements Dispatcher.DispatchHandler {
-  readonly #reader: BodyReader<T>;
+  /** The caller's reader, or one decoding a compressed body into it (`DecodingReader`). */
+  #reader: BodyReader<T>;
   readonly #signal: AbortSignal | undefined;
   readonly #resolve: (response: ReadResponse<T>) => void;
   readonly #reject: (error: unknown) => void;
@@ -330,6 +333,8 @@ class ReadingHandler<T> implements Dispatcher.DispatchHandler {
     if (status < 200) return;
     this.#statusCode = status;
     this.#headers = responseHeaders;
+    const codings = contentCodings(responseHeaders);
+    if (codings.length > 0) this.#reader = new DecodingReader(this.#reader, codings);
     try {
       this.#reader.start(status, responseHeaders);
     } catch (error) {
@@ -370,6 +375,35 @@ class ReadingHandler<T> implements Dispatcher.DispatchHandler {
 
   onResponseError(_: Dispatcher.DispatchController, error: Error): void {
     this.fail(error);
+  }
+}
+
+/**
+ * A compressed body (`Content-Encoding`): read whole, decoded off the event loop, then handed to
+ * `inner` as one chunk, with the headers of the decoded body (no encoding, no length). Only large
+ * answers come compressed (registrations, long lists); replies and polls are too small for it.
+ */
+class DecodingReader<T> implements BodyReader<T> {
+  readonly #inner: BodyReader<T>;
+  readonly #codings: readonly string[];
+  readonly #chunks: Buffer[] = [];
+  constructor(inner: BodyReader<T>, codings: readonly string[]) {
+    this.#inner = inner;
+    this.#codings = codings;
+  }
+  start(statusCode: number, headers: HttpResponse["headers"]): void {
+    const { "content-encoding": _coding, "content-length": _length, ...decoded } = headers;
+    this.#inner.start(statusCode, decoded);
+  }
+  data(chunk: Buffer): undefined {
+    this.#chunks.push(chunk);
+    return undefined;
+  }
+  async end(): Promise<T> {
+    const body = await decodeBody(this.#codings, Buffer.concat(this.#chunks));
+    this.#chunks.length = 0;
+    await this.#inner.data(body);
+    return this.#inner.end();
   }
 }
 
@@ -462,5 +496,9 @@ async function requestStreamText(
   signal: AbortSignal | undefined,
 ): Promise<TextResponse> {
   const res = await dispatcher.request({ ...options, signal });
-  return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
+  const codings = contentCodings(res.headers);
+  if (codings.length === 0)
+    return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
+  const body = await decodeBody(codings, Buffer.from(await res.body.arrayBuffer()));
+  return { statusCode: res.statusCode, headers: res.headers, text: textOf([body]) };
 }
