@@ -1,6 +1,6 @@
 // remind: "remind me in 2 hours to ...", reminders for others and for topics, sent as the server's scheduled messages.
 import {
-  canUserAccessUser,
+  AmbiguousNameError,
   codeBlock,
   definePlugin,
   escapeText,
@@ -9,6 +9,7 @@ import {
   raw,
   silentMention,
   z,
+  type ChatUser,
   type MessageContext,
   type TrustedMarkdown,
 } from "topicbot";
@@ -46,10 +47,36 @@ export default definePlugin({
   }),
   setup(bot, config) {
     /** The sender's profile time zone, else the configured one. */
-    const zoneOf = async (ctx: MessageContext): Promise<string> => {
-      const { members } = await ctx.api.users.list({ user_ids: [ctx.sender.userId] });
-      const zone = members.find((m) => m.user_id === ctx.sender.userId)?.timezone;
-      return zone || config.timeZone;
+    const zoneOf = async (ctx: MessageContext): Promise<string> =>
+      (await bot.users.user(ctx.sender.userId))?.timezone || config.timeZone;
+
+    /**
+     * The user a mention names, as the sender may see them (a guest limited by the realm's user
+     * access sees only some): through the bot's directory, by ID or by name, never by listing the
+     * organization. Namesakes the sender can see make the mention ambiguous.
+     */
+    const mentioned = async (
+      ctx: MessageContext,
+      target: { name: string; userId?: number },
+    ): Promise<ChatUser | undefined> => {
+      const sender = ctx.sender.userId;
+      let user: ChatUser | undefined;
+      try {
+        user = await bot.users.byMention(target.name, target.userId);
+      } catch (error) {
+        if (!(error instanceof AmbiguousNameError)) throw error;
+        const seen = await Promise.all(
+          error.candidates.map((c) => bot.users.canAccess(sender, c.userId)),
+        );
+        const visible = error.candidates.filter((_, i) => seen[i]);
+        if (visible.length > 1)
+          throw new Refusal(
+            md`Several users are called ${`@**${target.name}**`}; pick one with ${`@**${target.name}|id**`}: ${visible.map((c) => c.userId).join(", ")}.`,
+          );
+        return visible[0];
+      }
+      if (!user?.isActive || !(await bot.users.canAccess(sender, user.userId))) return undefined;
+      return user;
     };
 
     const deliver = async (ctx: MessageContext, request: ReminderRequest): Promise<string> => {
@@ -60,24 +87,14 @@ export default definePlugin({
         return ctx.isDirect ? "you" : "you here";
       }
       if (target.kind === "user") {
-        const { members } = await ctx.api.users.list({});
-        const user = members.find(
-          (m) =>
-            (target.userId !== undefined && m.user_id === target.userId) ||
-            m.full_name.toLowerCase() === target.name.toLowerCase(),
-        );
+        const user = await mentioned(ctx, target);
         // One answer for "no such user" and "a user you cannot see" (a guest limited by the
         // realm's user access), so a guest cannot learn who exists nor message them through the bot.
-        if (
-          !user ||
-          !user.is_active ||
-          !(await canUserAccessUser(ctx.api, ctx.sender.userId, user.user_id))
-        )
-          throw new Refusal(md`I don't know a user ${`@**${target.name}**`}.`);
+        if (!user) throw new Refusal(md`I don't know a user ${`@**${target.name}**`}.`);
         await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**:${body(what)}`, at, {
-          to: [user.user_id],
+          to: [user.userId],
         });
-        return silentMention({ userId: user.user_id, fullName: user.full_name }).markdown;
+        return silentMention(user).markdown;
       }
       const { streams } = await ctx.api.channels.list({});
       const channel = streams.find((s) => s.name.toLowerCase() === target.channel.toLowerCase());
