@@ -72,6 +72,8 @@ function directoryOver(users: ReturnType<typeof apiUser>[], keeper: { current?: 
       hold = false;
       for (const settle of pending.splice(0)) settle();
     },
+    /** Answers the oldest held call only. */
+    releaseFirst: () => pending.shift()?.(),
   };
 }
 
@@ -131,6 +133,24 @@ describe("the directory's users", () => {
     release();
     expect(await fetched).toMatchObject({ fullName: "Renamed" });
     expect(directory.known(5)).toMatchObject({ fullName: "Renamed" });
+  });
+
+  it("does not cache a user fetched under an earlier queue, nor let that fetch end a newer one", async () => {
+    const keeper: { current?: object } = { current: {} };
+    const { directory, calls, hold, release, releaseFirst } = directoryOver([apiUser(5)], keeper);
+    hold();
+    const old = directory.user(5);
+    keeper.current = {};
+    const fresh = directory.user(5);
+    releaseFirst();
+    await old;
+    // The newer fetch is still the one to share (old code: the old one's end dropped it).
+    const shared = directory.user(5);
+    expect(calls.get).toBe(2);
+    release();
+    expect(await shared).toBe(await fresh);
+    await directory.user(5);
+    expect(calls.get).toBe(2);
   });
 
   it("trusts nothing from an earlier event queue, and users only for a while without one", async () => {

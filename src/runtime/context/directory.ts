@@ -185,14 +185,15 @@ export class Directory {
     };
     entry.user = this.#api.users.get({ user_id: userId }).then(
       (r) => {
-        this.#loading.delete(userId);
-        let user: ChatUser | undefined = toChatUser(r.user);
+        this.#settled(userId, entry);
+        let user = toChatUser(r.user);
         for (const update of entry.updates) user = patched(user, update);
+        // Fetched under an earlier queue: handed to its callers, not cached (events were lost).
         if (this.#keeper === keeper) this.#put(user);
         return user;
       },
       (error: unknown) => {
-        this.#loading.delete(userId);
+        this.#settled(userId, entry);
         if (isNoSuchUser(error)) return undefined;
         throw error;
       },
@@ -321,6 +322,11 @@ export class Directory {
       }
     }
     return keeper;
+  }
+
+  /** A fetch ended: it is no longer the one callers share (unless a newer one replaced it). */
+  #settled(userId: number, entry: object): void {
+    if (this.#loading.get(userId) === entry) this.#loading.delete(userId);
   }
 
   #put(user: ChatUser, at = this.#now()): void {
