@@ -307,7 +307,7 @@ void main(async () => {
             /"msg":"ready"/,
             "!ping",
             {
-              // The first @**Name** reads the names (once per process): timed on its own.
+              // The first !remind of a process compiles what it runs: timed on its own.
               "first remind": {
                 times: 1,
                 text: () => `!remind @**${people[0]}** in 10 minutes to start`,
@@ -422,7 +422,7 @@ void main(async () => {
   return {
     name: "realm-size",
     title: `Realm size: ${large} users beside ${SMALL}`,
-    method: `The same \`bot start\` (the built CLI, \`ping\` and \`remind\` plugins, memory storage, no command rate limit) against two sandboxes in this process, one of ${SMALL} users and one of ${large} (the seeded accounts and \`Person <n>\`s added to the realm), and beside it a bare bot (\`bench/bare-echo.ts\`: undici, GET /users/me, POST /register for \`message\` events only, a poll loop) in the large realm. Each contender is a fresh process (\`--expose-gc\`, a probe preloaded: \`bench/realm-size-probe.mjs\`), the three alternate, ${ROUNDS} rounds, medians. Registration answer: the bytes of the POST /register answers the sandbox sent it (as sent: compressed when it was). Spawn to first answer: to the sandbox storing its answer to \`!ping\` (the bare bot: \`!echo 0\`) in a fresh topic, and the CPU time (user + system, /proc) the process used to get there, steadier than wall time on a loaded machine. Idle RSS from /proc ${IDLE_MS / 1000} s after; then heap used after three forced collections, and again once the commands below are answered (for the bot in the large realm, with the names read: a number or two per user). Then ${COMMANDS} commands of each kind (\`!ping\`, \`!remind\`; the bare bot \`!echo <n>\`), each awaited: CPU per command from /proc (10 ms ticks) over them. \`!remind @**Person <n>**\` names a different user each time by name (the form the web app's typeahead writes); the first \`!remind @**Name**\` of a process, which reads the names once (GET /users for names only, kept by events from then on), is its own row. Sandbox rows: CPU per request (the sandbox and the client in this process, \`process.cpuUsage\`) for ${SANDBOX_REQUESTS} POST /messages mentioning \`@**<the last user>**\` and ${CREATED_USERS} POST /users, at each size, the sizes alternating, ${ROUNDS} rounds, medians.`,
+    method: `The same \`bot start\` (the built CLI, \`ping\` and \`remind\` plugins, memory storage, no command rate limit) against two sandboxes in this process, one of ${SMALL} users and one of ${large} (the seeded accounts and \`Person <n>\`s added to the realm), and beside it a bare bot (\`bench/bare-echo.ts\`: undici, GET /users/me, POST /register for \`message\` events only, a poll loop) in the large realm. Each contender is a fresh process (\`--expose-gc\`, a probe preloaded: \`bench/realm-size-probe.mjs\`), the three alternate, ${ROUNDS} rounds, medians. Registration answer: the bytes of the POST /register answers the sandbox sent it (as sent: compressed when it was). Spawn to first answer: to the sandbox storing its answer to \`!ping\` (the bare bot: \`!echo 0\`) in a fresh topic, and the CPU time (user + system, /proc) the process used to get there, steadier than wall time on a loaded machine. Idle RSS from /proc ${IDLE_MS / 1000} s after; then heap used after three forced collections, and again once the commands below are answered (the users they named cached). Then ${COMMANDS} commands of each kind (\`!ping\`, \`!remind\`; the bare bot \`!echo <n>\`), each awaited: CPU per command from /proc (10 ms ticks) over them. \`!remind @**Person <n>**\` names a different user each time by name (the form the web app's typeahead writes; remind reads the user the server rendered the mention as, with GET /messages/{id}, then the user by ID); the first \`!remind\` of a process, which compiles what it runs, is its own row. Sandbox rows: CPU per request (the sandbox and the client in this process, \`process.cpuUsage\`) for ${SANDBOX_REQUESTS} POST /messages mentioning \`@**<the last user>**\` and ${CREATED_USERS} POST /users, at each size, the sizes alternating, ${ROUNDS} rounds, medians.`,
     rows: [
       ...registration.rows,
       ...firstAnswer.rows,
@@ -433,7 +433,7 @@ void main(async () => {
       ...rowsOf("CPU per !ping", "ms", ping.large, ping.small, echo),
       ...rowsOf("CPU per !remind @**Name**", "ms", remindCpu.large, remindCpu.small),
       ...rowsOf(
-        "CPU of the first !remind @**Name** (reads names once)",
+        "CPU of the first !remind @**Name** of a process",
         "ms",
         firstRemind.large,
         firstRemind.small,

@@ -1,6 +1,5 @@
 // remind: "remind me in 2 hours to ...", reminders for others and for topics, sent as the server's scheduled messages.
 import {
-  AmbiguousNameError,
   codeBlock,
   definePlugin,
   escapeText,
@@ -9,10 +8,10 @@ import {
   raw,
   silentMention,
   z,
-  type ChatUser,
   type MessageContext,
   type TrustedMarkdown,
 } from "topicbot";
+import { mentionedUser } from "./mentioned.js";
 import { parseReminder, type ReminderRequest } from "./parse.js";
 
 /** A request the plugin turns down, with the reason for the sender. */
@@ -50,35 +49,6 @@ export default definePlugin({
     const zoneOf = async (ctx: MessageContext): Promise<string> =>
       (await bot.users.user(ctx.sender.userId))?.timezone || config.timeZone;
 
-    /**
-     * The user a mention names, as the sender may see them (a guest limited by the realm's user
-     * access sees only some): through the bot's directory, by ID or by name, never by listing the
-     * organization. Namesakes the sender can see make the mention ambiguous.
-     */
-    const mentioned = async (
-      ctx: MessageContext,
-      target: { name: string; userId?: number },
-    ): Promise<ChatUser | undefined> => {
-      const sender = ctx.sender.userId;
-      let user: ChatUser | undefined;
-      try {
-        user = await bot.users.byMention(target.name, target.userId);
-      } catch (error) {
-        if (!(error instanceof AmbiguousNameError)) throw error;
-        const seen = await Promise.all(
-          error.candidates.map((c) => bot.users.canAccess(sender, c.userId)),
-        );
-        const visible = error.candidates.filter((_, i) => seen[i]);
-        if (visible.length > 1)
-          throw new Refusal(
-            md`Several users are called ${`@**${target.name}**`}; pick one with ${`@**${target.name}|id**`}: ${visible.map((c) => c.userId).join(", ")}.`,
-          );
-        return visible[0];
-      }
-      if (!user?.isActive || !(await bot.users.canAccess(sender, user.userId))) return undefined;
-      return user;
-    };
-
     const deliver = async (ctx: MessageContext, request: ReminderRequest): Promise<string> => {
       const { target, at, what } = request;
       if (target.kind === "me") {
@@ -87,7 +57,7 @@ export default definePlugin({
         return ctx.isDirect ? "you" : "you here";
       }
       if (target.kind === "user") {
-        const user = await mentioned(ctx, target);
+        const user = await mentionedUser(ctx, bot.users, target);
         // One answer for "no such user" and "a user you cannot see" (a guest limited by the
         // realm's user access), so a guest cannot learn who exists nor message them through the bot.
         if (!user) throw new Refusal(md`I don't know a user ${`@**${target.name}**`}.`);
