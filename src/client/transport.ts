@@ -82,6 +82,8 @@ export class Transport {
   readonly #headers: Record<string, string>;
   readonly #anonymousHeaders: Record<string, string>;
   /** The same two with the form content type, for a body of fields (every reply sends one). */
+  /** The authenticated headers without `accept-encoding`, for streamed answers. */
+  readonly #streamHeaders: Record<string, string>;
   readonly #formHeaders: Record<string, string>;
   readonly #anonymousFormHeaders: Record<string, string>;
 
@@ -112,6 +114,10 @@ export class Transport {
             authorization: `Basic ${Buffer.from(`${options.email}:${options.apiKey}`).toString("base64")}`,
           }
         : this.#anonymousHeaders;
+    // A streamed answer (GET /events) is read element by element as it arrives, which a
+    // compressed body read whole would undo: those requests ask for the body as it is.
+    const { "accept-encoding": _, ...uncompressed } = this.#headers;
+    this.#streamHeaders = uncompressed;
     this.#formHeaders = { ...this.#headers, "content-type": FORM };
     this.#anonymousFormHeaders = { ...this.#anonymousHeaders, "content-type": FORM };
   }
@@ -128,7 +134,11 @@ export class Transport {
     const fields = typeof req.fields === "object" ? req.fields.toString() : req.fields;
     const query = req.method === "GET" ? fields : undefined;
     const path = `${this.#base}${req.path}${query ? `?${query}` : ""}`;
-    const common = req.authenticate ? this.#headers : this.#anonymousHeaders;
+    const common = req.authenticate
+      ? req.stream
+        ? this.#streamHeaders
+        : this.#headers
+      : this.#anonymousHeaders;
     let headers = common;
     let body: string | Readable | undefined;
     if (req.body) {
