@@ -17,6 +17,7 @@ const ALL = [
   "sandbox",
   "cluster",
   "stream",
+  "realm-size",
 ] as const;
 const report = fileURLToPath(new URL("../docs/performance.md", import.meta.url));
 

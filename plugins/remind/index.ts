@@ -1,6 +1,5 @@
 // remind: "remind me in 2 hours to ...", reminders for others and for topics, sent as the server's scheduled messages.
 import {
-  canUserAccessUser,
   codeBlock,
   definePlugin,
   escapeText,
@@ -12,6 +11,7 @@ import {
   type MessageContext,
   type TrustedMarkdown,
 } from "topicbot";
+import { mentionedUser } from "./mentioned.js";
 import { parseReminder, type ReminderRequest } from "./parse.js";
 
 /** A request the plugin turns down, with the reason for the sender. */
@@ -46,11 +46,8 @@ export default definePlugin({
   }),
   setup(bot, config) {
     /** The sender's profile time zone, else the configured one. */
-    const zoneOf = async (ctx: MessageContext): Promise<string> => {
-      const { members } = await ctx.api.users.list({ user_ids: [ctx.sender.userId] });
-      const zone = members.find((m) => m.user_id === ctx.sender.userId)?.timezone;
-      return zone || config.timeZone;
-    };
+    const zoneOf = async (ctx: MessageContext): Promise<string> =>
+      (await bot.users.user(ctx.sender.userId))?.timezone || config.timeZone;
 
     const deliver = async (ctx: MessageContext, request: ReminderRequest): Promise<string> => {
       const { target, at, what } = request;
@@ -60,24 +57,14 @@ export default definePlugin({
         return ctx.isDirect ? "you" : "you here";
       }
       if (target.kind === "user") {
-        const { members } = await ctx.api.users.list({});
-        const user = members.find(
-          (m) =>
-            (target.userId !== undefined && m.user_id === target.userId) ||
-            m.full_name.toLowerCase() === target.name.toLowerCase(),
-        );
+        const user = await mentionedUser(ctx, bot.users, target);
         // One answer for "no such user" and "a user you cannot see" (a guest limited by the
         // realm's user access), so a guest cannot learn who exists nor message them through the bot.
-        if (
-          !user ||
-          !user.is_active ||
-          !(await canUserAccessUser(ctx.api, ctx.sender.userId, user.user_id))
-        )
-          throw new Refusal(md`I don't know a user ${`@**${target.name}**`}.`);
+        if (!user) throw new Refusal(md`I don't know a user ${`@**${target.name}**`}.`);
         await ctx.schedule(md`Reminder from **${ctx.sender.fullName}**:${body(what)}`, at, {
-          to: [user.user_id],
+          to: [user.userId],
         });
-        return silentMention({ userId: user.user_id, fullName: user.full_name }).markdown;
+        return silentMention(user).markdown;
       }
       const { streams } = await ctx.api.channels.list({});
       const channel = streams.find((s) => s.name.toLowerCase() === target.channel.toLowerCase());

@@ -52,6 +52,20 @@ describe("remind", () => {
     ]);
   });
 
+  it("names the user the server rendered the mention as, whatever the name's case and HTML", async () => {
+    t = await createTestBot({ plugins: [remind], now: START });
+    const tom = await t.createUser({ handle: "tom", fullName: "Tom & Jerry <TJ>" });
+    await t.send("!remind @**tom & jerry <tj>** in 5 minutes to share");
+    await t.expectReply(
+      `I'll remind @_**Tom & Jerry <TJ>|${tom.userId}** <time:2025-03-03T08:05:00.000Z>: share`,
+    );
+    await t.clock.advance("5m");
+    expect(await t.expectReply("Reminder from **Mia Member**: share")).toMatchObject({
+      type: "direct",
+      userIds: [tom.userId, t.sandbox.bot.userId].sort((a, b) => a - b),
+    });
+  });
+
   it("reminds another user by direct message and a topic by name", async () => {
     t = await createTestBot({ plugins: [remind], now: START });
     await t.send("!remind @**Adam Admin** in 10 minutes to review the PR");

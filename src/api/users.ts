@@ -1,4 +1,4 @@
-// Users on the wire: the user objects and the user endpoints (list, own profile, create, update, status).
+// Users on the wire: the user objects and the user endpoints (list, one user, own profile, create, update, status).
 import { z } from "zod";
 import { bool, int, optBool, optInt, optStr, str } from "./leaves.js";
 import { endpoint } from "./endpoint.js";
@@ -71,6 +71,38 @@ export const list = endpoint({
   auth: "optional",
 });
 
+/** The answer of GET /users/{user_id} and GET /users/{email}: one user, as the list shows it. */
+const oneUser = () => z.looseObject({ user: user });
+
+/** GET /users/{user_id}: one user of the organization (feature level 1). */
+export const get = endpoint({
+  method: "GET",
+  path: "/users/{user_id}",
+  params: () =>
+    z.object({
+      user_id: int,
+      client_gravatar: optBool,
+      include_custom_profile_fields: optBool,
+    }),
+  response: oneUser,
+});
+
+/**
+ * GET /users/{email}: one user found by email (feature level 39): the real email when the
+ * requester may see it, or the placeholder `user<id>@<realm_host>` of anyone.
+ */
+export const getByEmail = endpoint({
+  method: "GET",
+  path: "/users/{email}",
+  params: () =>
+    z.object({
+      email: z.string().min(1),
+      client_gravatar: optBool,
+      include_custom_profile_fields: optBool,
+    }),
+  response: oneUser,
+});
+
 /** POST /users: administrators holding `can_create_users` create an account. */
 export const create = endpoint({
   method: "POST",
@@ -138,4 +170,12 @@ export const userStatusEvent = z.looseObject({
   reaction_type: optStr,
 });
 
-export const usersEndpoints = { me, list, create, updateByEmail, setStatus } as const;
+export const usersEndpoints = {
+  me,
+  list,
+  get,
+  getByEmail,
+  create,
+  updateByEmail,
+  setStatus,
+} as const;

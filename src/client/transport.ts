@@ -4,6 +4,7 @@ import type { Dispatcher } from "undici";
 import { createDispatcher, proxyFor, redactProxy, type ConnectionOptions } from "./connection.js";
 import { certificateError, clientCertificatePage, proxyRefusal } from "./connection-errors.js";
 import { NetworkError } from "./errors.js";
+import { ACCEPT_ENCODING, contentCodings, decodeBody } from "./compression.js";
 import type { MultipartBody } from "./multipart.js";
 import {
   ArrayStreamConsumerError,
@@ -86,6 +87,8 @@ export class Transport {
   readonly #headers: Record<string, string>;
   readonly #anonymousHeaders: Record<string, string>;
   /** The same two with the form content type, for a body of fields (every reply sends one). */
+  /** The authenticated headers without `accept-encoding`, for streamed answers. */
+  readonly #streamHeaders: Record<string, string>;
   readonly #formHeaders: Record<string, string>;
   readonly #anonymousFormHeaders: Record<string, string>;
 
@@ -101,6 +104,7 @@ export class Transport {
     this.#anonymousHeaders = {
       "user-agent": options.userAgent ?? "topicbot",
       accept: "application/json",
+      "accept-encoding": ACCEPT_ENCODING,
     };
     this.#headers =
       options.email !== undefined && options.apiKey !== undefined
@@ -109,6 +113,10 @@ export class Transport {
             authorization: `Basic ${Buffer.from(`${options.email}:${options.apiKey}`).toString("base64")}`,
           }
         : this.#anonymousHeaders;
+    // A streamed answer (GET /events) is read element by element as it arrives, which a
+    // compressed body read whole would undo: those requests ask for the body as it is.
+    const { "accept-encoding": _, ...uncompressed } = this.#headers;
+    this.#streamHeaders = uncompressed;
     this.#formHeaders = { ...this.#headers, "content-type": FORM };
     this.#anonymousFormHeaders = { ...this.#anonymousHeaders, "content-type": FORM };
   }
@@ -125,7 +133,11 @@ export class Transport {
     const fields = typeof req.fields === "object" ? req.fields.toString() : req.fields;
     const query = req.method === "GET" ? fields : undefined;
     const path = `${this.#base}${req.path}${query ? `?${query}` : ""}`;
-    const common = req.authenticate ? this.#headers : this.#anonymousHeaders;
+    const common = req.authenticate
+      ? req.stream
+        ? this.#streamHeaders
+        : this.#headers
+      : this.#anonymousHeaders;
     let headers = common;
     let body: string | Readable | undefined;
     if (req.body) {
@@ -285,7 +297,8 @@ function dispatchReading<T>(
  * functions for every reply and poll.
  */
 class ReadingHandler<T> implements Dispatcher.DispatchHandler {
-  readonly #reader: BodyReader<T>;
+  /** The caller's reader, or one decoding a compressed body into it (`DecodingReader`). */
+  #reader: BodyReader<T>;
   readonly #signal: AbortSignal | undefined;
   readonly #resolve: (response: ReadResponse<T>) => void;
   readonly #reject: (error: unknown) => void;
@@ -339,6 +352,8 @@ class ReadingHandler<T> implements Dispatcher.DispatchHandler {
     if (status < 200) return;
     this.#statusCode = status;
     this.#headers = responseHeaders;
+    const codings = contentCodings(responseHeaders);
+    if (codings.length > 0) this.#reader = new DecodingReader(this.#reader, codings);
     try {
       this.#reader.start(status, responseHeaders);
     } catch (error) {
@@ -379,6 +394,35 @@ class ReadingHandler<T> implements Dispatcher.DispatchHandler {
 
   onResponseError(_: Dispatcher.DispatchController, error: Error): void {
     this.fail(error);
+  }
+}
+
+/**
+ * A compressed body (`Content-Encoding`): read whole, decoded off the event loop, then handed to
+ * `inner` as one chunk, with the headers of the decoded body (no encoding, no length). Only large
+ * answers come compressed (registrations, long lists); replies and polls are too small for it.
+ */
+class DecodingReader<T> implements BodyReader<T> {
+  readonly #inner: BodyReader<T>;
+  readonly #codings: readonly string[];
+  readonly #chunks: Buffer[] = [];
+  constructor(inner: BodyReader<T>, codings: readonly string[]) {
+    this.#inner = inner;
+    this.#codings = codings;
+  }
+  start(statusCode: number, headers: HttpResponse["headers"]): void {
+    const { "content-encoding": _coding, "content-length": _length, ...decoded } = headers;
+    this.#inner.start(statusCode, decoded);
+  }
+  data(chunk: Buffer): undefined {
+    this.#chunks.push(chunk);
+    return undefined;
+  }
+  async end(): Promise<T> {
+    const body = await decodeBody(this.#codings, Buffer.concat(this.#chunks));
+    this.#chunks.length = 0;
+    await this.#inner.data(body);
+    return this.#inner.end();
   }
 }
 
@@ -478,5 +522,9 @@ async function requestStreamText(
   signal: AbortSignal | undefined,
 ): Promise<TextResponse> {
   const res = await dispatcher.request({ ...options, signal });
-  return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
+  const codings = contentCodings(res.headers);
+  if (codings.length === 0)
+    return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
+  const body = await decodeBody(codings, Buffer.from(await res.body.arrayBuffer()));
+  return { statusCode: res.statusCode, headers: res.headers, text: textOf([body]) };
 }

@@ -24,7 +24,7 @@ import { createDelivery } from "./delivery/delivery.js";
 import { deliveryStoreOver } from "./delivery/memory-store.js";
 import { RUNTIME_NAMESPACE } from "./delivery/open-store.js";
 import type { DeliveryStore } from "./delivery/store.js";
-import { Directory } from "./context/directory.js";
+import { Directory, type RealmUserEvent } from "./context/directory.js";
 import { trackUserAccess, UserAccessSetting } from "./context/userAccess.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { Intake } from "./delivery/intake.js";
@@ -261,11 +261,15 @@ export function createBot(options: BotOptions): Bot {
     if (current && current !== learnedFrom) userAccess.learn((learnedFrom = current));
     return userAccess;
   };
+  // The queue's `realm_user` events keep the directory's users current while it lasts (a queue of
+  // our own registered for them; a cluster worker's events come from the leader, without them).
+  const realmUserEvents =
+    events instanceof EventQueue &&
+    (register.event_types === undefined || register.event_types.includes("realm_user"));
   const directory = new Directory(api, {
     now,
-    featureLevel: () => server().featureLevel,
     guestsSeeEveryone: () => currentUserAccess().guestsSeeEveryone(),
-    registration,
+    keptBy: () => (realmUserEvents ? registration() : undefined),
   });
   trackUserAccess(api, () => currentUserAccess().guestsSeeEveryone());
   bus.on("realm", (event: { op?: unknown; data?: unknown }) =>
@@ -287,7 +291,7 @@ export function createBot(options: BotOptions): Bot {
     loopGuard: options.loopGuard,
     health: options.storageHealth,
   });
-  bus.on("realm_user", () => directory.invalidate());
+  bus.on("realm_user", (event: RealmUserEvent) => directory.onRealmUser(event));
   const watch = createHandlerWatch(options.handlers ?? {}, {
     store: storage.namespace(RUNTIME_NAMESPACE),
     log,
@@ -344,6 +348,7 @@ export function createBot(options: BotOptions): Bot {
       storage,
       sessions: storage.namespace("topicbot:sessions"),
       services: outside.plugins,
+      users: directory,
       me: () => {
         if (!lifecycle.me)
           throw new Error(`plugin "${plugin}": bot.me is available once the bot starts`);

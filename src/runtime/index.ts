@@ -48,8 +48,8 @@ export type {
 export { UsageError, tokenize } from "./commands/parse.js";
 export { atLeast, RateLimiter } from "./commands/guards.js";
 export type { RateLimit } from "./commands/guards.js";
-export { Directory } from "./context/directory.js";
-export type { ChatUser } from "./context/directory.js";
+export { AmbiguousNameError, Directory } from "./context/directory.js";
+export type { ChatUser, UserLookup } from "./context/directory.js";
 export type { Session, SessionKind, SessionKindOptions } from "./context/session.js";
 export { splitMessage } from "./context/actions.js";
 export {

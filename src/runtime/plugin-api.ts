@@ -8,6 +8,7 @@ import type { KeyValueStore } from "../storage/store.js";
 import type { RouteOptions, WebhookHandler } from "../webhooks/receiver.js";
 import type { Middleware } from "./dispatch/compose.js";
 import type { MessageContext } from "./context/context.js";
+import type { UserLookup } from "./context/directory.js";
 import {
   runSubcommand,
   type CommandInfo,
@@ -79,6 +80,14 @@ export interface PluginApi {
    * bot.hear(/hello/i, (ctx) => ctx.reply(`I am ${bot.me.mention}`));
    */
   readonly me: BotAccount;
+  /**
+   * The server's users as the bot knows them: fetched by ID or email as needed, cached and kept
+   * current by events (what `arg.user()` resolves with). Never lists the whole organization.
+   *
+   * @example
+   * const who = await bot.users.byMention("Mia Member"); // ChatUser | undefined
+   */
+  readonly users: UserLookup;
   /**
    * A command with typed arguments.
    *
@@ -187,6 +196,8 @@ export interface PluginApiDeps {
   services: PluginServices;
   /** The bot's account; throws before the bot starts. */
   me(): BotAccount;
+  /** The bot's directory of users. */
+  users: UserLookup;
 }
 
 /** The storage namespace every plugin shares (`bot.sharedStorage`). */
@@ -199,6 +210,7 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
     name: plugin,
     log,
     api: deps.api,
+    users: deps.users,
     storage: deps.storage.namespace(plugin),
     sharedStorage: deps.storage.namespace(SHARED_NAMESPACE),
     command: (name: string, spec: CommandSpec, handler?: Handler<CommandContext>) =>

@@ -125,7 +125,7 @@ export function editMessage(realm: Realm, req: EditRequest): StoredMessage[] {
     event.orig_content = message.content;
     event.orig_rendered_content = message.renderedContent;
     message.content = req.content!;
-    message.renderedContent = renderMarkdown(req.content!, realm.mentionTargets());
+    message.renderedContent = renderMarkdown(req.content!, realm.mentionTargets);
     message.lastEditTimestamp = now;
     realm.uploads.claim(realm, message);
     event.content = message.content;

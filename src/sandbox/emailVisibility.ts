@@ -67,10 +67,8 @@ export function findUserByEmail(
     const byId = realm.users.get(Number(placeholder[1]));
     if (byId) return byId;
   }
-  for (const user of realm.users.values()) {
-    if (user.email.toLowerCase() !== wanted) continue;
+  for (const user of realm.users.withEmail(wanted))
     if (canSeeRealEmail(viewer, user) || apiEmail(realm, user).toLowerCase() === wanted)
       return user;
-  }
   return undefined;
 }

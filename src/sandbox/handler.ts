@@ -1,5 +1,6 @@
 // The sandbox as a request handler: match a route, authenticate, decode parameters, answer JSON.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
 import { clientNameOf } from "./send.js";
 import { pathParamNames } from "../api/endpoint.js";
 import { authenticate, notLoggedIn, parseBasicAuth } from "./auth.js";
@@ -25,7 +26,8 @@ function compile(routes: readonly Route[]): CompiledRoute[] {
   return routes
     .map((route) => {
       const names = pathParamNames(route.endpoint.path);
-      // IDs match digits only, as the server's `<int:...>` URL converters: `/messages/-1` is a 404.
+      // IDs match digits only, as the server's `<int:...>` URL converters: `/messages/-1` is a 404,
+      // and `/users/12` goes to GET /users/{user_id} while `/users/a@b` goes to GET /users/{email}.
       const parts = route.endpoint.path
         .split(/\{\w+\}/)
         .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
@@ -68,6 +70,26 @@ export function requestTarget(target: string): { pathname: string; searchParams:
       };
 }
 
+/**
+ * JSON answers this long or longer are gzipped for a client that accepts it, as the server's nginx
+ * does (`gzip_types application/json`, at its default level 1); shorter ones (nearly every reply
+ * and poll) go as they are, where compressing would cost more than it saves.
+ */
+const GZIP_FROM_BYTES = 8 * 1024;
+
+/** Whether the request's `Accept-Encoding` takes gzip (not with `q=0`). */
+function acceptsGzip(res: ServerResponse): boolean {
+  const header = res.req?.headers["accept-encoding"];
+  if (typeof header !== "string") return false;
+  for (const item of header.split(",")) {
+    const [coding, ...params] = item.trim().toLowerCase().split(";");
+    if (coding !== "gzip" && coding !== "*") continue;
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return q === undefined || Number(q) > 0;
+  }
+  return false;
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -76,6 +98,18 @@ export function sendJson(
 ): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
+  if (text.length >= GZIP_FROM_BYTES && acceptsGzip(res)) {
+    const zipped = gzipSync(text, { level: 1 });
+    res.writeHead(status, {
+      "content-type": "application/json",
+      "content-encoding": "gzip",
+      vary: "Accept-Encoding",
+      "content-length": zipped.length,
+      ...headers,
+    });
+    res.end(zipped);
+    return;
+  }
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),

@@ -26,35 +26,62 @@ const escapeHtml = (text: string): string =>
   );
 
 /**
+ * How a render finds the users its mentions name: by ID and by full name (case-insensitively),
+ * active users only. The realm answers from its indexes; a plain list is searched.
+ */
+export interface MentionLookup {
+  byId(userId: number): MentionTarget | undefined;
+  byName(fullName: string): MentionTarget | undefined;
+}
+
+/** A list of users as a `MentionLookup` (tests, and renders that can mention no one). */
+function listLookup(users: readonly MentionTarget[]): MentionLookup {
+  return {
+    byId: (userId) => users.find((u) => u.userId === userId),
+    byName: (name) => {
+      const wanted = name.toLowerCase();
+      return users.find((u) => u.fullName.toLowerCase() === wanted);
+    },
+  };
+}
+
+const lookupOf = (users: readonly MentionTarget[] | MentionLookup): MentionLookup =>
+  Array.isArray(users) ? listLookup(users) : (users as MentionLookup);
+
+/**
  * What the text between `**` mentions, as the server's UserMentionPattern: a channel or topic
  * wildcard (exact, lower case), else a user by `Name|id` (the name, when given, must be that
  * user's exact full name), `|id`, or by name (case-insensitive); undefined when nobody.
  */
 function resolve(
-  users: readonly MentionTarget[],
+  users: MentionLookup,
   text: string,
 ): MentionTarget | "channel" | "topic" | undefined {
   if (CHANNEL_WILDCARDS.has(text)) return "channel";
   if (text === "topic") return "topic";
   const idSyntax = /^(.+)?\|(\d+)$/.exec(text);
   if (idSyntax) {
-    const user = users.find((u) => u.userId === Number(idSyntax[2]));
+    const user = users.byId(Number(idSyntax[2]));
     if (user && idSyntax[1] !== undefined && user.fullName !== idSyntax[1]) return undefined;
     return user;
   }
-  const wanted = text.toLowerCase();
-  return users.find((u) => u.fullName.toLowerCase() === wanted);
+  return users.byName(text);
 }
 
 /**
  * The users a message mentions (`@**Name**`, `@**Name|id**`, `@**|id**`): not silent `@_**…**`
  * ones, not wildcards, not a name that does not match its ID, not after a word character.
  */
-export function findMentions(content: string, users: readonly MentionTarget[]): Set<number> {
+export function findMentions(
+  content: string,
+  users: readonly MentionTarget[] | MentionLookup,
+): Set<number> {
   const found = new Set<number>();
+  if (!content.includes("@")) return found;
+  const lookup = lookupOf(users);
   for (const match of content.matchAll(MENTION_ANYWHERE)) {
     if (match[1] === "_") continue;
-    const user = resolve(users, match[2]!);
+    const user = resolve(lookup, match[2]!);
     if (typeof user === "object") found.add(user.userId);
   }
   return found;
@@ -72,7 +99,8 @@ export function findWildcards(content: string): { channel: boolean; topic: boole
 }
 
 // marked renders synchronously, so the users of the current render can live here for its duration.
-let currentUsers: readonly MentionTarget[] = [];
+const NO_ONE: MentionLookup = { byId: () => undefined, byName: () => undefined };
+let currentUsers: MentionLookup = NO_ONE;
 
 interface MentionToken extends Tokens.Generic {
   silent: boolean;
@@ -148,16 +176,22 @@ const marked = new Marked({
 });
 
 /** Renders message Markdown to HTML with marked: the full renderer, for any text. */
-export function renderWithMarked(content: string, users: readonly MentionTarget[] = []): string {
-  currentUsers = users;
+export function renderWithMarked(
+  content: string,
+  users: readonly MentionTarget[] | MentionLookup = NO_ONE,
+): string {
+  currentUsers = lookupOf(users);
   try {
     return (marked.parse(content) as string).trim();
   } finally {
-    currentUsers = [];
+    currentUsers = NO_ONE;
   }
 }
 
 /** Renders message Markdown to HTML the way clients expect it: block HTML, mentions as spans. */
-export function renderMarkdown(content: string, users: readonly MentionTarget[] = []): string {
+export function renderMarkdown(
+  content: string,
+  users: readonly MentionTarget[] | MentionLookup = NO_ONE,
+): string {
   return renderPlainMarkdown(content) ?? renderWithMarked(content, users);
 }

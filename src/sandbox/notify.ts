@@ -22,6 +22,22 @@ export function notifyUsers(
   }
 }
 
+/**
+ * Pushes an event to every queue of an active user (a realm-wide event): one pass over the
+ * queues, not a list of the organization's users per event.
+ */
+export function notifyActiveUsers(
+  realm: Realm,
+  build: (receiver: SandboxUser) => Event | undefined,
+): void {
+  for (const queue of realm.queues.all()) {
+    const receiver = realm.users.get(queue.userId);
+    if (!receiver?.isActive) continue;
+    const event = build(receiver);
+    if (event) queue.push(event);
+  }
+}
+
 /** IDs of every active user: the audience of realm-wide events. */
 export const activeUserIds = (realm: Realm): number[] =>
   [...realm.users.values()].filter((u) => u.isActive).map((u) => u.userId);

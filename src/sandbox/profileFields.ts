@@ -79,7 +79,7 @@ export function profileDataView(
     const field = fields.get(id);
     if (!field) continue;
     out[String(id)] = MARKDOWN_TYPES.has(field.type)
-      ? { value, rendered_value: renderMarkdown(value, realm.mentionTargets()) }
+      ? { value, rendered_value: renderMarkdown(value, realm.mentionTargets) }
       : { value };
   }
   return out;

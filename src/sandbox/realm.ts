@@ -4,7 +4,7 @@ import type { Role } from "../api/common.js";
 import type { Clock } from "./clock.js";
 import { apiEmail } from "./emailVisibility.js";
 import { seedRealmEmoji, type RealmEmoji } from "./emoji.js";
-import { findMentions, renderMarkdown } from "./markdown.js";
+import { findMentions, renderMarkdown, type MentionLookup } from "./markdown.js";
 import { MessageIndex } from "./messageIndex.js";
 import { flagSet, NO_FLAGS } from "./flagSets.js";
 import type { QueueRegistry } from "./queues.js";
@@ -14,6 +14,7 @@ import { UploadStore } from "./uploads.js";
 import { avatarField } from "./avatar.js";
 import { widgetFromContent, type WidgetContent } from "./widgets.js";
 import { DEFAULT_USER_SETTINGS, type UserSettings } from "./userSettings.js";
+import { RealmUsers } from "./realmUsers.js";
 
 export interface SandboxUser {
   userId: number;
@@ -195,7 +196,8 @@ export interface MessageViewOptions {
 export class Realm {
   readonly settings: RealmSettings;
   readonly clock: Clock;
-  readonly users = new Map<number, SandboxUser>();
+  /** By ID, and indexed by email and full name (see `RealmUsers`). */
+  readonly users = new RealmUsers();
   readonly channels = new Map<number, Channel>();
   /** Every stored message, ascending IDs. Read through `index` rather than scanning it. */
   readonly messages: StoredMessage[] = [];
@@ -207,6 +209,8 @@ export class Realm {
   /** The settings users joining from now on start with (PATCH /realm/user_settings_defaults). */
   readonly userSettingsDefaults: UserSettings = { ...DEFAULT_USER_SETTINGS };
   #nextUserId = 1;
+  /** The Notification Bot's ID once made (`systemBot`). */
+  #systemBotId: number | undefined;
   #nextChannelId = 1;
   #nextMessageId = 1;
   #nextSubmessageId = 1;
@@ -341,8 +345,14 @@ export class Realm {
 
   /** The internal Notification Bot, created on first use; it posts reports and other notices. */
   systemBot(): SandboxUser {
-    for (const user of this.users.values()) if (user.isSystemBot) return user;
-    return this.addUser({
+    const known = this.#systemBotId === undefined ? undefined : this.users.get(this.#systemBotId);
+    if (known?.isSystemBot) return known;
+    for (const user of this.users.values())
+      if (user.isSystemBot) {
+        this.#systemBotId = user.userId;
+        return user;
+      }
+    const bot = this.addUser({
       email: `notification-bot@${this.settings.host}`,
       fullName: "Notification Bot",
       password: null,
@@ -352,6 +362,8 @@ export class Realm {
       botOwnerId: null,
       isSystemBot: true,
     });
+    this.#systemBotId = bot.userId;
+    return bot;
   }
 
   /** The next submessage ID (submessages share one sequence across messages). */
@@ -378,10 +390,9 @@ export class Realm {
     return undefined;
   }
 
+  /** The user whose (real) email is `email`, case-insensitively: an index lookup, not a scan. */
   userByEmail(email: string): SandboxUser | undefined {
-    const wanted = email.toLowerCase();
-    for (const user of this.users.values()) if (user.email.toLowerCase() === wanted) return user;
-    return undefined;
+    return this.users.withEmail(email)[0];
   }
 
   channelByName(name: string): Channel | undefined {
@@ -391,11 +402,17 @@ export class Realm {
     return undefined;
   }
 
-  mentionTargets(): { userId: number; fullName: string }[] {
-    return [...this.users.values()]
-      .filter((u) => u.isActive)
-      .map((u) => ({ userId: u.userId, fullName: u.fullName }));
-  }
+  /**
+   * The active users a mention can name, found through the user indexes (a render looks up the
+   * few names it meets instead of listing the whole organization).
+   */
+  readonly mentionTargets: MentionLookup = {
+    byId: (userId) => {
+      const user = this.users.get(userId);
+      return user?.isActive ? user : undefined;
+    },
+    byName: (fullName) => this.users.named(fullName).find((u) => u.isActive),
+  };
 
   /** The recipient ID of a DM conversation among these users (sender included), if it exists. */
   dmRecipientId(participants: readonly number[]): number | undefined {
@@ -429,8 +446,7 @@ export class Realm {
     /** Runs after the message is stored and before events go out (visibility policies). */
     beforeDelivery?: (message: StoredMessage) => void;
   }): StoredMessage {
-    // Every mention starts with `@`: without one, no need to list who could be mentioned.
-    const targets = init.content.includes("@") ? this.mentionTargets() : [];
+    const targets = this.mentionTargets;
     const recipients =
       init.kind === "stream"
         ? [...init.channel!.subscribers]

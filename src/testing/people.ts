@@ -5,6 +5,7 @@ import { createClient, type ApiClient } from "../client/client.js";
 /** The client name the sandbox records for messages a test sends (as anyone, the bot included). */
 export const HARNESS_CLIENT = "topicbot-test-harness";
 import type { Sandbox, SandboxAccount } from "../sandbox/server.js";
+import { notifyActiveUsers } from "../sandbox/notify.js";
 
 /** A user to add to the sandbox for a test. */
 export interface NewUser {
@@ -89,8 +90,22 @@ export class People {
     const user = realm.users.get(user_id)!;
     const role = ROLES[init.role ?? "member"];
     if (role === undefined) throw new Error(`createUser: unknown role "${init.role}"`);
-    user.role = role;
-    if (init.timezone) user.timezone = init.timezone;
+    // As the server would, each change is announced (`realm_user` update): bots keep the users
+    // they know current from these events.
+    const announce = (person: Record<string, unknown>) =>
+      notifyActiveUsers(realm, () => ({
+        type: "realm_user",
+        op: "update",
+        person: { user_id, ...person },
+      }));
+    if (user.role !== role) {
+      user.role = role;
+      announce({ role });
+    }
+    if (init.timezone) {
+      user.timezone = init.timezone;
+      announce({ timezone: init.timezone });
+    }
     for (const channel of realm.channels.values())
       if (!channel.inviteOnly && channel.subscribers.has(this.#sandbox.bot.userId))
         realm.subscribe(channel, user.userId);

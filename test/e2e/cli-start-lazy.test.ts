@@ -150,6 +150,8 @@ const LOADED_FROM_PACKAGES = /\/node_modules\/undici\/lib\/llhttp\/llhttp(_simd)
 /** The endpoints `bot start` calls before and while answering `!ping`: only their schemas may be built. */
 const CALLED = new Set([
   "users.me",
+  // The sender of the first command, fetched by ID (the reply guard's "is the sender a human").
+  "users.get",
   "events.register",
   "events.get",
   "events.deleteQueue",
@@ -248,7 +250,7 @@ describe("bot start loads lazily", () => {
     // What it asks the server, from spawn to the answer and stop: its profile once (the CLI's probe
     // hands its answer on to the bot), the newest message once (the catch-up right after the
     // baseline does not read it again to check the baseline against the server), and never the
-    // user list (the reply guard's "is the sender a human" reads the registration's users).
+    // user list (the reply guard's "is the sender a human" fetches the one sender by ID).
     const requests = (await readFile(requestList, "utf8")).split("\n").filter(Boolean);
     expect(requests).toContain("POST /api/v1/messages");
     expect(

@@ -6,9 +6,9 @@ import { Dialogs } from "../../src/runtime/context/session.js";
 import type { BotAccount } from "../../src/runtime/dispatch/gate.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { createMemoryStore } from "../../src/storage/index.js";
-import type { ChatUser } from "../../src/runtime/context/directory.js";
+import type { ChatUser, Directory } from "../../src/runtime/context/directory.js";
 
-/** A user as GET /users (and the registration's `realm_users`) describe one: a member unless `extra` says otherwise. */
+/** A user as GET /users (and GET /users/{user_id}) describe one: a member unless `extra` says otherwise. */
 export function apiUser(userId: number, extra: Record<string, unknown> = {}) {
   return {
     user_id: userId,
@@ -38,6 +38,15 @@ export function humanAndBot(human: number, bot: number): ChatUser[] {
     isBot: userId === bot,
     isActive: true,
   }));
+}
+
+/** A directory that knows `users` (at hand, as after their first message) and no one else. */
+export function directoryOf(users: readonly ChatUser[]): Directory {
+  const byId = new Map(users.map((u) => [u.userId, u]));
+  return {
+    known: (id: number) => byId.get(id),
+    user: (id: number) => Promise.resolve(byId.get(id)),
+  } as unknown as Directory;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 } from "../../src/runtime/commands/command.js";
 import { bind, optionWord, tokenize } from "../../src/runtime/commands/parse.js";
 import { Directory } from "../../src/runtime/context/directory.js";
+import { ApiError } from "../../src/client/errors.js";
 
 const RUNS = { numRuns: 300 };
 
@@ -224,8 +225,27 @@ describe("typed arguments on any text", () => {
     { user_id: 3, email: "dup1@example.com", full_name: "Sam", role: 400, timezone: "" },
     { user_id: 4, email: "dup2@example.com", full_name: "Sam", role: 400, timezone: "" },
   ].map((u) => ({ ...u, is_bot: false, is_active: true }));
+  const found = <T>(user: T | undefined): T => {
+    if (user) return user;
+    throw new ApiError({
+      code: "BAD_REQUEST",
+      status: 400,
+      msg: "No such user",
+      extra: {},
+      endpoint: "GET /users/{user_id}",
+    });
+  };
   const api = {
-    users: { list: async () => ({ result: "success", msg: "", members: users }) },
+    users: {
+      get: async ({ user_id }: { user_id: number }) => ({
+        user: found(users.find((u) => u.user_id === user_id)),
+      }),
+      getByEmail: async ({ email }: { email: string }) => ({
+        user: found(users.find((u) => u.email === email.toLowerCase())),
+      }),
+    },
+    // The directory's names: GET /users read for names only.
+    call: async () => ({ result: "success", msg: "", members: users }),
     channels: {
       list: async () => ({
         result: "success",

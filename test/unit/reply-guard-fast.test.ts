@@ -7,7 +7,6 @@ import type { SendParams } from "../../src/api/messages.js";
 import type { Logger } from "../../src/log/logger.js";
 import type { SentIds } from "../../src/runtime/context/actions.js";
 import type { MessageContext } from "../../src/runtime/context/context.js";
-import type { Directory } from "../../src/runtime/context/directory.js";
 import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
 import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
 import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
@@ -16,7 +15,7 @@ import { ReplyGuard } from "../../src/runtime/delivery/reply-guard.js";
 import type { DeliveryStore } from "../../src/runtime/delivery/store.js";
 import type { JournalFs } from "../../src/storage/journal.js";
 import { createMemoryStore } from "../../src/storage/store.js";
-import { humanAndBot } from "../helpers/fixtures.js";
+import { directoryOf, humanAndBot } from "../helpers/fixtures.js";
 
 // The reply guard's one exactly-once path, over a store that takes outcomes synchronously (the file
 // journal's `sentNow`) and over the same store without it: the same posts, outcomes, loop-guard
@@ -64,8 +63,7 @@ async function run(fast: boolean): Promise<{ events: string[]; journal: unknown 
     warn: (_: unknown, msg: string) => events.push(`warn: ${msg}`),
     info: (_: unknown, msg: string) => events.push(`info: ${msg}`),
   } as unknown as Logger;
-  const list = Promise.resolve(users);
-  const directory = { users: () => list } as unknown as Directory;
+  const directory = directoryOf(users);
   const outbox: Outbox = {
     send: () => Promise.reject(new Error("the guard posts through the context's post")),
     landed: async () => undefined,
@@ -185,7 +183,7 @@ describe("the reply guard's records", () => {
           landed: async () => undefined,
           confirm: () => undefined,
         },
-        directory: { users: () => Promise.resolve(users) } as unknown as Directory,
+        directory: directoryOf(users),
         server: () => ({ featureLevel: 400, maxMessageLength: 10_000 }),
         floor: () => 0,
         now: () => 1,

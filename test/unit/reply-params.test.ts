@@ -3,11 +3,10 @@ import type { SendParams } from "../../src/api/messages.js";
 import type { Logger } from "../../src/log/logger.js";
 import { postTo, withContent, type SentIds } from "../../src/runtime/context/actions.js";
 import type { MessageContext } from "../../src/runtime/context/context.js";
-import type { Directory } from "../../src/runtime/context/directory.js";
 import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
 import { ReplyGuard } from "../../src/runtime/delivery/reply-guard.js";
 import type { DeliveryStore, ReplyIntent } from "../../src/runtime/delivery/store.js";
-import { humanAndBot } from "../helpers/fixtures.js";
+import { directoryOf, humanAndBot } from "../helpers/fixtures.js";
 
 // A reply's parameters as the journal records them and as they are posted, part by part.
 
@@ -29,11 +28,10 @@ function guardWith(intents: ReplyIntent[]): ReplyGuard {
     flush: async () => undefined,
     close: async () => undefined,
   };
-  const list = Promise.resolve(users);
   return new ReplyGuard({
     store,
     outbox: { send: async () => ({ id: 0 }), landed: async () => undefined, confirm: () => {} },
-    directory: { users: () => list } as unknown as Directory,
+    directory: directoryOf(users),
     loopGuard: new LoopGuard({ maxMessages: 10, windowMs: 60_000, pauseMs: 60_000, now: () => 5 }),
     server: () => ({ featureLevel: 400, maxMessageLength: 20 }),
     floor: () => 50,

@@ -3,7 +3,7 @@ import type { SendParams } from "../../api/messages.js";
 import type { Logger } from "../../log/logger.js";
 import { splitMessage, withContent, type SentIds, type ServerFacts } from "../context/actions.js";
 import type { GuardedSend, MessageContext, SendGuard } from "../context/context.js";
-import type { ChatUser, Directory } from "../context/directory.js";
+import type { Directory } from "../context/directory.js";
 import { LoopGuardError, type LoopGuard } from "./loop-guard.js";
 import type { Outbox } from "./outbox.js";
 import { ReplyBook } from "./records.js";
@@ -62,8 +62,6 @@ export class ReplyGuard {
   readonly #ownBook: boolean;
   /** Per handling (context): the shared store's records of its message, read once. */
   readonly #shared = new WeakMap<MessageContext, Promise<void>>();
-  /** The directory's user list last read, by ID (see `#usersById`). */
-  #users: { list: Promise<ChatUser[]>; byId: ReadonlyMap<number, ChatUser> } | undefined;
 
   constructor(options: ReplyGuardOptions) {
     this.#o = options;
@@ -103,7 +101,7 @@ export class ReplyGuard {
 
   /**
    * The one exactly-once path of every reply and send. It waits only where there is something to
-   * wait for: a shared store's records (a cluster), the user list on a first reply, a read-back
+   * wait for: a shared store's records (a cluster), the sender's user record on a first reply, a read-back
    * after a restart, the intent's write and the post.
    */
   async #once(ctx: MessageContext, n: number, send: GuardedSend): Promise<SentIds> {
@@ -207,42 +205,18 @@ export class ReplyGuard {
   /** The first few replies to a human's message are answers, not a flood: the guard skips them. */
   async #isAnswer(ctx: MessageContext, n: number, isReply: boolean): Promise<boolean> {
     if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
-    const { directory } = this.#o;
-    const senderId = ctx.message.sender_id;
-    let list = directory.users();
-    let sender = this.#usersById(list, await list.catch(() => [])).get(senderId);
-    if (sender === undefined) {
-      // Not in the list: someone who joined since it was read (see `usersIncluding`).
-      await directory.usersIncluding(senderId).catch(() => []);
-      list = directory.users();
-      sender = this.#usersById(list, await list.catch(() => [])).get(senderId);
-    }
+    const sender = await this.#o.directory.user(ctx.message.sender_id).catch(() => undefined);
     return sender !== undefined && !sender.isBot;
   }
 
   /**
-   * `#isAnswer` without waiting, when the directory's user list is the one already read (it is
-   * cached for minutes): undefined when that takes a wait (the first reply, a refreshed list).
-   * Part of the one path, not a second one: it answers from the same list `#isAnswer` reads.
+   * `#isAnswer` without waiting, when the directory has the sender at hand (it keeps every user
+   * it met): undefined when that takes a wait (the sender's first message, or no such user).
    */
   #isAnswerNow(ctx: MessageContext, n: number, isReply: boolean): boolean | undefined {
     if (!isReply || n >= ANSWERS_PER_MESSAGE) return false;
-    const users = this.#users;
-    if (users === undefined || this.#o.directory.users() !== users.list) return undefined;
-    const sender = users.byId.get(ctx.message.sender_id);
-    // A sender missing from the list may have joined since: `#isAnswer` looks again.
-    if (sender === undefined) return undefined;
-    return !sender.isBot;
-  }
-
-  /** The users of `list` (as read) by ID, indexed once per list the directory hands out. */
-  #usersById(list: Promise<ChatUser[]>, users: ChatUser[]): ReadonlyMap<number, ChatUser> {
-    if (this.#users?.list === list) return this.#users.byId;
-    const byId = new Map<number, ChatUser>();
-    // The first of an ID wins, as `find` would.
-    for (const u of users) if (!byId.has(u.userId)) byId.set(u.userId, u);
-    this.#users = { list, byId };
-    return byId;
+    const sender = this.#o.directory.known(ctx.message.sender_id);
+    return sender === undefined ? undefined : !sender.isBot;
   }
 
   /** Counts a send with the loop guard; throws (having logged a trip) when it may not go out. */

@@ -1,4 +1,4 @@
-// Sandbox routes for users: list, own profile, create, update by email, and another user's status.
+// Sandbox routes for users: list, one user (by ID or email), own profile, create, update by email, and another user's status.
 import { endpoints, ROLES } from "../../api/index.js";
 import { publicRoute, route, type Route } from "../route.js";
 import type { Realm, SandboxUser } from "../realm.js";
@@ -14,9 +14,9 @@ import {
   roleFlags,
 } from "../permissions.js";
 import { checkProfileValue, profileDataView, setProfileValue } from "../profileFields.js";
-import { activeUserIds, notifyUsers } from "../notify.js";
+import { notifyActiveUsers } from "../notify.js";
 import { updateStatus } from "../status.js";
-import { accessibleUserIds, inaccessibleUserView } from "../userAccess.js";
+import { accessibleUserIds, canAccessUser, inaccessibleUserView } from "../userAccess.js";
 import { avatarUrl } from "../avatar.js";
 
 /** GET /users/me as `user` sees themselves. */
@@ -123,9 +123,29 @@ function checkNewEmail(realm: Realm, email: string, self?: SandboxUser): void {
   if (holder && holder !== self) throw badRequest("Email is already in use.");
 }
 
+/**
+ * GET /users/{user_id} and GET /users/{email}: one user as `viewer` sees them; "No such user" for
+ * none, "Insufficient permission" for one a guest may not see (the realm's user access).
+ */
+function oneUser(
+  realm: Realm,
+  viewer: SandboxUser,
+  target: SandboxUser | undefined,
+  params: { client_gravatar?: boolean; include_custom_profile_fields?: boolean },
+) {
+  if (!target) throw badRequest("No such user");
+  if (!canAccessUser(realm, viewer, target)) throw badRequest("Insufficient permission");
+  return {
+    user: userView(realm, viewer, target, {
+      clientExtavatar: params.client_gravatar,
+      includeCustomProfileFields: params.include_custom_profile_fields,
+    }),
+  };
+}
+
 /** A `realm_user` update event about `target`, for everyone active. */
 function announceUpdate(realm: Realm, target: SandboxUser, person: Record<string, unknown>): void {
-  notifyUsers(realm, activeUserIds(realm), () => ({
+  notifyActiveUsers(realm, () => ({
     type: "realm_user",
     op: "update",
     person: { user_id: target.userId, ...person },
@@ -156,6 +176,14 @@ export const userRoutes: Route[] = [
     return { members };
   }),
 
+  route(endpoints.users.get, ({ realm, user, params }) =>
+    oneUser(realm, user, realm.users.get(params.user_id), params),
+  ),
+
+  route(endpoints.users.getByEmail, ({ realm, user, params }) =>
+    oneUser(realm, user, findUserByEmail(realm, user, params.email), params),
+  ),
+
   route(endpoints.users.create, ({ realm, user, params }) => {
     requireAdmin(user);
     if (!hasPermission(user, "can_create_users"))
@@ -172,7 +200,7 @@ export const userRoutes: Route[] = [
       botType: null,
       botOwnerId: null,
     });
-    notifyUsers(realm, activeUserIds(realm), (receiver) => ({
+    notifyActiveUsers(realm, (receiver) => ({
       type: "realm_user",
       op: "add",
       person: userView(realm, receiver, created, { includeCustomProfileFields: true }),
@@ -224,7 +252,7 @@ export const userRoutes: Route[] = [
     }
     if (newEmail !== undefined && newEmail !== target.email) {
       target.email = newEmail;
-      notifyUsers(realm, activeUserIds(realm), (receiver) =>
+      notifyActiveUsers(realm, (receiver) =>
         canSeeRealEmail(receiver, target)
           ? {
               type: "realm_user",
@@ -244,7 +272,7 @@ export const userRoutes: Route[] = [
     if (!target) throw badRequest("No such user");
     const { user_id: _id, ...update } = params;
     const changed = updateStatus(realm, target.userId, update);
-    notifyUsers(realm, activeUserIds(realm), () => ({
+    notifyActiveUsers(realm, () => ({
       type: "user_status",
       user_id: target.userId,
       ...changed,
