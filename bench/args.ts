@@ -1,8 +1,8 @@
 // Benchmark: command-line argument parsing (`a b --note w` into typed args) vs a lean split-and-convert parser.
-import { resolveInvocation, compileSpec } from "../src/runtime/commands/command.js";
-import { arg } from "../src/runtime/commands/types.js";
-import type { ArgEnv } from "../src/runtime/commands/types.js";
-import type { Directory } from "../src/runtime/context/directory.js";
+import { resolveInvocation, compileSpec } from "../src/commands/command.js";
+import { arg } from "../src/commands/types.js";
+import type { ArgEnv } from "../src/commands/types.js";
+import type { Directory } from "../src/context/directory.js";
 import { main, progress } from "./lib.js";
 
 const CALLS = 200_000;

@@ -20,11 +20,11 @@ const IN_FLIGHT = 64;
 
 const load = (path: string) => import(new URL(`src/${path}`, ROOT).href);
 const { createClient } = await load("client/client.js");
-const { FileDeliveryStore } = await load("runtime/delivery/file-store.js");
-const { ReplyGuard } = await load("runtime/delivery/reply-guard.js");
-const { LoopGuard } = await load("runtime/delivery/loop-guard.js");
-const { createOutbox } = await load("runtime/delivery/outbox.js");
-const actions = await load("runtime/context/actions.js");
+const { FileDeliveryStore } = await load("state/delivery/file.js");
+const { ReplyGuard } = await load("outbound/reply-guard.js");
+const { LoopGuard } = await load("outbound/loop-guard.js");
+const { createOutbox } = await load("outbound/outbox.js");
+const actions = await load("context/actions.js");
 /** What the context's `#deliver` hands the guard as the reply's parameters (a spread before `withContent`). */
 const withContent: (p: object, content: string) => object =
   actions.withContent ?? ((p: object, content: string) => ({ ...p, content }));

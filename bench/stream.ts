@@ -1,7 +1,7 @@
 // Benchmark: the cost of a streamed answer (ctx.stream), edits per second sent vs what the server's rate limit allows.
-import { createBot } from "../src/runtime/bot.js";
-import { definePlugin } from "../src/runtime/plugin.js";
-import type { StreamResult } from "../src/agents/stream.js";
+import { createBot } from "../src/bot/bot.js";
+import { definePlugin } from "../src/bot/plugin.js";
+import type { StreamResult } from "../src/context/stream.js";
 import { startSandbox, type Sandbox } from "../src/sandbox/server.js";
 import { main, progress, until, type Row } from "./lib.js";
 

@@ -1,5 +1,5 @@
 // What the console's server sends the page (mirrors src/dev/web/server.ts).
-import type { IgnoredReason } from "../src/runtime/observer.js";
+import type { IgnoredReason } from "../src/model/observer.js";
 
 export interface Person {
   userId: number;

@@ -1,8 +1,8 @@
 // topicbot/ai: the AI SDK bridge. A model's streamed answer into ctx.stream, ctx actions as tools.
 import { stepCountIs, streamText, type LanguageModel, type ModelMessage } from "ai";
-import type { MessageContext } from "../runtime/context/context.js";
-import type { HistoryOptions, Turn } from "../agents/history.js";
-import type { StreamResult } from "../agents/stream.js";
+import type { MessageContext } from "../context/context.js";
+import type { HistoryOptions, Turn } from "../context/history.js";
+import type { StreamResult } from "../context/stream.js";
 import { escapeText } from "../markdown/escape.js";
 import { chatTools, type AgentActions, type ChatToolName } from "./tools.js";
 

@@ -1,7 +1,7 @@
 // Cluster settings of the CLI: the cluster's Redis (`--cluster` over `cluster.redis`) and where a bot's storage lives in cluster mode.
 import { ConfigError } from "../config/errors.js";
 import type { BotConfig, StorageSettings } from "../config/schema.js";
-import { parseSentinelUrl, sentinelUrl, isSentinelUrl } from "../storage/redis-url.js";
+import { parseSentinelUrl, sentinelUrl, isSentinelUrl } from "../state/redis-url.js";
 
 const REDIS_URL = /^(rediss?|redis\+sentinel):\/\/[^\s]+$/;
 

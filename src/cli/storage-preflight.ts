@@ -5,7 +5,7 @@ import { access, open, stat, unlink } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../config/errors.js";
 import type { StorageSettings } from "../config/schema.js";
-import type { JournalFs } from "../storage/journal.js";
+import type { JournalFs } from "../state/journal.js";
 
 /** The file store's path and its delivery journal's (`open-store.ts`'s naming). */
 function filesOf(storage: StorageSettings, baseDir: string): string[] {

@@ -1,14 +1,14 @@
 // The delivery store of a cluster node: the Redis reply journal, with each intent fenced by the partition lock of its message.
 import { sleep } from "../client/backoff.js";
 import { isFenced, type Fence, type ScriptedRedis } from "./scripts.js";
-import type { RedisDeliveryStore } from "../storage/redis-delivery.js";
+import type { RedisDeliveryStore } from "../state/delivery/redis.js";
 import {
   DeliveryFencedError,
   type DeliverySnapshot,
   type DeliveryStore,
   type ReplyIntent,
   type ReplyRecord,
-} from "../runtime/delivery/store.js";
+} from "../state/delivery/store.js";
 
 export interface FencedDeliveryStoreOptions {
   redis: ScriptedRedis;

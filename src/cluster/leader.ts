@@ -3,15 +3,15 @@ import type { ApiClient } from "../client/client.js";
 import { sleep } from "../client/backoff.js";
 import type { AnyEvent, RegisterParams } from "../api/events.js";
 import type { Message } from "../api/messages.js";
-import { EventQueue } from "../events/queue.js";
+import { EventQueue } from "../inbound/event-queue.js";
 import type { Logger } from "../log/logger.js";
 import {
   catchUp,
   catchUpNarrows,
   newestMessageId,
   type CatchUpWindow,
-} from "../runtime/delivery/catch-up.js";
-import { conversationKey, conversationOf } from "../runtime/dispatch/conversation.js";
+} from "../inbound/catch-up.js";
+import { conversationKey, conversationOf } from "../model/conversation.js";
 import type { ClusterKeys } from "./keys.js";
 import { partitionOf } from "./partition.js";
 import { isFenced, type ScriptedRedis } from "./scripts.js";

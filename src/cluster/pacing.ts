@@ -2,7 +2,7 @@
 import type { Redis } from "ioredis";
 import type { PacingBudget } from "../client/pacing.js";
 import type { Logger } from "../log/logger.js";
-import { connectRedis } from "../storage/redis.js";
+import { connectRedis } from "../state/key-value/redis.js";
 
 /**
  * Spends one request: resets the state once the server's reset time has passed; with the remaining

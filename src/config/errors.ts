@@ -1,5 +1,5 @@
 // ConfigError: what is wrong with the configuration, naming the file, the line and the key.
-import { editDistance } from "../runtime/commands/help.js";
+import { editDistance } from "../commands/help.js";
 
 /** Where in a file a problem is: 1-based line and column. */
 export interface FilePosition {

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
-import { PLUGIN_NAME_RULE, type Plugin, type PluginInstance } from "../runtime/plugin.js";
+import { PLUGIN_NAME_RULE, type Plugin, type PluginInstance } from "../bot/plugin.js";
 import type { BotConfig } from "./schema.js";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";

@@ -1,7 +1,7 @@
 // The schema of bot.config.yaml: one zod description, from which types, validation, the JSON Schema and docs come.
 import { isTimeZone } from "../time/zoned.js";
 import { z } from "zod";
-import { DEFAULT_RATE_LIMIT } from "../runtime/commands/rate-limit.js";
+import { DEFAULT_RATE_LIMIT } from "../commands/rate-limit.js";
 import { schedulesConfig } from "../scheduler/config.js";
 import { receiverConfig, webhooksConfig } from "../webhooks/config.js";
 import { outgoingWebhookConfig } from "../webhooks/outgoing.js";

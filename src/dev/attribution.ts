@@ -1,7 +1,7 @@
 // Which plugin and handler produced what the bot does: a middleware notes it as each action starts.
-import type { Middleware } from "../runtime/dispatch/compose.js";
-import { conversationKey } from "../runtime/dispatch/conversation.js";
-import type { MessageContext } from "../runtime/context/context.js";
+import type { Middleware } from "../dispatch/compose.js";
+import { conversationKey } from "../model/conversation.js";
+import type { MessageContext } from "../context/context.js";
 import type { StoredMessage } from "../sandbox/realm.js";
 
 const ACTIONS = [

@@ -4,9 +4,9 @@ import type { Message } from "../api/messages.js";
 import { createClient, type ApiClient } from "../client/client.js";
 import type { ZuliprcCredentials } from "../config/zuliprc.js";
 import type { ServerConfig } from "../config/schema.js";
-import { EventQueue } from "../events/queue.js";
+import { EventQueue } from "../inbound/event-queue.js";
 import type { Logger } from "../log/logger.js";
-import { conversationKey, conversationOf } from "../runtime/dispatch/conversation.js";
+import { conversationKey, conversationOf } from "../model/conversation.js";
 import type { Place } from "./terminal.js";
 import {
   fetchUploadAs,

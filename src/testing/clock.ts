@@ -1,7 +1,7 @@
 // The harness's fake clock: one time for the sandbox (scheduled messages) and the bot's cron jobs.
 import { ManualClock } from "../sandbox/clock.js";
 import type { SchedulerClock, TimerHandle } from "../scheduler/clock.js";
-import { parseDuration } from "../runtime/context/time.js";
+import { parseDuration } from "../context/time.js";
 
 interface PendingTimer {
   id: number;

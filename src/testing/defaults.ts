@@ -1,6 +1,6 @@
 // Default tests every plugin inherits: it describes itself, answers help, and survives an empty message.
 import type * as Vitest from "vitest";
-import { checkPluginName, type Plugin, type PluginInstance } from "../runtime/plugin.js";
+import { checkPluginName, type Plugin, type PluginInstance } from "../bot/plugin.js";
 import { createTestBot, type TestBot, type TestBotOptions } from "./harness.js";
 
 /**

@@ -1,6 +1,6 @@
 // The bot's answers as a test consumes them: the next reply, expectations, and knowing when the bot is done.
-import type { Middleware } from "../runtime/dispatch/compose.js";
-import type { MessageContext } from "../runtime/context/context.js";
+import type { Middleware } from "../dispatch/compose.js";
+import type { MessageContext } from "../context/context.js";
 import type { Realm } from "../sandbox/realm.js";
 import type { ObservedMessage, RealmObserver } from "./observe.js";
 import { HARNESS_CLIENT } from "./people.js";

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBot, type Bot } from "topicbot";
 import { createTestBot, type TestBot } from "topicbot/testing";
-import { createMemoryStore } from "../../src/storage/store.js";
+import { createMemoryStore } from "../../src/state/key-value/store.js";
 import {
   LOAD_CONFIG,
   addUsers,

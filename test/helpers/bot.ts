@@ -1,5 +1,5 @@
 // Test helper: a real bot against a sandbox over loopback, with a way to wait (bounded) for its posts.
-import { createBot, type Bot, type BotOptions } from "../../src/runtime/bot.js";
+import { createBot, type Bot, type BotOptions } from "../../src/bot/bot.js";
 import type { Sandbox } from "../../src/sandbox/server.js";
 import type { StoredMessage } from "../../src/sandbox/realm.js";
 

@@ -1,12 +1,12 @@
 // Small fixtures several unit tests share: users as the API and the directory describe them, and a message context over memory.
 import type { SendParams } from "../../src/api/messages.js";
 import type { ApiClient } from "../../src/client/client.js";
-import type { ContextServices } from "../../src/runtime/context/context.js";
-import { Dialogs } from "../../src/runtime/context/session.js";
-import type { BotAccount } from "../../src/runtime/dispatch/gate.js";
+import type { ContextServices } from "../../src/context/context.js";
+import { Dialogs } from "../../src/context/session.js";
+import type { BotAccount } from "../../src/dispatch/gate.js";
 import { silentLogger } from "../../src/log/logger.js";
-import { createMemoryStore } from "../../src/storage/index.js";
-import type { ChatUser, Directory } from "../../src/runtime/context/directory.js";
+import { createMemoryStore } from "../../src/state/key-value/index.js";
+import type { ChatUser, Directory } from "../../src/context/directory.js";
 
 /** A user as GET /users (and GET /users/{user_id}) describe one: a member unless `extra` says otherwise. */
 export function apiUser(userId: number, extra: Record<string, unknown> = {}) {

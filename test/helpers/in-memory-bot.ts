@@ -2,9 +2,9 @@
 import { MockAgent } from "undici";
 import { createClient, type ApiClient } from "../../src/client/client.js";
 import type { AnyEvent, Registration } from "../../src/api/events.js";
-import type { EventSink, EventSource } from "../../src/events/queue.js";
-import { createBot, type Bot, type BotOptions } from "../../src/runtime/bot.js";
-import type { Plugin } from "../../src/runtime/plugin.js";
+import type { EventSink, EventSource } from "../../src/inbound/event-queue.js";
+import { createBot, type Bot, type BotOptions } from "../../src/bot/bot.js";
+import type { Plugin } from "../../src/bot/plugin.js";
 import { apiUser } from "./fixtures.js";
 
 /** An event source a bench or test pushes batches into, the seam `createBot({ events })` offers. */

@@ -1,7 +1,7 @@
 // A model's answer is steered by whoever wrote to it: through answer(), it cannot make the bot ping anyone.
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestBot, type TestBot } from "../../src/testing/index.js";
-import { definePlugin } from "../../src/runtime/plugin.js";
+import { definePlugin } from "../../src/bot/plugin.js";
 import { answer, mockModel } from "../../src/ai/index.js";
 
 describe("answer() and mentions", () => {

@@ -11,8 +11,8 @@ import {
   type Overlap,
 } from "topicbot";
 import { gate, until } from "../helpers/reliability.js";
-import { memoryDeliveryOf } from "../../src/runtime/delivery/memory-store.js";
-import { isMemoryStore } from "../../src/storage/store.js";
+import { memoryDeliveryOf } from "../../src/state/delivery/memory.js";
+import { isMemoryStore } from "../../src/state/key-value/store.js";
 
 /** One call of the handler as it saw it, finished when the test opens its gate. */
 interface Call {

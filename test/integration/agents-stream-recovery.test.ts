@@ -2,13 +2,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createBot, createMemoryStore, definePlugin, type Bot } from "topicbot";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
-import type {
-  DeliveryState,
-  DeliveryStore,
-  ReplyIntent,
-} from "../../src/runtime/delivery/store.js";
-import type { KeyValueStore } from "../../src/storage/store.js";
+import { KeyValueDeliveryStore } from "../../src/state/delivery/key-value.js";
+import type { DeliveryState, DeliveryStore, ReplyIntent } from "../../src/state/delivery/store.js";
+import type { KeyValueStore } from "../../src/state/key-value/store.js";
 import { post, until } from "../helpers/reliability.js";
 
 /**

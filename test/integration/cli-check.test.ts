@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { main } from "../../src/cli/main.js";
 import { createFileStore } from "topicbot";
-import { Follows } from "../../src/agents/follows.js";
-import { Quarantine } from "../../src/runtime/delivery/quarantine.js";
-import { createStore } from "../../src/storage/create.js";
+import { Follows } from "../../src/context/follows.js";
+import { Quarantine } from "../../src/state/quarantine.js";
+import { createStore } from "../../src/state/key-value/create.js";
 import { startRedis } from "../helpers/redis.js";
 
 const bin = fileURLToPath(new URL("../../bin/bot.js", import.meta.url));

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FencedDeliveryStore } from "../../src/cluster/fenced-store.js";
 import { withScripts } from "../../src/cluster/scripts.js";
-import { RedisDeliveryStore } from "../../src/storage/redis-delivery.js";
-import { DeliveryFencedError } from "../../src/runtime/delivery/store.js";
+import { RedisDeliveryStore } from "../../src/state/delivery/redis.js";
+import { DeliveryFencedError } from "../../src/state/delivery/store.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 
 describe("cluster fenced delivery store", () => {

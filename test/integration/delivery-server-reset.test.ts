@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBot, definePlugin, type Bot } from "topicbot";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
+import { FileDeliveryStore } from "../../src/state/delivery/file.js";
 import { captureLog } from "../helpers/log.js";
 import { post, until } from "../helpers/reliability.js";
 

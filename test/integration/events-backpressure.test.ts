@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, type Dispatcher } from "undici";
 import { createClient } from "../../src/client/client.js";
-import { EventQueue, HANDOVER_SLICE } from "../../src/events/queue.js";
+import { EventQueue, HANDOVER_SLICE } from "../../src/inbound/event-queue.js";
 import { sendToChannel } from "../../src/sandbox/send.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 import { captureLog } from "../helpers/log.js";

@@ -4,7 +4,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyEvent } from "../../src/api/events.js";
 import { createClient } from "../../src/client/client.js";
-import { EventQueue, HANDOVER_SLICE } from "../../src/events/queue.js";
+import { EventQueue, HANDOVER_SLICE } from "../../src/inbound/event-queue.js";
 import { sendToChannel } from "../../src/sandbox/send.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 

@@ -2,7 +2,7 @@
 import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type CallOptions } from "../../src/client/client.js";
-import { EventQueue } from "../../src/events/queue.js";
+import { EventQueue } from "../../src/inbound/event-queue.js";
 import { sendToChannel } from "../../src/sandbox/send.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 

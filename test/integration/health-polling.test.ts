@@ -2,7 +2,7 @@
 import { afterEach, expect, it } from "vitest";
 import { createBot, type Bot } from "topicbot";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { pollHealth } from "../../src/events/poll-health.js";
+import { pollHealth } from "../../src/inbound/poll-health.js";
 
 /** Waits (bounded) until `check` resolves true. */
 async function until(

@@ -5,7 +5,7 @@ import { definePlugin } from "topicbot";
 import { createTestBot, type TestBot } from "topicbot/testing";
 import { loadConfig } from "../../src/config/load.js";
 import { resolvePlugins } from "../../src/config/plugins.js";
-import { checkPluginName } from "../../src/runtime/plugin.js";
+import { checkPluginName } from "../../src/bot/plugin.js";
 import { parsePrometheus } from "../helpers/prometheus.js";
 
 const fixtures = fileURLToPath(new URL("../fixtures/config/", import.meta.url));

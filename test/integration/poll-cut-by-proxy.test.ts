@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { createClient } from "topicbot/client";
-import { EventQueue } from "../../src/events/queue.js";
+import { EventQueue } from "../../src/inbound/event-queue.js";
 import type { AnyEvent } from "../../src/api/events.js";
 import { captureLog } from "../helpers/log.js";
 import {

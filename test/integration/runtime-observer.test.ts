@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { definePlugin } from "../../src/runtime/plugin.js";
-import type { IgnoredReason } from "../../src/runtime/observer.js";
+import { definePlugin } from "../../src/bot/plugin.js";
+import type { IgnoredReason } from "../../src/model/observer.js";
 import { createTestBot, type TestBot } from "../../src/testing/harness.js";
 import { until } from "../helpers/bot.js";
 

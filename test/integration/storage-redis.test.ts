@@ -1,8 +1,8 @@
 // The Redis storage backend and delivery store against a real redis-server: namespaces, expiry, the reply journal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storeOver } from "../../src/storage/store.js";
-import { openRedisBackend } from "../../src/storage/redis.js";
-import { RedisDeliveryStore } from "../../src/storage/redis-delivery.js";
+import { storeOver } from "../../src/state/key-value/store.js";
+import { openRedisBackend } from "../../src/state/key-value/redis.js";
+import { RedisDeliveryStore } from "../../src/state/delivery/redis.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 
 describe("redis storage", () => {

@@ -1,6 +1,6 @@
 // Harness options ported zulip_bots tests need: the bot's name and email, catch-all plugins in the defaults, the test speaking as the bot.
 import { afterEach, describe, expect, it } from "vitest";
-import { definePlugin } from "../../src/runtime/plugin.js";
+import { definePlugin } from "../../src/bot/plugin.js";
 import { createTestBot, describePluginDefaults, type TestBot } from "../../src/testing/index.js";
 
 /** Answers every message that reaches it, like most zulip_bots bots: no commands, no `!help` of its own. */

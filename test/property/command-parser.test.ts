@@ -2,13 +2,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { arg, UsageError, type ApiClient, type ArgsShape } from "topicbot";
-import {
-  compileSpec,
-  resolveInvocation,
-  type Resolved,
-} from "../../src/runtime/commands/command.js";
-import { bind, optionWord, tokenize } from "../../src/runtime/commands/parse.js";
-import { Directory } from "../../src/runtime/context/directory.js";
+import { compileSpec, resolveInvocation, type Resolved } from "../../src/commands/command.js";
+import { bind, optionWord, tokenize } from "../../src/commands/parse.js";
+import { Directory } from "../../src/context/directory.js";
 import { ApiError } from "../../src/client/errors.js";
 
 const RUNS = { numRuns: 300 };

@@ -2,14 +2,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/api/messages.js";
-import { IdSet } from "../../src/runtime/delivery/id-set.js";
-import { Fifo } from "../../src/runtime/dispatch/dispatcher.js";
+import { IdSet } from "../../src/state/id-set.js";
+import { Fifo } from "../../src/dispatch/dispatcher.js";
 import {
   conversationKey,
   conversationOf,
   laneKey,
   LaneKeys,
-} from "../../src/runtime/dispatch/conversation.js";
+} from "../../src/model/conversation.js";
 
 const user = fc.record({ id: fc.integer({ min: 1, max: 50 }) });
 

@@ -6,7 +6,7 @@ import {
   startsWithAt,
   stripLeadingMention,
   type AddressOptions,
-} from "../../src/runtime/dispatch/gate.js";
+} from "../../src/dispatch/gate.js";
 
 const bot = { userId: 6, email: "bot-bot@sandbox.test", fullName: "Topic Bot" };
 

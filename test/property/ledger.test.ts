@@ -1,8 +1,8 @@
 // The delivery ledger against a model of its watermark, through claims and finishes in any order (its in-order fast path included).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DeliveryLedger, type DeliveryState } from "../../src/runtime/delivery/ledger.js";
-import type { DeliveryStore } from "../../src/runtime/delivery/store.js";
+import { DeliveryLedger, type DeliveryState } from "../../src/inbound/ledger.js";
+import type { DeliveryStore } from "../../src/state/delivery/store.js";
 
 /** A store that takes the ledger's state lazily, as the file store does, and reads it on demand. */
 function lazyStore(): { store: DeliveryStore; state: () => DeliveryState | undefined } {

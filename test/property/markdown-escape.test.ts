@@ -11,12 +11,12 @@ import {
   raw,
 } from "../../src/markdown/escape.js";
 import { compileTemplate } from "../../src/webhooks/template.js";
-import { helpFor, unknownCommandReply } from "../../src/runtime/commands/help.js";
+import { helpFor, unknownCommandReply } from "../../src/commands/help.js";
 import { renderPoll, winner } from "../../plugins/poll/tally.js";
 import { summary } from "../../plugins/standup/index.js";
 import { renderGithubEvent } from "../../plugins/github/index.js";
 import { parseReminder } from "../../plugins/remind/parse.js";
-import { bind } from "../../src/runtime/commands/parse.js";
+import { bind } from "../../src/commands/parse.js";
 import { findMentions } from "../../src/sandbox/markdown.js";
 
 /** The message of what `run` throws (usage replies are built from it), or nothing. */

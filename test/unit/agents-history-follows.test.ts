@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/api/messages.js";
-import { plainText, toTurns } from "../../src/agents/history.js";
-import { Follows } from "../../src/agents/follows.js";
-import { createMemoryStore } from "../../src/storage/store.js";
+import { plainText, toTurns } from "../../src/context/history.js";
+import { Follows } from "../../src/context/follows.js";
+import { createMemoryStore } from "../../src/state/key-value/store.js";
 
 const msg = (id: number, sender: number, name: string, content: string): Message =>
   ({

@@ -4,7 +4,7 @@ import {
   resolveOverlap,
   type OverlapCall,
   type OverlapMode,
-} from "../../src/agents/overlap.js";
+} from "../../src/dispatch/overlap.js";
 import { ManualSchedulerClock } from "../../src/scheduler/clock.js";
 
 /** A handler whose calls finish when the test says so. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cutPoint, streamAnswer, textChunks, type StreamIO } from "../../src/agents/stream.js";
+import { cutPoint, streamAnswer, textChunks, type StreamIO } from "../../src/context/stream.js";
 import { escapeText } from "../../src/markdown/escape.js";
 
 /** A fake server: posts and edits recorded, message IDs from 100. */

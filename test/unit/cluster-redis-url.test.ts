@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { clusterRedis } from "../../src/cli/cluster-storage.js";
 import { ConfigError } from "../../src/config/errors.js";
-import { parseSentinelUrl, redact, redisTarget, sentinelUrl } from "../../src/storage/redis-url.js";
+import { parseSentinelUrl, redact, redisTarget, sentinelUrl } from "../../src/state/redis-url.js";
 
 describe("redis+sentinel:// URLs", () => {
   it("reads sentinels, the primary's name, the database and passwords", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { arg, type ArgsShape } from "topicbot";
-import { compileSpec, resolveInvocation } from "../../src/runtime/commands/command.js";
-import type { ArgEnv } from "../../src/runtime/commands/types.js";
-import type { Directory } from "../../src/runtime/context/directory.js";
+import { compileSpec, resolveInvocation } from "../../src/commands/command.js";
+import type { ArgEnv } from "../../src/commands/types.js";
+import type { Directory } from "../../src/context/directory.js";
 
 // Saturday 1 March 2025, 12:00 UTC.
 const NOW = Date.parse("2025-03-01T12:00:00Z");

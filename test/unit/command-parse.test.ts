@@ -12,9 +12,9 @@ import {
   type NoArgs,
   type TopicRef,
 } from "topicbot";
-import { bind } from "../../src/runtime/commands/parse.js";
-import { compileSpec, usageLine } from "../../src/runtime/commands/command.js";
-import { editDistance, suggest } from "../../src/runtime/commands/help.js";
+import { bind } from "../../src/commands/parse.js";
+import { compileSpec, usageLine } from "../../src/commands/command.js";
+import { editDistance, suggest } from "../../src/commands/help.js";
 
 const spec = (args: ArgsShape, options: ArgsShape = {}) => compileSpec("test", { args, options });
 

@@ -1,10 +1,10 @@
 // How a command line may be spelt: option words and command names in any case, aliases, spacing.
 import { describe, expect, it } from "vitest";
-import { compileSpec, resolveInvocation } from "../../src/runtime/commands/command.js";
-import { arg } from "../../src/runtime/commands/types.js";
-import type { Directory } from "../../src/runtime/context/directory.js";
-import type { MessageContext } from "../../src/runtime/context/context.js";
-import { Router } from "../../src/runtime/dispatch/router.js";
+import { compileSpec, resolveInvocation } from "../../src/commands/command.js";
+import { arg } from "../../src/commands/types.js";
+import type { Directory } from "../../src/context/directory.js";
+import type { MessageContext } from "../../src/context/context.js";
+import { Router } from "../../src/dispatch/router.js";
 
 const env = { directory: {} as Directory, senderId: 1, now: 0, timeZone: async () => "UTC" };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compose } from "../../src/runtime/dispatch/compose.js";
+import { compose } from "../../src/dispatch/compose.js";
 
 describe("compose", () => {
   it("runs middleware as an onion: down in order, back up in reverse", async () => {

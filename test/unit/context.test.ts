@@ -1,12 +1,12 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { createMemoryStore } from "../../src/storage/index.js";
+import { createMemoryStore } from "../../src/state/key-value/index.js";
 import {
   MessageContextObject,
   takeAnswer,
   type MessageContext,
-} from "../../src/runtime/context/context.js";
-import { Dialogs } from "../../src/runtime/context/session.js";
-import { address, botAccount, type BotAccount } from "../../src/runtime/dispatch/gate.js";
+} from "../../src/context/context.js";
+import { Dialogs } from "../../src/context/session.js";
+import { address, botAccount, type BotAccount } from "../../src/dispatch/gate.js";
 import { definePlugin, type SentMessage } from "../../src/index.js";
 import type { SendParams } from "../../src/api/messages.js";
 import { recordingServices } from "../helpers/fixtures.js";

@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
-import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
+import { FileDeliveryStore } from "../../src/state/delivery/file.js";
+import { DeliveryLedger } from "../../src/inbound/ledger.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -3,10 +3,10 @@ import * as nodeFs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
-import type { ReplyIntent } from "../../src/runtime/delivery/store.js";
-import { createFileStore } from "../../src/storage/file.js";
-import type { JournalFs } from "../../src/storage/journal.js";
+import { FileDeliveryStore } from "../../src/state/delivery/file.js";
+import type { ReplyIntent } from "../../src/state/delivery/store.js";
+import { createFileStore } from "../../src/state/key-value/file.js";
+import type { JournalFs } from "../../src/state/journal.js";
 
 let dir: string;
 beforeEach(async () => {

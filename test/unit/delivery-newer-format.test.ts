@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
+import { FileDeliveryStore } from "../../src/state/delivery/file.js";
 
 let dir: string;
 

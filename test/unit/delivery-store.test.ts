@@ -3,15 +3,15 @@ import * as nodeFs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
-import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
-import { journalPath, openDeliveryStore } from "../../src/runtime/delivery/open-store.js";
-import { memoryDeliveryOf } from "../../src/runtime/delivery/memory-store.js";
-import { ReplyBook } from "../../src/runtime/delivery/records.js";
-import type { DeliveryStore, ReplyIntent } from "../../src/runtime/delivery/store.js";
-import { createFileStore } from "../../src/storage/file.js";
-import type { JournalFs } from "../../src/storage/journal.js";
-import { createMemoryStore } from "../../src/storage/store.js";
+import { FileDeliveryStore } from "../../src/state/delivery/file.js";
+import { KeyValueDeliveryStore } from "../../src/state/delivery/key-value.js";
+import { journalPath, openDeliveryStore } from "../../src/state/delivery/open.js";
+import { memoryDeliveryOf } from "../../src/state/delivery/memory.js";
+import { ReplyBook } from "../../src/state/delivery/records.js";
+import type { DeliveryStore, ReplyIntent } from "../../src/state/delivery/store.js";
+import { createFileStore } from "../../src/state/key-value/file.js";
+import type { JournalFs } from "../../src/state/journal.js";
+import { createMemoryStore } from "../../src/state/key-value/store.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Attribution } from "../../src/dev/attribution.js";
-import type { MessageContext } from "../../src/runtime/context/context.js";
+import type { MessageContext } from "../../src/context/context.js";
 
 /** Just enough of a handler's context: where, which message, which handler, and two actions. */
 function fakeContext(messageId: number, sentId: number): MessageContext {

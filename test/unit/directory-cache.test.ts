@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/client/client.js";
 import { ApiError } from "../../src/client/errors.js";
-import { Directory } from "../../src/runtime/context/directory.js";
+import { Directory } from "../../src/context/directory.js";
 import { apiUser } from "../helpers/fixtures.js";
 
 /** A directory over a fake API holding `users`, counting each kind of call. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Dispatcher } from "../../src/runtime/dispatch/dispatcher.js";
-import { RecentIds } from "../../src/runtime/delivery/recent.js";
+import { Dispatcher } from "../../src/dispatch/dispatcher.js";
+import { RecentIds } from "../../src/state/recent-ids.js";
 
 /** A promise with its resolve function, to finish tasks when a test says so. */
 function gate() {

@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MockAgent } from "undici";
 import { createClient } from "../../src/client/index.js";
 import { Pacer } from "../../src/client/pacing.js";
-import { createMemoryStore } from "../../src/storage/store.js";
-import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
-import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
-import { reliableSend } from "../../src/runtime/delivery/outbox.js";
-import { ReplyBook } from "../../src/runtime/delivery/records.js";
+import { createMemoryStore } from "../../src/state/key-value/store.js";
+import { DeliveryLedger } from "../../src/inbound/ledger.js";
+import { KeyValueDeliveryStore } from "../../src/state/delivery/key-value.js";
+import { reliableSend } from "../../src/outbound/outbox.js";
+import { ReplyBook } from "../../src/state/delivery/records.js";
 import { silentLogger } from "../../src/log/logger.js";
 
 describe("DeliveryLedger", () => {

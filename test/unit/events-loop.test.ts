@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MockAgent } from "undici";
 import { createClient } from "../../src/client/index.js";
-import { EventQueue, PollTimeoutError, recoveryFor } from "../../src/events/index.js";
+import { EventQueue, PollTimeoutError, recoveryFor } from "../../src/inbound/index.js";
 import { ApiError, NetworkError } from "../../src/client/errors.js";
 import type { AnyEvent } from "../../src/api/events.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { address, stripLeadingMention } from "../../src/runtime/dispatch/gate.js";
+import { address, stripLeadingMention } from "../../src/dispatch/gate.js";
 
 const bot = { userId: 6, email: "bot-bot@sandbox.test", fullName: "Topic Bot" };
 

@@ -4,10 +4,10 @@ import type { AnyEvent } from "../../src/api/events.js";
 import type { Message } from "../../src/api/messages.js";
 import type { ApiClient } from "../../src/client/client.js";
 import { silentLogger } from "../../src/log/logger.js";
-import { Intake } from "../../src/runtime/delivery/intake.js";
-import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
-import type { DeliveryState, DeliveryStore } from "../../src/runtime/delivery/store.js";
-import { Dispatcher } from "../../src/runtime/dispatch/dispatcher.js";
+import { Intake } from "../../src/inbound/intake.js";
+import { DeliveryLedger } from "../../src/inbound/ledger.js";
+import type { DeliveryState, DeliveryStore } from "../../src/state/delivery/store.js";
+import { Dispatcher } from "../../src/dispatch/dispatcher.js";
 import { messageEvent as inMemoryMessageEvent } from "../helpers/in-memory-bot.js";
 
 /** A channel message from user 7 in `topic`. */

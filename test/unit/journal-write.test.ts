@@ -3,11 +3,11 @@ import * as nodeFs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
-import { DeliveryLedger } from "../../src/runtime/delivery/ledger.js";
-import { MinHeap } from "../../src/runtime/delivery/min-heap.js";
-import type { ReplyIntent } from "../../src/runtime/delivery/store.js";
-import { AppendJournal, type JournalFs } from "../../src/storage/journal.js";
+import { FileDeliveryStore } from "../../src/state/delivery/file.js";
+import { DeliveryLedger } from "../../src/inbound/ledger.js";
+import { MinHeap } from "../../src/inbound/min-heap.js";
+import type { ReplyIntent } from "../../src/state/delivery/store.js";
+import { AppendJournal, type JournalFs } from "../../src/state/journal.js";
 
 /** The journal's records, without its format header (`{"v":1}`, the first line of every journal). */
 const journalLines = (path: string): string[] =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LatestWriter } from "../../src/storage/latest-writer.js";
+import { LatestWriter } from "../../src/state/latest-writer.js";
 
 /** A write whose end the test decides, recording the state each write saw. */
 function slowStore() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
+import { LoopGuard } from "../../src/outbound/loop-guard.js";
 
 describe("LoopGuard", () => {
   it("allows sends up to the limit, then pauses that plugin in that conversation", () => {

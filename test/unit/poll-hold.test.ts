@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Bot } from "../../src/runtime/bot.js";
-import { definePlugin } from "../../src/runtime/plugin.js";
+import type { Bot } from "../../src/bot/bot.js";
+import { definePlugin } from "../../src/bot/plugin.js";
 import type { PushSource } from "../helpers/in-memory-bot.js";
 import { messageEvent, startInMemoryBot } from "../helpers/in-memory-bot.js";
 

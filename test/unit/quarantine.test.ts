@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Quarantine, readDeadLetters } from "../../src/runtime/delivery/quarantine.js";
-import { createMemoryStore } from "../../src/storage/store.js";
+import { Quarantine, readDeadLetters } from "../../src/state/quarantine.js";
+import { createMemoryStore } from "../../src/state/key-value/store.js";
 
 describe("quarantine of messages whose handler keeps failing", () => {
   it("counts failures across instances (restarts) and quarantines at maxFailures, then skips the message", async () => {

@@ -2,7 +2,7 @@
 import { expect, it } from "vitest";
 import type { ApiClient } from "../../src/client/client.js";
 import { CertificateError } from "../../src/client/errors.js";
-import { EventQueue, recoveryFor } from "../../src/events/queue.js";
+import { EventQueue, recoveryFor } from "../../src/inbound/event-queue.js";
 
 it("recoveryFor says fatal for a CertificateError (old code: backoff, for ever)", () => {
   const error = new CertificateError("the server's certificate has expired", "Renew it", {

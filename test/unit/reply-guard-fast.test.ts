@@ -5,16 +5,16 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SendParams } from "../../src/api/messages.js";
 import type { Logger } from "../../src/log/logger.js";
-import type { SentIds } from "../../src/runtime/context/actions.js";
-import type { MessageContext } from "../../src/runtime/context/context.js";
-import { FileDeliveryStore } from "../../src/runtime/delivery/file-store.js";
-import { KeyValueDeliveryStore } from "../../src/runtime/delivery/kv-store.js";
-import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
-import type { Outbox } from "../../src/runtime/delivery/outbox.js";
-import { ReplyGuard } from "../../src/runtime/delivery/reply-guard.js";
-import type { DeliveryStore } from "../../src/runtime/delivery/store.js";
-import type { JournalFs } from "../../src/storage/journal.js";
-import { createMemoryStore } from "../../src/storage/store.js";
+import type { SentIds } from "../../src/context/actions.js";
+import type { MessageContext } from "../../src/context/context.js";
+import { FileDeliveryStore } from "../../src/state/delivery/file.js";
+import { KeyValueDeliveryStore } from "../../src/state/delivery/key-value.js";
+import { LoopGuard } from "../../src/outbound/loop-guard.js";
+import type { Outbox } from "../../src/outbound/outbox.js";
+import { ReplyGuard } from "../../src/outbound/reply-guard.js";
+import type { DeliveryStore } from "../../src/state/delivery/store.js";
+import type { JournalFs } from "../../src/state/journal.js";
+import { createMemoryStore } from "../../src/state/key-value/store.js";
 import { directoryOf, humanAndBot } from "../helpers/fixtures.js";
 
 // The reply guard's one exactly-once path, over a store that takes outcomes synchronously (the file

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { SendParams } from "../../src/api/messages.js";
 import type { Logger } from "../../src/log/logger.js";
-import { postTo, withContent, type SentIds } from "../../src/runtime/context/actions.js";
-import type { MessageContext } from "../../src/runtime/context/context.js";
-import { LoopGuard } from "../../src/runtime/delivery/loop-guard.js";
-import { ReplyGuard } from "../../src/runtime/delivery/reply-guard.js";
-import type { DeliveryStore, ReplyIntent } from "../../src/runtime/delivery/store.js";
+import { postTo, withContent, type SentIds } from "../../src/context/actions.js";
+import type { MessageContext } from "../../src/context/context.js";
+import { LoopGuard } from "../../src/outbound/loop-guard.js";
+import { ReplyGuard } from "../../src/outbound/reply-guard.js";
+import type { DeliveryStore, ReplyIntent } from "../../src/state/delivery/store.js";
 import { directoryOf, humanAndBot } from "../helpers/fixtures.js";
 
 // A reply's parameters as the journal records them and as they are posted, part by part.

@@ -6,10 +6,10 @@ import {
   requireCapability,
   splitMessage,
 } from "topicbot";
-import { createMemoryStore } from "../../src/storage/store.js";
-import { Dialogs, openSession, sessionKey } from "../../src/runtime/context/session.js";
-import { sendParams } from "../../src/runtime/context/actions.js";
-import { scheduleSeconds } from "../../src/runtime/context/chat-actions.js";
+import { createMemoryStore } from "../../src/state/key-value/store.js";
+import { Dialogs, openSession, sessionKey } from "../../src/context/session.js";
+import { sendParams } from "../../src/context/actions.js";
+import { scheduleSeconds } from "../../src/context/chat-actions.js";
 
 describe("splitMessage", () => {
   it("leaves short content alone", () => {

@@ -10,7 +10,7 @@ import {
   createStore,
   nodeFileOps,
   type FileOps,
-} from "../../src/storage/index.js";
+} from "../../src/state/key-value/index.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -124,7 +124,7 @@ describe("file store", () => {
       process.execPath,
       [
         fileURLToPath(new URL("../fixtures/storage/crash-child.mjs", import.meta.url)),
-        fileURLToPath(new URL("../../dist/src/storage/file.js", import.meta.url)),
+        fileURLToPath(new URL("../../dist/src/state/key-value/file.js", import.meta.url)),
         path,
       ],
       { stdio: ["ignore", "pipe", "inherit"] },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryStore } from "../../src/storage/index.js";
+import { createMemoryStore } from "../../src/state/key-value/index.js";
 
 describe("memory store", () => {
   it("stores JSON copies, lists and deletes keys", async () => {

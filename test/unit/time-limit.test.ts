@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { MessageContext } from "../../src/runtime/context/context.js";
-import { HandlerTimeoutError, TimeLimits } from "../../src/runtime/dispatch/time-limit.js";
+import type { MessageContext } from "../../src/context/context.js";
+import { HandlerTimeoutError, TimeLimits } from "../../src/dispatch/time-limit.js";
 
 /** The parts of a context the limits touch. */
 function fakeContext(id: number) {

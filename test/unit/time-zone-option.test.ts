@@ -80,7 +80,7 @@ describe("the process's time zone is resolved on first use, not at createBot", (
   afterEach(() => vi.restoreAllMocks());
 
   it("createBot without a timeZone does not ask Intl (ICU's zone data costs 25–40 ms at start); a configured one is checked at once", async () => {
-    const { createBot } = await import("../../src/runtime/bot.js");
+    const { createBot } = await import("../../src/bot/bot.js");
     const { createClient } = await import("../../src/client/client.js");
     const { processTimeZone } = await import("../../src/time/zoned.js");
     const client = createClient({ site: "http://127.0.0.1:9", email: "b@x.test", apiKey: "k" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatDuration, parseDuration, parseTime } from "topicbot";
-import { fromWallTime, wallTime } from "../../src/runtime/context/time.js";
+import { fromWallTime, wallTime } from "../../src/context/time.js";
 
 // Saturday 1 March 2025, 12:00 UTC: 13:00 in Paris, 07:00 in New York.
 const NOW = Date.parse("2025-03-01T12:00:00Z");

@@ -1,6 +1,6 @@
 // UserAccessSetting: the realm's can_access_all_users_group as the bot reads it from register and realm events.
 import { describe, expect, it } from "vitest";
-import { UserAccessSetting } from "../../src/runtime/context/userAccess.js";
+import { UserAccessSetting } from "../../src/context/userAccess.js";
 
 const groups = [
   { id: 11, name: "role:everyone" },

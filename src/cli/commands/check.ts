@@ -1,5 +1,5 @@
 // `bot check`: validate the config and plugin settings, connect, and say who the bot is and what it will hear.
-import { capabilitiesAt } from "../../runtime/context/capabilities.js";
+import { capabilitiesAt } from "../../context/capabilities.js";
 import { ApiError, CertificateError, NetworkError } from "../../client/errors.js";
 import { createClient, type ApiClient } from "../../client/client.js";
 import { loadConfigFile } from "../../config/load.js";
@@ -7,24 +7,24 @@ import { resolvePlugins } from "../../config/plugins.js";
 import type { BotConfig, ServerConfig } from "../../config/schema.js";
 import { proxyFor, redactProxy } from "../../client/connection.js";
 import type { Registration } from "../../api/events.js";
-import type { EventSource } from "../../events/queue.js";
+import type { EventSource } from "../../inbound/event-queue.js";
 import { redactSecrets, silentLogger } from "../../log/logger.js";
-import { createBot } from "../../runtime/bot.js";
+import { createBot } from "../../bot/bot.js";
 import type { Output } from "../output.js";
-import { describeFollow, Follows, type FollowNames } from "../../agents/follows.js";
-import { createStore } from "../../storage/create.js";
+import { describeFollow, Follows, type FollowNames } from "../../context/follows.js";
+import { createStore } from "../../state/key-value/create.js";
 import { dirname, resolve } from "node:path";
 import { resolveTarget } from "../target.js";
 import { clusterRedis, clusterStorage } from "../cluster-storage.js";
-import { readDeadLetters } from "../../runtime/delivery/quarantine.js";
-import { RUNTIME_NAMESPACE } from "../../runtime/delivery/open-store.js";
+import { readDeadLetters } from "../../state/quarantine.js";
+import { RUNTIME_NAMESPACE } from "../../state/delivery/open.js";
 import {
   checkStorageWritable,
   existingJournal,
   READ_ONLY_JOURNAL,
   storageOpenError,
 } from "../storage-preflight.js";
-import { FileDeliveryStore } from "../../runtime/delivery/file-store.js";
+import { FileDeliveryStore } from "../../state/delivery/file.js";
 import { zuliprcModeWarning } from "../zuliprc-mode.js";
 
 export interface CheckOptions {

@@ -3,9 +3,9 @@ import { loadConfigFile } from "../../config/load.js";
 import { ConfigError } from "../../config/errors.js";
 import { clusterKeys } from "../../cluster/keys.js";
 import { formatClusterStatus, readClusterStatus } from "../../cluster/status.js";
-import { connectRedis } from "../../storage/redis.js";
+import { connectRedis } from "../../state/key-value/redis.js";
 import { clusterRedis } from "../cluster-storage.js";
-import { redact } from "../../storage/redis-url.js";
+import { redact } from "../../state/redis-url.js";
 
 /** How long `bot cluster status` waits for Redis before it reports it unreachable. */
 const REACH_MS = 3_000;

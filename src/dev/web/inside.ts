@@ -1,8 +1,8 @@
 // A snapshot of the bot's insides for the console: plugin storage, open questions, scheduled messages, cron jobs.
-import type { Bot } from "../../runtime/bot.js";
-import type { KeyValueStore } from "../../storage/store.js";
+import type { Bot } from "../../bot/bot.js";
+import type { KeyValueStore } from "../../state/key-value/store.js";
 import type { Sandbox } from "../../sandbox/server.js";
-import { followPlace, Follows, type FollowNames } from "../../agents/follows.js";
+import { followPlace, Follows, type FollowNames } from "../../context/follows.js";
 
 /** One namespace of the store, its keys and values. */
 export interface NamespaceView {

@@ -1,6 +1,6 @@
 // What the console remembers about the session: who produced each bot message, why messages were ignored, recent events.
 import type { AnyEvent } from "../../api/events.js";
-import type { IgnoredReason } from "../../runtime/observer.js";
+import type { IgnoredReason } from "../../model/observer.js";
 import type { HandledMessage } from "../attribution.js";
 
 /** Who produced a bot message (or acted on a human one), and how long the handler took. */
