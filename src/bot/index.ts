@@ -15,7 +15,8 @@ export { pollContent, todoContent } from "../context/widgets.js";
 export type { Conversation } from "../model/conversation.js";
 export { conversationKey, conversationOf } from "../model/conversation.js";
 export { address, stripLeadingMention } from "../dispatch/gate.js";
-export type { Addressing, BotAccount, BotIdentity, RespondTo } from "../dispatch/gate.js";
+export type { RespondTo } from "../dispatch/gate.js";
+export type { Addressing, BotAccount, BotIdentity } from "../model/account.js";
 export type {
   Handler,
   Filter,
@@ -26,13 +27,13 @@ export type {
 export type {
   CommandSpec,
   CommandInfo,
-  CommandInvocation,
   InvocationOf,
   Subcommand,
   SubcommandSpec,
   SubcommandContext,
 } from "../commands/command.js";
 export { subcommand } from "../commands/command.js";
+export type { CommandInvocation, ChannelRef, TopicRef } from "../model/command.js";
 export { arg, readTime, looksLikeTime } from "../commands/types.js";
 export type {
   Arg,
@@ -40,8 +41,6 @@ export type {
   ArgsShape,
   ArgValue,
   ArgValues,
-  ChannelRef,
-  TopicRef,
   DurationBounds,
   TimeBounds,
 } from "../commands/types.js";
@@ -78,10 +77,5 @@ export type { Capability, CapabilityName } from "../context/capabilities.js";
 export { parseDuration, parseTime, formatDuration, TIME_LIMITS } from "../context/time.js";
 export type { TimeReference } from "../context/time.js";
 export { OverlapController } from "../dispatch/overlap.js";
-export type {
-  Overlap,
-  OverlapCall,
-  OverlapMode,
-  OverlapOutcome,
-  OverlapStrategy,
-} from "../dispatch/overlap.js";
+export type { OverlapCall, OverlapOutcome } from "../dispatch/overlap.js";
+export type { Overlap, OverlapMode, OverlapStrategy } from "../model/overlap.js";

@@ -15,7 +15,7 @@ import { saveOnStop, type Delivery } from "./delivery.js";
 import type { Intake } from "../inbound/intake.js";
 import { compose, type Middleware } from "../dispatch/compose.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
-import { botAccount, type BotAccount } from "../dispatch/gate.js";
+import { botAccount, type BotAccount } from "../model/account.js";
 import { handledLogger } from "../dispatch/handler-errors.js";
 import type { MessageHandler } from "../dispatch/handling.js";
 import type { HandlerWatch } from "../dispatch/handler-watch.js";

@@ -24,7 +24,7 @@ import type {
   NoArgs,
   Router,
 } from "../dispatch/router.js";
-import type { BotAccount } from "../dispatch/gate.js";
+import type { BotAccount } from "../model/account.js";
 import { timeZoneOption } from "../time/zone-option.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "../context/session.js";
 

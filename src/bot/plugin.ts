@@ -1,7 +1,7 @@
 // Plugins: a name, an optional settings schema, and a setup function that registers handlers.
 import type { z } from "zod";
 import type { PluginApi } from "./bot.js";
-import type { Overlap } from "../dispatch/overlap.js";
+import type { Overlap } from "../model/overlap.js";
 
 export interface Plugin<S extends z.ZodType = z.ZodType> {
   name: string;

@@ -27,7 +27,9 @@ import {
   type ContextServices,
   type MessageContext,
 } from "../context/context.js";
-import { address, type BotIdentity } from "../dispatch/gate.js";
+import { address } from "../dispatch/gate.js";
+import type { MessageOutcomes } from "../dispatch/handling.js";
+import type { BotIdentity } from "../model/account.js";
 import type { PluginServices } from "./plugin-api.js";
 import type { Dialogs } from "../context/session.js";
 import { pollHealth, type PollState } from "../inbound/poll-health.js";
@@ -120,31 +122,14 @@ export interface RunningBot {
   prefix: string;
 }
 
-export interface BotServices extends BotServicesView {
+export interface BotServices extends BotServicesView, MessageOutcomes {
   readonly plugins: PluginServices;
-  /**
-   * Before a message's pipeline: true when the message is left to the outgoing webhook (see
-   * `leftToWebhook`); it is then counted handled and the pipeline must not run.
-   */
-  leaveToWebhook(ctx: MessageContext): boolean;
-  /**
-   * After a message's pipeline: counts it handled, or failed when the pipeline threw (`threw`) or
-   * a handler did (`failed`). Hooks rather than a middleware: they cost no promise per message.
-   */
-  finished(ctx: MessageContext, threw: boolean): void;
   /** The client options the bot creates its own client with: the metrics observer added. */
   clientOptions(server: ClientOptions): ClientOptions;
   /** Wraps the event sink: counts events and notes when the last one arrived. */
   observe(sink: EventSink): EventSink;
-  /** Marks a message whose handler threw (the router catches those) so it counts as failed. */
-  failed(ctx: MessageContext): void;
   /** A context sent its first reply: observes the reply latency since its message arrived (`performance.now()`). */
   firstReply(ctx: MessageContext, arrivedAt: number): void;
-  /**
-   * In outgoing-webhook mode, true for a mention or direct message seen on the event queue: the
-   * server POSTs it to the webhook too, and only that copy is handled (answers to `ask` included).
-   */
-  leftToWebhook(ctx: MessageContext): boolean;
   /** After plugin setup: schedules config jobs and starts the receiver if anything needs it. */
   start(running: RunningBot): Promise<void>;
   /** Stops the receiver and the cron jobs (waiting for runs in progress). Safe to call twice. */

@@ -1,7 +1,8 @@
 // Command specs: what a command declares (subcommands included), checking the declaration, resolving an invocation, the usage line.
+import type { CommandInvocation } from "../model/command.js";
 import type { RoleName } from "../api/common.js";
 import type { MessageContext } from "../context/context.js";
-import type { Overlap } from "../dispatch/overlap.js";
+import type { Overlap } from "../model/overlap.js";
 import { bind, optionIndex, optionWord, UsageError, type ParamShape } from "./parse.js";
 import { toArg, type Arg, type ArgEnv, type ArgsShape, type ArgValues } from "./types.js";
 
@@ -49,25 +50,6 @@ export type SubcommandSpec<A extends ArgsShape = ArgsShape, O extends ArgsShape 
 export interface Subcommand {
   readonly spec: SubcommandSpec;
   readonly handler: (ctx: never) => unknown;
-}
-
-/** The command that matched, on `ctx.command`. */
-export interface CommandInvocation<
-  A extends Record<string, unknown> = Record<string, unknown>,
-  O extends Record<string, unknown> = Record<string, unknown>,
-> {
-  /** The command's canonical name (an alias resolves to it). */
-  name: string;
-  /** The subcommand's canonical name, when the command has subcommands (`add` in `!todo add x`). */
-  subcommand?: string;
-  /** The positional arguments, typed from the spec. */
-  args: A;
-  /** The options, typed from the spec; absent flags are false. */
-  options: O;
-  /** What followed the command name (and the subcommand's, if any), untouched. */
-  text: string;
-  /** The whole addressed text, command name included. */
-  raw: string;
 }
 
 /** The invocation type a spec produces. */

@@ -1,4 +1,5 @@
 // Argument types for commands: chat-aware ones (user, channel, topic, duration, time) and any zod schema.
+import type { ChannelRef, TopicRef } from "../model/command.js";
 import { code, escapeText } from "../markdown/escape.js";
 import { z } from "zod";
 import { AmbiguousNameError, type ChatUser, type Directory } from "../context/directory.js";
@@ -210,21 +211,6 @@ export const looksLikeTime = (text: string, reference: TimeReference): boolean =
 const USER_MENTION = /^@_?\*\*([^*|]+?)(?:\|(\d+))?\*\*$/;
 const CHANNEL_LINK = /^#\*\*([^*>]+)\*\*$/;
 const TOPIC_LINK = /^#\*\*([^*>]+)>([^*]*?)(?:@(\d+))?\*\*$/;
-
-/** A channel named by a command argument, resolved against the server. */
-export interface ChannelRef {
-  name: string;
-  streamId: number;
-}
-
-/** A topic named by a command argument (`#**channel>topic**`), its channel resolved. */
-export interface TopicRef {
-  channel: string;
-  streamId: number;
-  topic: string;
-  /** Set when the link points at one message (`#**channel>topic@123**`). */
-  messageId?: number;
-}
 
 async function resolveChannel(name: string, text: string, env: ArgEnv): Promise<ChannelRef> {
   const channel = await env.directory.channelByName(name);

@@ -4,8 +4,8 @@ import type { SendParams } from "../api/messages.js";
 import { supports } from "./capabilities.js";
 import type { Conversation } from "../model/conversation.js";
 import type { ChatUser } from "./directory.js";
-import type { BotAccount, BotIdentity } from "../dispatch/gate.js";
-import type { ChannelRef, TopicRef } from "../commands/types.js";
+import type { BotAccount, BotIdentity } from "../model/account.js";
+import type { ChannelRef, TopicRef } from "../model/command.js";
 
 /** What the server told the bot at registration that actions depend on. */
 export interface ServerFacts {

@@ -33,9 +33,9 @@ import {
   type Upload,
 } from "./chat-actions.js";
 import { pollContent } from "./widgets.js";
-import type { CommandInvocation } from "../commands/command.js";
+import type { CommandInvocation } from "../model/command.js";
 import { conversationKey, conversationOf, type Conversation } from "../model/conversation.js";
-import type { Addressing, BotAccount } from "../dispatch/gate.js";
+import type { Addressing, BotAccount } from "../model/account.js";
 import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
 import { canUserPostTo, canUserSee } from "./visibility.js";
 import { streamAnswer, type StreamOptions, type StreamResult, type TextSource } from "./stream.js";

@@ -9,7 +9,7 @@ import type { MessageContext } from "../context/context.js";
 import type { HandlerOrigin } from "./router.js";
 import { LoopGuardError } from "../outbound/loop-guard.js";
 import { DeliveryFencedError } from "../state/delivery/store.js";
-import type { BotServices } from "../bot/services.js";
+import type { MessageOutcomes } from "./handling.js";
 import type { HandledReporter, HandlerErrorReporter } from "./router.js";
 
 /**
@@ -20,7 +20,7 @@ import type { HandledReporter, HandlerErrorReporter } from "./router.js";
  */
 export function handlerErrorReporter(
   log: Logger,
-  outside: Pick<BotServices, "failed">,
+  outside: Pick<MessageOutcomes, "failed">,
   errorReply: string | false,
   quarantine?: Pick<Quarantine, "failed">,
 ): HandlerErrorReporter {

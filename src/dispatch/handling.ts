@@ -9,19 +9,39 @@ import {
   type MessageContext,
 } from "../context/context.js";
 import type { Dialogs } from "../context/session.js";
-import type { ClaimedMessage, HandedOn } from "../inbound/intake.js";
 import type { Quarantine } from "../state/quarantine.js";
 import { notify, type BotObserver } from "../model/observer.js";
-import type { BotServices } from "../bot/services.js";
 import type { Middleware } from "./compose.js";
 import { conversationKey } from "../model/conversation.js";
 import { address, isOneToOne, type RespondTo } from "./gate.js";
-import { MessageTurn, PromisedRelease, type TurnHooks } from "./turn.js";
+import type { HandedOn } from "./overlap-lanes.js";
+import { MessageTurn, PromisedRelease, type ClaimedTurn, type TurnHooks } from "./turn.js";
+
+/** What the bot's services learn of each message: its count (metrics) and the outgoing-webhook split. */
+export interface MessageOutcomes {
+  /**
+   * Before a message's pipeline: true when the message is left to the outgoing webhook (see
+   * `leftToWebhook`); it is then counted handled and the pipeline must not run.
+   */
+  leaveToWebhook(ctx: MessageContext): boolean;
+  /**
+   * After a message's pipeline: counts it handled, or failed when the pipeline threw (`threw`) or
+   * a handler did (`failed`). Hooks rather than a middleware: they cost no promise per message.
+   */
+  finished(ctx: MessageContext, threw: boolean): void;
+  /** Marks a message whose handler threw (the router catches those) so it counts as failed. */
+  failed(ctx: MessageContext): void;
+  /**
+   * In outgoing-webhook mode, true for a mention or direct message seen on the event queue: the
+   * server POSTs it to the webhook too, and only that copy is handled (answers to `ask` included).
+   */
+  leftToWebhook(ctx: MessageContext): boolean;
+}
 
 export interface MessageHandlerOptions {
   log: Logger;
   /** Counting (`finished`) and the outgoing-webhook split (`leaveToWebhook`, `leftToWebhook`). */
-  outside: Pick<BotServices, "finished" | "leaveToWebhook" | "leftToWebhook">;
+  outside: Pick<MessageOutcomes, "finished" | "leaveToWebhook" | "leftToWebhook">;
   dialogs: Dialogs<MessageContext>;
   follows: Follows;
   prefix: string;
@@ -73,7 +93,7 @@ export class MessageHandler {
    * Runs one message the intake claimed, and releases it (`claimed.release`) when its
    * conversation may move on: the fast path, with no promise of its own (see `#begin`).
    */
-  readonly start = (claimed: ClaimedMessage): void => {
+  readonly start = (claimed: ClaimedTurn): void => {
     this.#begin(
       new MessageTurn(this.#hooks, claimed.arrivedAt, claimed),
       claimed.message,

@@ -1,13 +1,18 @@
 // Overlap lanes: one handler's OverlapController per conversation, and the hand-over of its messages to the intake.
 import type { MessageContext } from "../context/context.js";
-import type { HandedOn } from "../inbound/intake.js";
 import { conversationKey } from "../model/conversation.js";
-import {
-  OverlapController,
-  type OverlapCall,
-  type OverlapStrategy,
-  type OverlapTimers,
-} from "./overlap.js";
+import type { OverlapStrategy } from "../model/overlap.js";
+import { OverlapController, type OverlapCall, type OverlapTimers } from "./overlap.js";
+
+/**
+ * A message the pipeline handed on (an overlap strategy holds it for a later call): its lane is
+ * released at once, and it is delivered when `delivered` resolves true (the call that took it
+ * ended). False means it was never handled (the bot stopped first): it stays unfinished in the
+ * ledger, below the watermark's reach, so catch-up hands it over again after a restart.
+ */
+export interface HandedOn {
+  readonly delivered: Promise<boolean>;
+}
 
 /** What every handler's lanes share: timers, the count of running calls, and whether the bot stopped. */
 export class OverlapRoom {

@@ -11,7 +11,8 @@ import {
   type InvocationOf,
 } from "../commands/command.js";
 import type { ArgsShape } from "../commands/types.js";
-import { resolveOverlap, type Overlap } from "./overlap.js";
+import type { Overlap } from "../model/overlap.js";
+import { resolveOverlap } from "./overlap.js";
 import { OverlapLanes, OverlapRoom } from "./overlap-lanes.js";
 import { isSpace } from "../commands/parse.js";
 import type { TimeLimit, TimeLimits } from "./time-limit.js";

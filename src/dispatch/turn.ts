@@ -1,7 +1,7 @@
 // A message's turn in its conversation's lane: what ends it, and whom it tells that the conversation may move on.
 import type { ContextTurn, MessageContext } from "../context/context.js";
-import type { HandedOn } from "../inbound/intake.js";
-import { handedOn } from "./overlap-lanes.js";
+import type { Message } from "../api/messages.js";
+import { handedOn, type HandedOn } from "./overlap-lanes.js";
 
 /** What a turn tells the bot when its pipeline ended (one object per bot, not per message). */
 export interface TurnHooks {
@@ -15,6 +15,14 @@ export interface TurnHooks {
  */
 export interface TurnRelease {
   release(handedOn: HandedOn | undefined): void;
+}
+
+/** A message the intake claimed, as the bot's fast path (`start`) gets it: handled, then released once. */
+export interface ClaimedTurn extends TurnRelease {
+  readonly message: Message;
+  readonly flags: string[];
+  /** `performance.now()` when its batch reached the intake; undefined when caught up. */
+  readonly arrivedAt: number | undefined;
 }
 
 /** The resolve function of the promise made last (see `PromisedRelease`'s constructor). */

@@ -10,16 +10,8 @@ import { catchUp, newestMessageId, type CatchUpWindow } from "./catch-up.js";
 import { LaneKeys } from "../model/conversation.js";
 import type { DeliveryLedger } from "./ledger.js";
 import type { Dispatcher, LaneRelease, SelfReleasingTask } from "../dispatch/dispatcher.js";
-
-/**
- * A message the pipeline handed on (an overlap strategy holds it for a later call): its lane is
- * released at once, and it is delivered when `delivered` resolves true (the call that took it
- * ended). False means it was never handled (the bot stopped first): it stays unfinished in the
- * ledger, below the watermark's reach, so catch-up hands it over again after a restart.
- */
-export interface HandedOn {
-  readonly delivered: Promise<boolean>;
-}
+import type { HandedOn } from "../dispatch/overlap-lanes.js";
+import type { ClaimedTurn } from "../dispatch/turn.js";
 
 export interface IntakeOptions {
   api: ApiClient;
@@ -43,7 +35,7 @@ export interface IntakeOptions {
    * `claimed.release()` (or `fail()`) when its conversation may move on, instead of resolving a
    * promise, so that no promise per message stands between the handler, the ledger and the lane.
    */
-  start?(claimed: ClaimedMessage): void;
+  start?(claimed: ClaimedTurn): void;
   /** GET /messages narrows that see what the queue sees. */
   narrows: Narrow[];
   /**
@@ -350,7 +342,7 @@ export class Intake {
  * the save is batched per turn of the event loop and only ever records finished messages, and stop
  * waits for it (`Delivery.close`).
  */
-export class ClaimedMessage implements SelfReleasingTask {
+export class ClaimedMessage implements SelfReleasingTask, ClaimedTurn {
   readonly message: Message;
   readonly flags: string[];
   /** `performance.now()` when its batch reached the intake; undefined when caught up. */

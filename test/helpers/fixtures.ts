@@ -3,7 +3,7 @@ import type { SendParams } from "../../src/api/messages.js";
 import type { ApiClient } from "../../src/client/client.js";
 import type { ContextServices } from "../../src/context/context.js";
 import { Dialogs } from "../../src/context/session.js";
-import type { BotAccount } from "../../src/dispatch/gate.js";
+import type { BotAccount } from "../../src/model/account.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { createMemoryStore } from "../../src/state/key-value/index.js";
 import type { ChatUser, Directory } from "../../src/context/directory.js";

@@ -1,10 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  OverlapController,
-  resolveOverlap,
-  type OverlapCall,
-  type OverlapMode,
-} from "../../src/dispatch/overlap.js";
+import { OverlapController, resolveOverlap, type OverlapCall } from "../../src/dispatch/overlap.js";
+import type { OverlapMode } from "../../src/model/overlap.js";
 import { ManualSchedulerClock } from "../../src/scheduler/clock.js";
 
 /** A handler whose calls finish when the test says so. */

@@ -6,7 +6,8 @@ import {
   type MessageContext,
 } from "../../src/context/context.js";
 import { Dialogs } from "../../src/context/session.js";
-import { address, botAccount, type BotAccount } from "../../src/dispatch/gate.js";
+import { address } from "../../src/dispatch/gate.js";
+import { botAccount, type BotAccount } from "../../src/model/account.js";
 import { definePlugin, type SentMessage } from "../../src/index.js";
 import type { SendParams } from "../../src/api/messages.js";
 import { recordingServices } from "../helpers/fixtures.js";
