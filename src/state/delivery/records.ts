@@ -1,6 +1,6 @@
 // Reply records in memory (bounded, oldest incoming message forgotten first) and the checks persisted delivery state must pass.
 import type { SendParams } from "../../api/messages.js";
-import type { DeliveryState, ReplyIntent, ReplyRecord } from "./store.js";
+import type { DeliveryState, ReplyIntent, ReplyRecord } from "./shapes.js";
 
 /**
  * The replies of the last `capacity` incoming messages: for each, its intents and outcomes by
