@@ -1,7 +1,27 @@
 // Conversation tests: say a line, expect the bot's answer, line after line, failing loudly on silence or extras.
-import type { DirectOptions, SendOptions, TestBot } from "./harness.js";
 import type { Replies } from "./replies.js";
 import { describeExpectation, meets, type Expectation } from "./transcript.js";
+
+export interface SendOptions {
+  /** Who speaks: a seeded handle (`olivia`, `adam`, `max`, `mia` (default), `gus`) or a created one. */
+  as?: string;
+  /** Created on first use. Default `general`. */
+  channel?: string;
+  /** Default `test`. */
+  topic?: string;
+}
+
+export interface DirectOptions {
+  as?: string;
+  /** Further participants besides the speaker and the bot. */
+  to?: string[];
+}
+
+/** Whom a dialog speaks through: the harness's `send` and `dm`, resolving with the message's ID. */
+export interface Speaker {
+  send(content: string, options?: SendOptions): Promise<number>;
+  dm(content: string, options?: DirectOptions): Promise<number>;
+}
 
 /**
  * One exchange: what a human says, and what the bot must answer: exact text, a pattern, a list
@@ -31,7 +51,7 @@ export interface DialogOptions extends SendOptions {
  * ]);
  */
 export async function dialog(
-  t: TestBot,
+  t: Speaker,
   replies: Replies,
   steps: readonly DialogStep[],
   options: DialogOptions = {},

@@ -13,7 +13,13 @@ import {
 } from "../sandbox/server.js";
 import type { Realm } from "../sandbox/realm.js";
 import { TestClock } from "./clock.js";
-import { dialog, type DialogOptions, type DialogStep } from "./dialog.js";
+import {
+  dialog,
+  type DialogOptions,
+  type DialogStep,
+  type DirectOptions,
+  type SendOptions,
+} from "./dialog.js";
 import { RealmObserver, type ObservedMessage, type ObservedUpload } from "./observe.js";
 import { People, type NewUser } from "./people.js";
 import { Replies, type ReplyOptions } from "./replies.js";
@@ -67,21 +73,6 @@ export interface TestBotOptions {
   botEmail?: string;
   /** Where the bot logs; default: kept in memory, warnings and errors shown by `t.errors()` and in failures. */
   logger?: Logger;
-}
-
-export interface SendOptions {
-  /** Who speaks: a seeded handle (`olivia`, `adam`, `max`, `mia` (default), `gus`) or a created one. */
-  as?: string;
-  /** Created on first use. Default `general`. */
-  channel?: string;
-  /** Default `test`. */
-  topic?: string;
-}
-
-export interface DirectOptions {
-  as?: string;
-  /** Further participants besides the speaker and the bot. */
-  to?: string[];
 }
 
 /** A scheduled message waiting on the server. */

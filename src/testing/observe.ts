@@ -1,5 +1,6 @@
 // Watching a sandbox in-process: messages, reactions, uploads and scheduled messages as they happen.
-import type { Realm, StoredMessage } from "../sandbox/realm.js";
+import type { StoredMessage } from "../sandbox/model.js";
+import type { Realm } from "../sandbox/realm.js";
 
 /** A message as the harness (and `bot dev`) shows it. */
 export interface ObservedMessage {
