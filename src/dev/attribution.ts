@@ -2,7 +2,7 @@
 import type { Middleware } from "../dispatch/compose.js";
 import { conversationKey } from "../model/conversation.js";
 import type { MessageContext } from "../context/context.js";
-import type { StoredMessage } from "../sandbox/realm.js";
+import type { StoredMessage } from "../sandbox/model.js";
 
 const ACTIONS = [
   "reply",

@@ -2,7 +2,7 @@
 import type { ApiClient } from "../client/client.js";
 import type { Clock } from "../sandbox/clock.js";
 import { startSandbox, type Sandbox } from "../sandbox/server.js";
-import type { StoredMessage } from "../sandbox/realm.js";
+import type { StoredMessage } from "../sandbox/model.js";
 import { RealmObserver, observeMessage, placeOf } from "../testing/observe.js";
 import { People } from "../testing/people.js";
 import { storedConversationKey } from "./attribution.js";

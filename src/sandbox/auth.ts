@@ -1,7 +1,8 @@
 // Who is asking: HTTP Basic credentials or a password checked against the realm, with the server's error codes.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 import { SandboxError } from "./errors.js";
 import { findUserByEmail } from "./emailVisibility.js";
 

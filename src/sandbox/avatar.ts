@@ -1,7 +1,8 @@
 // Avatar URLs as the server's get_avatar_field computes them: uploaded avatars, the external provider, and when to send null.
 import { createHash } from "node:crypto";
 import { canSeeRealEmail } from "./emailVisibility.js";
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 
 /** The uploaded avatar's URL, or the external provider's (computed from the real email), versioned. */
 export function avatarUrl(realm: Realm, user: SandboxUser): string {

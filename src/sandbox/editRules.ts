@@ -1,5 +1,6 @@
 // What PATCH /messages/{id} may do, in the server's order: the edit window, widgets, moves and their time limits.
-import type { RealmSettings, Realm, SandboxUser, StoredMessage, Channel } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { RealmSettings, SandboxUser, StoredMessage, Channel } from "./model.js";
 import { badRequest, SandboxError } from "./errors.js";
 import { isGuest, isModeratorOrAbove } from "./permissions.js";
 import { checkedTopic, normalizedContent, normalizeTopic } from "./send.js";

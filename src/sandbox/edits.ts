@@ -1,7 +1,8 @@
 // Message edits: content and topic changes, their history snapshots, HTML diffs and update_message events.
 import { renderMarkdown } from "./markdown.js";
 import { withFlag } from "./flagSets.js";
-import type { Channel, Realm, SandboxUser, StoredEdit, StoredMessage } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { Channel, SandboxUser, StoredEdit, StoredMessage } from "./model.js";
 
 /** Splits HTML into tags and words (with their trailing spaces) for diffing. */
 const tokens = (html: string): string[] => html.match(/<[^>]*>|[^<\s]+\s*|\s+/g) ?? [];

@@ -1,6 +1,7 @@
 // Email address visibility: who sees a user's real email, and the placeholder API email everyone else gets.
 import { ROLES } from "../api/common.js";
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 
 /** `email_address_visibility` values. */
 export const EMAIL_VISIBILITY = {

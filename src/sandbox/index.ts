@@ -4,7 +4,7 @@ export type { Sandbox, SandboxAccount, SandboxOptions } from "./server.js";
 export { ManualClock, systemClock } from "./clock.js";
 export type { Clock } from "./clock.js";
 export { Realm } from "./realm.js";
-export type { SandboxUser, Channel, StoredMessage, RealmSettings } from "./realm.js";
+export type { SandboxUser, Channel, StoredMessage, RealmSettings } from "./model.js";
 export { createRequestHandler } from "./handler.js";
 export type { RequestHandler } from "./handler.js";
 export { SEED_USERS, SEED_CHANNELS } from "./seed.js";

@@ -1,5 +1,5 @@
 // Stored messages indexed by channel, topic, direct-message conversation and receiving user, so sends and narrowed reads cost the same at any history size.
-import type { StoredMessage } from "./realm.js";
+import type { StoredMessage } from "./model.js";
 
 const NONE: readonly StoredMessage[] = [];
 

@@ -1,5 +1,6 @@
 // Notification Bot's notices after a move, as the server posts them: resolved/unresolved topics and move breadcrumbs.
-import type { Channel, Realm, SandboxUser, StoredMessage } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { Channel, SandboxUser, StoredMessage } from "./model.js";
 
 /** Where the messages were before the move. */
 export interface MoveOrigin {

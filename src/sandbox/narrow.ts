@@ -2,7 +2,8 @@
 import type { Narrow } from "../api/common.js";
 import { badRequest, SandboxError } from "./errors.js";
 import { findUserByEmail } from "./emailVisibility.js";
-import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser, StoredMessage } from "./model.js";
 
 export interface NarrowTerm {
   operator: string;

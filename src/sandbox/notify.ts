@@ -1,5 +1,6 @@
 // Sending non-message events to users' event queues, each event built for the user who receives it.
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 
 type Event = Record<string, unknown> & { type: string };
 

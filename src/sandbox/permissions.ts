@@ -1,7 +1,8 @@
 // Who may do what in the sandbox: roles, administrator-only endpoints and special permissions.
 import { ROLES } from "../api/common.js";
 import { badRequest } from "./errors.js";
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 
 /** Special permissions a server operator grants outside the role system. */
 export const SPECIAL_PERMISSIONS = ["can_create_users", "can_change_user_emails"] as const;

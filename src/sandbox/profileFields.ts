@@ -1,7 +1,8 @@
 // Custom profile fields: the realm's field definitions, value checks, and `profile_data` as clients see it.
 import { badRequest } from "./errors.js";
 import { renderMarkdown } from "./markdown.js";
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 
 /** Field types as the server numbers them. */
 export const PROFILE_FIELD_TYPES = {

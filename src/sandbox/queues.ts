@@ -1,6 +1,7 @@
 // Server-side event queues: registration, filtering, long-polls with heartbeats, idle garbage collection.
 import { randomBytes } from "node:crypto";
-import type { Realm, StoredMessage } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { StoredMessage } from "./model.js";
 import { SandboxError } from "./errors.js";
 import { compileNarrow } from "./narrow.js";
 

@@ -2,7 +2,8 @@
 import { badRequest } from "./errors.js";
 import type { CompiledNarrow } from "./narrow.js";
 import { lowerBound } from "./messageIndex.js";
-import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser, StoredMessage } from "./model.js";
 
 export type Anchor = number | string;
 

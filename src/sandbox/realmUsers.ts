@@ -1,5 +1,5 @@
 // The realm's users by ID, with indexes by email and by full name that stay right however a user is changed.
-import type { SandboxUser } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 
 /** Lowercased key → the IDs having it, ascending (the order users were added in). */
 type Index = Map<string, number[]>;

@@ -2,7 +2,8 @@
 import type { z } from "zod";
 import type { Endpoint } from "../api/endpoint.js";
 import type { UploadedFile } from "./body.js";
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 
 export interface RouteContext<P, U extends SandboxUser | undefined = SandboxUser> {
   realm: Realm;

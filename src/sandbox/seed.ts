@@ -1,7 +1,9 @@
 // The realm every sandbox starts with: one user of each role, a bot, two channels.
 // The one owner (olivia) holds both special permissions; the administrator (adam) holds neither.
 import type { Role } from "../api/common.js";
-import { newSecret, type Realm, type SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import { newSecret } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 import { SPECIAL_PERMISSIONS, type SpecialPermission } from "./permissions.js";
 
 export interface SeedUser {

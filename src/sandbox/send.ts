@@ -1,7 +1,8 @@
 // Sending a message as the server does: limits, the topic rule, wildcard mentions, topic visibility policies.
 import { NO_TOPIC } from "../api/common.js";
 import { badRequest, SandboxError } from "./errors.js";
-import type { Channel, Realm, SandboxUser, StoredMessage } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { Channel, SandboxUser, StoredMessage } from "./model.js";
 import { findUserByEmail } from "./emailVisibility.js";
 import type { WidgetContent } from "./widgets.js";
 import { findWildcards } from "./markdown.js";

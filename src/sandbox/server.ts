@@ -8,7 +8,8 @@ import { FaultInjector } from "./faults.js";
 import { createRequestHandler, type RequestHandler } from "./handler.js";
 import { RateLimiter, type RateLimitOptions } from "./ratelimit.js";
 import { QueueRegistry } from "./queues.js";
-import { DEFAULT_SETTINGS, Realm, type RealmSettings } from "./realm.js";
+import { DEFAULT_SETTINGS, Realm } from "./realm.js";
+import type { RealmSettings } from "./model.js";
 import { routes } from "./routes/index.js";
 import { seedRealm, type BotIdentity } from "./seed.js";
 

@@ -1,6 +1,7 @@
 // Submessages as the server takes them: who may attach one, poll and todo data checked, stored and sent as `submessage` events.
 import { badRequest } from "./errors.js";
-import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser, StoredMessage } from "./model.js";
 
 /** The server's MAX_IDX: the most options (tasks) one user may add to a widget. */
 const MAX_IDX = 1000;

@@ -1,6 +1,7 @@
 // Uploaded files: stored under a sanitised name, served only to the uploader or readers of a message that claimed them.
 import { randomBytes } from "node:crypto";
-import type { Realm, SandboxUser, StoredMessage } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser, StoredMessage } from "./model.js";
 
 /** Upload paths in message content, as the server finds them to claim. */
 const UPLOAD_PATH = /\/user_uploads\/\d+\/[0-9a-f]{2}\/[0-9a-f]+\/[^\s)\]"'<>]+/g;

@@ -1,5 +1,6 @@
 // The server's user access rule for guests (`can_access_all_users_group`): who a guest may see, and the "Unknown user" they see otherwise.
-import type { Realm, SandboxUser } from "./realm.js";
+import type { Realm } from "./realm.js";
+import type { SandboxUser } from "./model.js";
 import { isGuest } from "./permissions.js";
 
 /** The name a client is shown for a user it may not see (`UserProfile.INACCESSIBLE_USER_NAME`). */

@@ -1,6 +1,7 @@
 // The harness's view of widgets: which key a poll option or todo task has, read from a message's submessages.
 import { pollOptionKey, todoTaskKey } from "../api/submessages.js";
-import type { Realm, StoredMessage } from "../sandbox/realm.js";
+import type { Realm } from "../sandbox/realm.js";
+import type { StoredMessage } from "../sandbox/model.js";
 
 interface WidgetItem {
   /** The option's or task's text. */

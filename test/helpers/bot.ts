@@ -1,7 +1,7 @@
 // Test helper: a real bot against a sandbox over loopback, with a way to wait (bounded) for its posts.
 import { createBot, type Bot, type BotOptions } from "../../src/bot/bot.js";
 import type { Sandbox } from "../../src/sandbox/server.js";
-import type { StoredMessage } from "../../src/sandbox/realm.js";
+import type { StoredMessage } from "../../src/sandbox/model.js";
 
 /** A bot logged in to `sandbox` as its bot account; no signals, no rate limit. */
 export function sandboxBot(sandbox: Sandbox, options: Omit<BotOptions, "server"> = {}): Bot {

@@ -7,12 +7,8 @@ import { editMessage } from "../../src/sandbox/edits.js";
 import { compileNarrow, type CompiledNarrow } from "../../src/sandbox/narrow.js";
 import { QueueRegistry } from "../../src/sandbox/queues.js";
 import { allMatching, candidates, resolveAnchor, window } from "../../src/sandbox/range.js";
-import {
-  DEFAULT_SETTINGS,
-  Realm,
-  type SandboxUser,
-  type StoredMessage,
-} from "../../src/sandbox/realm.js";
+import { DEFAULT_SETTINGS, Realm } from "../../src/sandbox/realm.js";
+import type { SandboxUser, StoredMessage } from "../../src/sandbox/model.js";
 import { seedRealm } from "../../src/sandbox/seed.js";
 import { sendDirect, sendToChannel } from "../../src/sandbox/send.js";
 

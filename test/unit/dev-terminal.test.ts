@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chatLine, parseInput, printable, rowsOf, type Place } from "../../src/dev/terminal.js";
 import { storedConversationKey } from "../../src/dev/attribution.js";
-import type { StoredMessage } from "../../src/sandbox/realm.js";
+import type { StoredMessage } from "../../src/sandbox/model.js";
 
 const here: Place = { type: "channel", channel: "general", topic: "dev" };
 

@@ -3,7 +3,7 @@ import { flagSet, withFlag, withoutFlag } from "../../src/sandbox/flagSets.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 import { sendToChannel } from "../../src/sandbox/send.js";
 import { updateFlags } from "../../src/sandbox/routes/narrow.js";
-import type { StoredMessage } from "../../src/sandbox/realm.js";
+import type { StoredMessage } from "../../src/sandbox/model.js";
 
 describe("sandbox flag sets", () => {
   let sandbox: Sandbox;

@@ -1,7 +1,8 @@
 // Sandbox routes for channels and subscriptions: GET /streams, GET and POST /users/me/subscriptions.
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
-import type { Channel, Realm, SandboxUser } from "../realm.js";
+import type { Realm } from "../realm.js";
+import type { Channel, SandboxUser } from "../model.js";
 import { badRequest } from "../errors.js";
 import { renderMarkdown } from "../markdown.js";
 import { findUserByEmail } from "../emailVisibility.js";

@@ -1,7 +1,8 @@
 // Sandbox routes for event queues: POST /register, GET /events, DELETE /events.
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
-import type { Realm, SandboxUser } from "../realm.js";
+import type { Realm } from "../realm.js";
+import type { SandboxUser } from "../model.js";
 import { ownUserView, realmMembers, userView, usersAsSeenBy } from "./users.js";
 import { compileNarrow } from "../narrow.js";
 import { badRequest } from "../errors.js";

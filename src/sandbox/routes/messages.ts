@@ -1,7 +1,8 @@
 // Sandbox routes for single messages: send, fetch, edit history, and edits and moves (rules in editRules.ts).
 import { endpoints, isDirectType } from "../../api/index.js";
 import { route, type Route } from "../route.js";
-import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
+import type { Realm } from "../realm.js";
+import type { SandboxUser, StoredMessage } from "../model.js";
 import { badRequest, missing, SandboxError } from "../errors.js";
 import { editMessage, historySnapshots } from "../edits.js";
 import { checkUpdate } from "../editRules.js";

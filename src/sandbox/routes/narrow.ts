@@ -1,7 +1,8 @@
 // Sandbox routes over narrows: GET /messages, matches_narrow, flags over a narrow, mark a topic read.
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
-import type { Realm, SandboxUser, StoredMessage } from "../realm.js";
+import type { Realm } from "../realm.js";
+import type { SandboxUser, StoredMessage } from "../model.js";
 import { badRequest, type SandboxError } from "../errors.js";
 import { withFlag, withoutFlag } from "../flagSets.js";
 import { compileNarrow, highlightHtml, highlightTopic } from "../narrow.js";

@@ -1,7 +1,8 @@
 // Sandbox routes for mobile push: device token registration and the E2EE test notification.
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
-import type { Realm, SandboxUser } from "../realm.js";
+import type { Realm } from "../realm.js";
+import type { SandboxUser } from "../model.js";
 import { badRequest, SandboxError } from "../errors.js";
 
 /** A device registered for pushes; `pushAccountId` names it in the test notification. */

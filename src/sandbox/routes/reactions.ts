@@ -1,7 +1,8 @@
 // Sandbox routes for emoji reactions: add and remove, with `reaction` events to everyone who has the message.
 import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
-import type { Realm, SandboxUser, StoredMessage, StoredReaction } from "../realm.js";
+import type { Realm } from "../realm.js";
+import type { SandboxUser, StoredMessage, StoredReaction } from "../model.js";
 import { badRequest, SandboxError } from "../errors.js";
 import { resolveEmoji } from "../emoji.js";
 import { apiEmail } from "../emailVisibility.js";

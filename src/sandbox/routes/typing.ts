@@ -3,7 +3,8 @@ import { endpoints } from "../../api/index.js";
 import { route, type Route } from "../route.js";
 import { badRequest } from "../errors.js";
 import { apiEmail } from "../emailVisibility.js";
-import type { Realm, SandboxUser } from "../realm.js";
+import type { Realm } from "../realm.js";
+import type { SandboxUser } from "../model.js";
 
 /** Users who get typing events: those among `ids` whose setting allows it. */
 function listeners(realm: Realm, ids: Iterable<number>): Set<number> {

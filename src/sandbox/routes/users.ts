@@ -1,7 +1,8 @@
 // Sandbox routes for users: list, one user (by ID or email), own profile, create, update by email, and another user's status.
 import { endpoints, ROLES } from "../../api/index.js";
 import { publicRoute, route, type Route } from "../route.js";
-import type { Realm, SandboxUser } from "../realm.js";
+import type { Realm } from "../realm.js";
+import type { SandboxUser } from "../model.js";
 import { notLoggedIn, realmDeactivated } from "../auth.js";
 import { badRequest } from "../errors.js";
 import { apiEmail, canSeeRealEmail, deliveryEmail, findUserByEmail } from "../emailVisibility.js";
