@@ -1,6 +1,7 @@
 // The runtime: bots, plugins, context, middleware, routing, typed commands, sessions and actions.
 export { createBot, DEFAULT_RATE_LIMIT } from "./bot.js";
-export type { Bot, BotOptions } from "./bot.js";
+export type { Bot } from "./bot.js";
+export type { BotOptions, MessageHandling } from "./options.js";
 export type { BotObserver, IgnoredReason } from "../model/observer.js";
 export type { PluginApi, EventListener, CronOptions } from "./plugin-api.js";
 export type { HttpOptions, ServiceOptions } from "./services.js";

@@ -6,7 +6,7 @@ import type { Registration } from "../api/events.js";
 import type { EventSource } from "../inbound/event-queue.js";
 import type { Logger } from "../log/logger.js";
 import type { KeyValueStore } from "../state/key-value/store.js";
-import type { BotOptions } from "./bot.js";
+import type { BotOptions } from "./options.js";
 import type { createCommandRuntime } from "../dispatch/command-runtime.js";
 import type { ContextServices, MessageContext } from "../context/context.js";
 import type { Dialogs } from "../context/session.js";

@@ -1,6 +1,6 @@
 // Plugins: a name, an optional settings schema, and a setup function that registers handlers.
 import type { z } from "zod";
-import type { PluginApi } from "./bot.js";
+import type { PluginApi } from "./plugin-api.js";
 import type { Overlap } from "../model/overlap.js";
 
 export interface Plugin<S extends z.ZodType = z.ZodType> {

@@ -9,7 +9,7 @@ import type { Message } from "../api/messages.js";
 import type { EventSink, EventSource } from "../inbound/event-queue.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import type { CatchUpWindow } from "../inbound/catch-up.js";
-import type { MessageHandling } from "../bot/bot.js";
+import type { MessageHandling } from "../bot/options.js";
 import { BOT_FETCH_EVENT_TYPES } from "../inbound/registration.js";
 import type { ClusterDuties } from "../bot/services.js";
 import type { MetricsRegistry } from "../metrics/registry.js";

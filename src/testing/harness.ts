@@ -3,7 +3,8 @@ import { Writable } from "node:stream";
 import type { ApiClient, ClientOptions } from "../client/client.js";
 import type { UploadSource } from "../api/uploads.js";
 import { createLogger, type Logger } from "../log/logger.js";
-import { createBot, type Bot, type BotOptions } from "../bot/bot.js";
+import { createBot, type Bot } from "../bot/bot.js";
+import type { BotOptions } from "../bot/options.js";
 import { checkPluginName, type Plugin, type PluginInstance } from "../bot/plugin.js";
 import {
   startSandbox,

@@ -1,5 +1,6 @@
 // Test helper: a real bot against a sandbox over loopback, with a way to wait (bounded) for its posts.
-import { createBot, type Bot, type BotOptions } from "../../src/bot/bot.js";
+import { createBot, type Bot } from "../../src/bot/bot.js";
+import type { BotOptions } from "../../src/bot/options.js";
 import type { Sandbox } from "../../src/sandbox/server.js";
 import type { StoredMessage } from "../../src/sandbox/model.js";
 

@@ -3,7 +3,8 @@ import { MockAgent } from "undici";
 import { createClient, type ApiClient } from "../../src/client/client.js";
 import type { AnyEvent, Registration } from "../../src/api/events.js";
 import type { EventSink, EventSource } from "../../src/inbound/event-queue.js";
-import { createBot, type Bot, type BotOptions } from "../../src/bot/bot.js";
+import { createBot, type Bot } from "../../src/bot/bot.js";
+import type { BotOptions } from "../../src/bot/options.js";
 import type { Plugin } from "../../src/bot/plugin.js";
 import { apiUser } from "./fixtures.js";
 
