@@ -25,6 +25,7 @@ import { OverlapRoom } from "../dispatch/overlap-lanes.js";
 import type { BotAccount } from "../model/account.js";
 import { handlerErrorReporter } from "../dispatch/handler-errors.js";
 import { createHandlerWatch } from "../dispatch/handler-watch.js";
+import type { PluginErrorHandler } from "../dispatch/plugin-error.js";
 import { MessageHandler } from "../dispatch/handling.js";
 import { createPluginApi, type PluginApi } from "./plugin-api.js";
 import { Router } from "../dispatch/router.js";
@@ -60,6 +61,20 @@ export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesVie
    * call that takes them ends (for monitoring and tests).
    */
   readonly pending: number;
+  /**
+   * Registers the handler of handler errors that no middleware caught (one at a time; a second call
+   * replaces the first). It gets a PluginError (plugin, handler, message ID, `ctx`, `cause`) and
+   * decides what the sender hears: the default log line and failure reply are not sent. The bot
+   * goes on with the next message either way. Errors of a call of an `overlap` strategy come here
+   * too, without passing middleware (the router has returned by then).
+   *
+   * @example
+   * bot.catch((error) => {
+   *   log.error({ err: error.cause, plugin: error.plugin }, error.message);
+   *   return error.ctx.reply("Something went wrong; the admins are told.");
+   * });
+   */
+  catch(handler: PluginErrorHandler): void;
 }
 
 export { DEFAULT_RATE_LIMIT };
@@ -111,6 +126,8 @@ export function createBot(options: BotOptions): Bot {
   const storage = options.storage ?? createMemoryStore(now);
   const bus = new EventEmitter();
   const middleware: Middleware<MessageContext>[] = [];
+  /** The handler `bot.catch` registered: told of handler errors no middleware caught. */
+  let caught: PluginErrorHandler | undefined;
   const dialogs = new Dialogs<MessageContext>({
     store: storage.namespace("topicbot:questions"),
     now,
@@ -271,6 +288,7 @@ export function createBot(options: BotOptions): Bot {
       log,
       outside,
       options.errorReply ?? DEFAULT_ERROR_REPLY,
+      () => caught,
       watch.quarantine,
     ),
     watch,
@@ -304,6 +322,9 @@ export function createBot(options: BotOptions): Bot {
     },
     webhookRoutes: outside.webhookRoutes,
     handleOutgoing: outside.handleOutgoing,
+    catch(handler) {
+      caught = handler;
+    },
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),
   };

@@ -6,6 +6,8 @@ export type { BotObserver, IgnoredReason } from "../model/observer.js";
 export type { PluginApi, EventListener, CronOptions } from "./plugin-api.js";
 export type { HttpOptions, ServiceOptions } from "./services.js";
 export { definePlugin } from "./plugin.js";
+export { PluginError } from "../dispatch/plugin-error.js";
+export type { PluginErrorHandler, HandlerKind, HandlerOrigin } from "../dispatch/plugin-error.js";
 export type { Plugin, PluginInstance } from "./plugin.js";
 export { compose } from "../dispatch/compose.js";
 export type { Middleware, Next } from "../dispatch/compose.js";

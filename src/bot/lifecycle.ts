@@ -16,7 +16,7 @@ import type { Intake } from "../inbound/intake.js";
 import { compose, type Middleware } from "../dispatch/compose.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { botAccount, type BotAccount } from "../model/account.js";
-import { handledLogger } from "../dispatch/handler-errors.js";
+import { handledLogger, pluginErrorCatcher } from "../dispatch/handler-errors.js";
 import type { MessageHandler } from "../dispatch/handling.js";
 import type { HandlerWatch } from "../dispatch/handler-watch.js";
 import type { HandlerErrorReporter, Router } from "../dispatch/router.js";
@@ -98,6 +98,7 @@ export class BotLifecycle {
       p.commands.registerHelp(p.router, pluginDescriptions(options));
       const pipeline = compose([
         p.handler.admit,
+        pluginErrorCatcher(p.reportHandlerError),
         ...p.middleware,
         p.router.middleware(p.reportHandlerError, handledLogger(log), p.watch.limits),
         p.commands.unknownCommand(p.router),

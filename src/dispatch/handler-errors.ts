@@ -5,40 +5,45 @@ import type { Logger } from "../log/logger.js";
 import { code } from "../markdown/escape.js";
 import type { Quarantine } from "../state/quarantine.js";
 import { formatMs, HandlerTimeoutError } from "./time-limit.js";
-import type { MessageContext } from "../context/context.js";
-import type { HandlerOrigin } from "./router.js";
 import { LoopGuardError } from "../outbound/loop-guard.js";
 import { DeliveryFencedError } from "../state/delivery/store.js";
 import type { MessageOutcomes } from "./handling.js";
 import type { HandledReporter, HandlerErrorReporter } from "./router.js";
+import type { Middleware } from "./compose.js";
+import type { MessageContext } from "../context/context.js";
+import { PluginError, type HandlerOrigin, type PluginErrorHandler } from "./plugin-error.js";
 
 /**
- * A handler threw: logged with its plugin, and the sender told as the handler chose (see
- * ListenerOptions.errorReply). An action the server refused is logged as one line with its
- * endpoint and code, and by default gets no reply from a listener (only from a command).
- * `errorReply` is the bot's own choice (`createBot({ errorReply })`).
+ * A handler threw and no middleware caught it: counted as failed, then given to `caught()` (the
+ * handler `bot.catch` registered) if there is one, else reported as the default does: logged with
+ * its plugin, and the sender told as the handler chose (see ListenerOptions.errorReply). An
+ * action the server refused is logged as one line with its endpoint and code, and by default gets
+ * no reply from a listener (only from a command). `errorReply` is the bot's own choice
+ * (`createBot({ errorReply })`). A `bot.catch` handler that throws is logged, and the default
+ * report runs after all.
  */
 export function handlerErrorReporter(
   log: Logger,
   outside: Pick<MessageOutcomes, "failed">,
   errorReply: string | false,
+  caught: () => PluginErrorHandler | undefined,
   quarantine?: Pick<Quarantine, "failed">,
 ): HandlerErrorReporter {
-  return async (error, ctx, origin) => {
-    outside.failed(ctx);
+  const report = async (error: PluginError): Promise<void> => {
+    const { ctx, origin, cause } = error;
     // The guard logged why, once; an error reply would only be refused as well.
-    if (error instanceof LoopGuardError) return;
+    if (cause instanceof LoopGuardError) return;
     // Cluster mode: this node lost the message's partition; its new owner handles it.
-    if (error instanceof DeliveryFencedError)
-      return log.info({ messageId: ctx.message.id }, error.message);
-    if (error instanceof HandlerTimeoutError)
-      return reportTimeout(error, ctx, origin, log, quarantine);
-    const refused = error instanceof ApiError;
+    if (cause instanceof DeliveryFencedError)
+      return log.info({ messageId: ctx.message.id }, cause.message);
+    if (cause instanceof HandlerTimeoutError)
+      return reportTimeout(cause, ctx, origin, log, quarantine);
+    const refused = cause instanceof ApiError;
     const handler = ctx.command ? `command ${ctx.command.name}` : "handler";
     void quarantine
-      ?.failed(ctx.message.id, origin.plugin, handler, firstLine(error))
+      ?.failed(ctx.message.id, origin.plugin, handler, firstLine(cause))
       .catch((e: unknown) => log.warn({ err: e }, "could not count a handler failure"));
-    const failure = describeHandlerFailure(error, origin.plugin, handler, ctx.message.id);
+    const failure = describeHandlerFailure(cause, origin.plugin, handler, ctx.message.id);
     log.error(failure.fields, failure.message);
     // A listener's action the server refused is logged only, unless the listener asks otherwise.
     const choice = origin.errorReply ?? (origin.kind !== "listener" || !refused);
@@ -50,6 +55,32 @@ export function handlerErrorReporter(
         log.warn({ err: replyError }, "could not send the error reply"),
       );
   };
+  return async (error) => {
+    outside.failed(error.ctx);
+    const handler = caught();
+    if (handler === undefined) return report(error);
+    try {
+      await handler(error);
+    } catch (thrown) {
+      log.error(
+        { err: thrown, plugin: error.plugin, messageId: error.messageId },
+        "the bot.catch handler threw",
+      );
+      await report(error);
+    }
+  };
+}
+
+/**
+ * The middleware that ends a PluginError's way up the chain: what no middleware caught goes to
+ * `report` (see `handlerErrorReporter`), and the message counts as handled; other errors go on.
+ */
+export function pluginErrorCatcher(report: HandlerErrorReporter): Middleware<MessageContext> {
+  const onError = (error: unknown): void | Promise<void> => {
+    if (error instanceof PluginError) return report(error);
+    throw error;
+  };
+  return (_ctx, next) => next().catch(onError);
 }
 
 /** With `LOG_LEVEL=debug`, one line per handled message: plugin, handler and duration. */

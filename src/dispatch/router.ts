@@ -1,6 +1,7 @@
 // The router: commands found by name (one map lookup of the first word), listeners by their filters (the one primitive `hear`, `followed` and `filter` share); commands first, then listeners, then built-ins.
 import type { MessageContext } from "../context/context.js";
 import type { Middleware } from "./compose.js";
+import { PluginError, type HandlerKind, type HandlerOrigin } from "./plugin-error.js";
 import {
   compileSpec,
   subcommandInfos,
@@ -90,9 +91,6 @@ export type HandledReporter = (
   handler: { plugin: string; kind: HandlerKind; ms: number },
 ) => void;
 
-/** Which tier of the routing order a handler belongs to. */
-export type HandlerKind = "command" | "followed" | "listener" | "builtin";
-
 interface Entry {
   plugin: string;
   kind: HandlerKind;
@@ -109,19 +107,11 @@ interface Entry {
   timeoutMs?: TimeLimit;
 }
 
-/** Where a handler came from, for error reports. */
-export interface HandlerOrigin {
-  plugin: string;
-  kind: HandlerKind;
-  /** The handler's own choice of error reply, if it made one (see ListenerOptions). */
-  errorReply?: string | boolean;
-}
-
-export type HandlerErrorReporter = (
-  error: unknown,
-  ctx: MessageContext,
-  origin: HandlerOrigin,
-) => void | Promise<void>;
+/**
+ * Told of a handler's error that no middleware can catch: one thrown by a call of an overlap
+ * strategy, which runs after the router returned (see `Router.middleware`).
+ */
+export type HandlerErrorReporter = (error: PluginError) => void | Promise<void>;
 
 /**
  * The first word of the addressed text and what follows it, both trimmed (as
@@ -400,7 +390,12 @@ export class Router {
     return [...this.#commands.keys()];
   }
 
-  /** The router as a middleware: the first matching entry handles the message, else `next()`. */
+  /**
+   * The router as a middleware: the first matching entry handles the message, else `next()`. What
+   * a handler throws goes up the middleware chain as a PluginError (after `handled`), so middleware
+   * around `next()` sees it; what a call of an overlap strategy throws goes to `report`, since the
+   * router has returned by then.
+   */
   middleware(
     report: HandlerErrorReporter,
     handled?: HandledReporter,
@@ -412,7 +407,7 @@ export class Router {
       for (const entry of tier) entry.overlap?.runWith(overlapCall(entry, report, handled));
     // The command and builtin tiers are all commands: they are found by name (`#byName`).
     const byName = this.#byName;
-    const run = (e: Entry, ctx: MessageContext) => runEntry(e, ctx, report, handled, limits);
+    const run = (entry: Entry, ctx: MessageContext) => runEntry(entry, ctx, handled, limits);
     return (ctx, next) => {
       const word =
         ctx.addressedVia !== null && (byName.command.size > 0 || byName.builtin.size > 0)
@@ -426,7 +421,7 @@ export class Router {
         firstMatch(late, ctx);
       if (!entry) return next();
       ctx.plugin = entry.plugin;
-      if (entry.overlap !== undefined) return admitOverlapping(entry, entry.overlap, ctx, report);
+      if (entry.overlap !== undefined) return admitOverlapping(entry, entry.overlap, ctx);
       return run(entry, ctx);
     };
   }
@@ -449,13 +444,11 @@ async function admitOverlapping(
   entry: Entry,
   lanes: OverlapLanes,
   ctx: MessageContext,
-  report: HandlerErrorReporter,
 ): Promise<void> {
   try {
     if (entry.guard !== undefined && !(await entry.guard(ctx))) return;
   } catch (error) {
-    await report(error, ctx, originOf(entry));
-    return;
+    throw new PluginError(error, ctx, originOf(entry));
   }
   await lanes.admit(ctx);
 }
@@ -473,20 +466,19 @@ function overlapCall(
       await handler(ctx);
     } catch (error) {
       // An interrupted call that gives up by throwing (its signal's reason) is no failure.
-      if (!ctx.signal.aborted) await report(error, ctx, originOf(entry));
+      if (!ctx.signal.aborted) await report(new PluginError(error, ctx, originOf(entry)));
     }
     handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
   };
 }
 
 /**
- * Runs one handler, reporting what it throws. A handler that returns no promise (a synchronous
+ * Runs one handler; what it throws is thrown on as a PluginError. A handler that returns no promise (a synchronous
  * one, as many commands are) is run without making one: this runs for every handled message.
  */
 function runEntry(
   entry: Entry,
   ctx: MessageContext,
-  report: HandlerErrorReporter,
   handled: HandledReporter | undefined,
   limits?: TimeLimits,
 ): void | Promise<void> {
@@ -495,11 +487,11 @@ function runEntry(
   try {
     result = entry.handler(ctx);
   } catch (error) {
-    return failed(error, entry, ctx, report, handled, started);
+    return failed(error, entry, ctx, handled, started);
   }
   if (isThenable(result)) {
     if (limits) result = limits.apply(result, ctx, entry.plugin, entry.kind, entry.timeoutMs);
-    return settle(result as PromiseLike<unknown>, entry, ctx, report, handled, started);
+    return settle(result as PromiseLike<unknown>, entry, ctx, handled, started);
   }
   handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
 }
@@ -509,26 +501,25 @@ async function settle(
   result: PromiseLike<unknown>,
   entry: Entry,
   ctx: MessageContext,
-  report: HandlerErrorReporter,
   handled: HandledReporter | undefined,
   started: number,
 ): Promise<void> {
   try {
     await result;
   } catch (error) {
-    return failed(error, entry, ctx, report, handled, started);
+    return failed(error, entry, ctx, handled, started);
   }
   handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
 }
 
-async function failed(
+/** A handler threw: told as handled (it ran), then thrown up the chain as a PluginError. */
+function failed(
   error: unknown,
   entry: Entry,
   ctx: MessageContext,
-  report: HandlerErrorReporter,
   handled: HandledReporter | undefined,
   started: number,
-): Promise<void> {
-  await report(error, ctx, originOf(entry));
+): Promise<never> {
   handled?.(ctx, { plugin: entry.plugin, kind: entry.kind, ms: performance.now() - started });
+  return Promise.reject(new PluginError(error, ctx, originOf(entry)));
 }
