@@ -13,6 +13,13 @@ import type * as Floor from "./floor.js";
 import type { AnyEvent } from "../src/api/events.js";
 import { main, median, messageEvent, progress, startInMemoryBot, until, type Row } from "./lib.js";
 
+declare module "../src/model/context-state.js" {
+  /** What the bench's middleware marks on each message. */
+  interface ContextState {
+    seen?: boolean;
+  }
+}
+
 const EVENTS = 40_000;
 /** The long run (issue 37: the lead must hold at 400k events too, where GC of a larger heap shows). */
 const LARGE = 400_000;

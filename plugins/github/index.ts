@@ -1,14 +1,6 @@
 // github: a plugin posting GitHub webhook events (push, pull request, issues, release, workflow run) as concise messages.
-import { definePlugin, z } from "topicbot";
-import {
-  code,
-  codeBlock,
-  inline,
-  link,
-  WebhookError,
-  type RouteDefinition,
-  type SendFn,
-} from "topicbot/webhooks";
+import { code, codeBlock, definePlugin, inline, link, WebhookError, z } from "topicbot";
+import type { RouteDefinition, SendFn } from "topicbot/webhooks";
 
 /** A rendered event: where it goes and what it says. */
 export interface GithubMessage {

@@ -291,6 +291,58 @@ export const eventSchemas = {
   realm: realmEvent,
 } as const;
 export type KnownEventType = keyof typeof eventSchemas;
+
+/**
+ * Every event type the server documents for GET /events: what `bot.on` takes, so that a misspelt
+ * type does not compile. Those with a schema above arrive typed; the others as AnyEvent.
+ */
+export const SERVER_EVENT_TYPES = [
+  "alert_words",
+  "attachment",
+  "custom_profile_fields",
+  "default_stream_groups",
+  "default_streams",
+  "delete_message",
+  "drafts",
+  "has_zoom_token",
+  "heartbeat",
+  "invites_changed",
+  "message",
+  "muted_topics",
+  "muted_users",
+  "onboarding_steps",
+  "presence",
+  "reaction",
+  "realm",
+  "realm_bot",
+  "realm_domains",
+  "realm_emoji",
+  "realm_export",
+  "realm_export_consent",
+  "realm_filters",
+  "realm_linkifiers",
+  "realm_playgrounds",
+  "realm_user",
+  "realm_user_settings_defaults",
+  "restart",
+  "saved_snippets",
+  "scheduled_messages",
+  "stream",
+  "submessage",
+  "subscription",
+  "typing",
+  "typing_edit_message",
+  "update_display_settings",
+  "update_global_notifications",
+  "update_message",
+  "update_message_flags",
+  "user_group",
+  "user_settings",
+  "user_status",
+  "user_topic",
+  "web_reload_client",
+] as const;
+export type ServerEventType = (typeof SERVER_EVENT_TYPES)[number];
 export type EventOf<T extends string> = T extends KnownEventType
   ? z.infer<(typeof eventSchemas)[T]>
   : AnyEvent;

@@ -1,7 +1,7 @@
 // The API a plugin's setup gets: registration verbs, a logger and a storage namespace, all scoped to the plugin.
 import type { EventEmitter } from "eventemitter3";
 import type { ApiClient } from "../client/client.js";
-import type { AnyEvent, EventOf } from "../api/events.js";
+import type { AnyEvent, EventOf, ServerEventType } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
 import type { CronJob, ScheduleOptions, ScheduledJob } from "../scheduler/scheduler.js";
 import type { KeyValueStore } from "../state/key-value/store.js";
@@ -28,7 +28,7 @@ import type { BotAccount } from "../model/account.js";
 import { timeZoneOption } from "../time/zone-option.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "../context/session.js";
 
-export type EventListener<T extends string> = (event: EventOf<T>) => unknown;
+export type EventListener<T extends ServerEventType> = (event: EventOf<T>) => unknown;
 
 /** Options of `bot.cron`. */
 export interface CronOptions {
@@ -148,7 +148,7 @@ export interface PluginApi {
    */
   commands(): CommandInfo[];
   use(middleware: Middleware<MessageContext>): void;
-  on<T extends string>(type: T, listener: EventListener<T>): void;
+  on<T extends ServerEventType>(type: T, listener: EventListener<T>): void;
   /**
    * Declares a typed session kind of this plugin, kept in storage per conversation (or per user).
    *

@@ -28,7 +28,7 @@ export type RateDecision =
   | { allowed: false; notify: boolean; retryInMs: number };
 
 /** A sliding-window limit per user; remembers only users active within the window. */
-export class RateLimiter {
+export class CommandRateLimiter {
   readonly #limit: RateLimit;
   readonly #now: () => number;
   readonly #seen = new Map<number, { times: number[]; notified: boolean }>();

@@ -4,6 +4,7 @@ import type { Message, SendParams } from "../api/messages.js";
 import type { UploadSource } from "../api/uploads.js";
 import type { Logger } from "../log/logger.js";
 import type { KeyValueStore } from "../state/key-value/store.js";
+import type { ContextState } from "../model/context-state.js";
 import {
   editMessage,
   postTo,
@@ -183,7 +184,7 @@ export class MessageContextObject {
   #conversation: Conversation | undefined = undefined;
   #sender: Sender | undefined = undefined;
   #log: Logger | undefined = undefined;
-  #state: Record<string, unknown> | undefined = undefined;
+  #state: ContextState | undefined = undefined;
   #sends = 0;
   #replied = false;
 
@@ -232,12 +233,12 @@ export class MessageContextObject {
     this.#log = value;
   }
 
-  /** Free space for middleware to pass data to handlers. */
-  get state(): Record<string, unknown> {
+  /** What middleware passes on to handlers; its keys are the bot's own (see ContextState). */
+  get state(): ContextState {
     return (this.#state ??= {});
   }
 
-  set state(value: Record<string, unknown>) {
+  set state(value: ContextState) {
     this.#state = value;
   }
 

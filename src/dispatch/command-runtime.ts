@@ -12,7 +12,7 @@ import {
   type CompiledSpec,
   type Resolved,
 } from "../commands/command.js";
-import { RateLimiter, roleRefusal, type RateLimit } from "../commands/guards.js";
+import { CommandRateLimiter, roleRefusal, type RateLimit } from "../commands/guards.js";
 import {
   helpFor,
   helpIndex,
@@ -84,7 +84,9 @@ class SenderArgEnv implements ArgEnv {
 
 export function createCommandRuntime(options: CommandRuntimeOptions) {
   const { prefix, directory } = options;
-  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.now) : undefined;
+  const limiter = options.rateLimit
+    ? new CommandRateLimiter(options.rateLimit, options.now)
+    : undefined;
 
   /**
    * True when the sender is within the command limit; else (after answering the sender once) a
@@ -108,7 +110,7 @@ export function createCommandRuntime(options: CommandRuntimeOptions) {
   ): Promise<false> => {
     options.ignored?.(ctx, { reason: "rate-limited", retryInMs });
     ctx.log.info({ userId: ctx.sender.userId }, "command rate limit: dropping a command");
-    if (notify) await ctx.reply(RateLimiter.message(retryInMs));
+    if (notify) await ctx.reply(CommandRateLimiter.message(retryInMs));
     return false;
   };
 

@@ -7,7 +7,7 @@ import { authenticate, notLoggedIn, parseBasicAuth } from "./auth.js";
 import { readBody, type UploadedFile } from "./body.js";
 import { SandboxError } from "./errors.js";
 import { decodeParams } from "./params.js";
-import type { RateLimiter } from "./ratelimit.js";
+import type { RequestRateLimiter } from "./ratelimit.js";
 import type { Realm } from "./realm.js";
 import type { SandboxUser } from "./model.js";
 import type { StoredUpload } from "./uploads.js";
@@ -134,7 +134,7 @@ export interface HandlerOptions {
     endpoint: string,
   ) => FaultOutcome | Promise<FaultOutcome>;
   /** Per-user rate limits; every authenticated API request counts. */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RequestRateLimiter;
   onError?: (error: unknown) => void;
 }
 

@@ -8,9 +8,9 @@ export type { SandboxUser, Channel, StoredMessage, RealmSettings } from "./model
 export { createRequestHandler } from "./handler.js";
 export type { RequestHandler } from "./handler.js";
 export { SEED_USERS, SEED_CHANNELS } from "./seed.js";
-export type { BotIdentity } from "./seed.js";
+export type { SeedBot } from "./seed.js";
 export { FaultInjector } from "./faults.js";
 export type { FaultRule } from "./faults.js";
-export { RateLimiter } from "./ratelimit.js";
+export { RequestRateLimiter } from "./ratelimit.js";
 export type { RateLimitOptions } from "./ratelimit.js";
 export { compileNarrow, parseNarrow } from "./narrow.js";

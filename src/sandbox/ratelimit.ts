@@ -18,7 +18,7 @@ export interface RateLimitVerdict {
  */
 export type RateLimitBucket = "api" | "events";
 
-export class RateLimiter {
+export class RequestRateLimiter {
   readonly options: RateLimitOptions;
   readonly #now: () => number;
   readonly #log = new Map<string, number[]>();

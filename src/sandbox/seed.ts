@@ -45,13 +45,13 @@ export const SEED_CHANNELS = [
 ] as const;
 
 /** The bot account's name and email, when a test wants its own (`test-bot`, as ported tests expect). */
-export interface BotIdentity {
+export interface SeedBot {
   fullName?: string;
   email?: string;
 }
 
 /** Fills an empty realm; returns the seeded users by handle. */
-export function seedRealm(realm: Realm, bot: BotIdentity = {}): Map<string, SandboxUser> {
+export function seedRealm(realm: Realm, bot: SeedBot = {}): Map<string, SandboxUser> {
   const byHandle = new Map<string, SandboxUser>();
   let ownerId: number | null = null;
   for (const seed of SEED_USERS) {

@@ -6,12 +6,12 @@ import { randomBytes } from "node:crypto";
 import { handleControl, isLoopback } from "./control.js";
 import { FaultInjector } from "./faults.js";
 import { createRequestHandler, type RequestHandler } from "./handler.js";
-import { RateLimiter, type RateLimitOptions } from "./ratelimit.js";
+import { RequestRateLimiter, type RateLimitOptions } from "./ratelimit.js";
 import { QueueRegistry } from "./queues.js";
 import { DEFAULT_SETTINGS, Realm } from "./realm.js";
 import type { RealmSettings } from "./model.js";
 import { routes } from "./routes/index.js";
-import { seedRealm, type BotIdentity } from "./seed.js";
+import { seedRealm, type SeedBot } from "./seed.js";
 
 export interface SandboxOptions {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -33,7 +33,7 @@ export interface SandboxOptions {
   /** Per-user rate limits; off unless given (real servers: 200 requests per 60 s). */
   rateLimit?: RateLimitOptions;
   /** The seeded bot account's name (default `Topic Bot`) and email (default `bot-bot@<host>`). */
-  bot?: BotIdentity;
+  bot?: SeedBot;
 }
 
 /** A seeded account, as printed by `bot sandbox --json`. */
@@ -63,7 +63,7 @@ export interface Sandbox {
   faults: FaultInjector;
   clock: Clock;
   /** Present when `rateLimit` was given. */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RequestRateLimiter;
   /** The token the `/sandbox/*` control routes require, or null when they need none (loopback). */
   controlToken: string | null;
   /** Makes queues vanish as if collected (by ID, by owner, or all); their next poll gets `BAD_EVENT_QUEUE_ID`. */
@@ -95,7 +95,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock instanceof ManualClock ? clock.onChange(() => queues.sweep()) : undefined;
   const faults = new FaultInjector();
   const rateLimiter = options.rateLimit
-    ? new RateLimiter(options.rateLimit, () => clock.now())
+    ? new RequestRateLimiter(options.rateLimit, () => clock.now())
     : undefined;
   const expireQueues = (filter: { queueId?: string; userId?: number } = {}): string[] =>
     queues

@@ -20,7 +20,7 @@ describe("bot.on: every event type on the typed bus", () => {
         seen.push(event);
       });
       bot.on("typing", (event) => void seen.push(event));
-      bot.on("custom_thing", (event) => {
+      bot.on("alert_words", (event) => {
         expectTypeOf(event).toEqualTypeOf<AnyEvent>();
         seen.push(event);
       });
@@ -55,8 +55,8 @@ describe("bot.on: every event type on the typed bus", () => {
       sender: { user_id: mia.userId, email: mia.email },
       recipients: [{ user_id: bot, email: sandbox.bot.email }],
     });
-    sandbox.realm.pushEvent([bot], { type: "custom_thing", anything: 1 });
-    await until(() => seen.some((e) => e.type === "custom_thing"), "the custom event");
+    sandbox.realm.pushEvent([bot], { type: "alert_words", alert_words: ["deploy"] });
+    await until(() => seen.some((e) => e.type === "alert_words"), "an event without a schema");
     expect(seen.find((e) => e.type === "message")).toMatchObject({ message: { id } });
     expect(seen.find((e) => e.type === "reaction")).toMatchObject({
       op: "add",
@@ -69,7 +69,7 @@ describe("bot.on: every event type on the typed bus", () => {
       person: { user_id, full_name: "New Person" },
     });
     expect(seen.find((e) => e.type === "typing")).toMatchObject({ op: "start" });
-    expect(seen.find((e) => e.type === "custom_thing")).toMatchObject({ anything: 1 });
+    expect(seen.find((e) => e.type === "alert_words")).toMatchObject({ alert_words: ["deploy"] });
   });
 
   it("skips a malformed event of a known type with one warning, and logs listener errors with the plugin", async () => {
@@ -83,8 +83,8 @@ describe("bot.on: every event type on the typed bus", () => {
       server_timestamp: 1,
       presence: { website: { status: "active", timestamp: 1 } },
     });
-    sandbox.realm.pushEvent([bot], { type: "custom_thing", marker: true });
-    await until(() => seen.some((e) => e.type === "custom_thing" && "marker" in e), "the marker");
+    sandbox.realm.pushEvent([bot], { type: "alert_words", alert_words: [], marker: true });
+    await until(() => seen.some((e) => e.type === "alert_words" && "marker" in e), "the marker");
     expect(seen.filter((e) => e.type === "typing")).toHaveLength(1);
     const lines = log.lines();
     expect(lines.find((l) => l.msg === "skipping a malformed typing event")).toMatchObject({

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RATE_LIMIT } from "../../src/bot/index.js";
+import { DEFAULT_RATE_LIMIT } from "../../src/commands/rate-limit.js";
 import {
   ConfigError,
   loadConfig,

@@ -14,6 +14,13 @@ import { recordingServices } from "../helpers/fixtures.js";
 import { messageEvent } from "../helpers/in-memory-bot.js";
 import type { Message } from "../../src/api/messages.js";
 
+declare module "../../src/model/context-state.js" {
+  /** What this test's middleware marks. */
+  interface ContextState {
+    seen?: boolean;
+  }
+}
+
 const me = botAccount({ userId: 1000, email: "bot@example.com", fullName: "Helper" });
 
 /** A context over services that record what would be sent. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   CapabilityError,
   capabilitiesAt,
-  RateLimiter,
+  CommandRateLimiter,
   requireCapability,
   splitMessage,
 } from "topicbot";
@@ -52,10 +52,10 @@ describe("capabilities", () => {
   });
 });
 
-describe("RateLimiter", () => {
+describe("CommandRateLimiter", () => {
   it("allows `commands` per window and notifies once per window", () => {
     let now = 0;
-    const limiter = new RateLimiter({ commands: 2, perSeconds: 10 }, () => now);
+    const limiter = new CommandRateLimiter({ commands: 2, perSeconds: 10 }, () => now);
     expect(limiter.check(1)).toEqual({ allowed: true });
     expect(limiter.check(1)).toEqual({ allowed: true });
     expect(limiter.check(2)).toEqual({ allowed: true });
@@ -67,7 +67,7 @@ describe("RateLimiter", () => {
   });
 
   it("refuses a nonsensical limit", () => {
-    expect(() => new RateLimiter({ commands: 0, perSeconds: 10 })).toThrow(RangeError);
+    expect(() => new CommandRateLimiter({ commands: 0, perSeconds: 10 })).toThrow(RangeError);
   });
 });
 
