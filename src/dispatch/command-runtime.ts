@@ -28,7 +28,6 @@ export interface CommandRuntimeOptions {
   directory: Directory;
   /** Per-user command limit; false for none. */
   rateLimit: RateLimit | false;
-  /** Time zone for times when the sender's profile has none. */
   /** The bot's time zone, for senders without one (resolved on first use). */
   timeZone: () => string;
   now: () => number;

@@ -42,14 +42,6 @@ export function catchUpNarrows(register: RegisterParams): Narrow[] {
   return [narrow];
 }
 
-/**
- * Fetches messages with IDs above `after`, in batches from that anchor (include_anchor false) until
- * the newest, through each narrow; merged, de-duplicated and sorted by ID. With `skipSenderId` (the
- * bot itself), that sender's messages are left out, so the bot's own replies do not fill the window.
- *
- * @example
- * const { messages } = await catchUp(client, { after: 1234, narrows: [[]], now: Date.now() });
- */
 /** The newest message ID visible through any of `narrows` now (0 when there is none): a first start's baseline. */
 export async function newestMessageId(api: ApiClient, narrows: readonly Narrow[]): Promise<number> {
   let newest = 0;
@@ -66,6 +58,14 @@ export async function newestMessageId(api: ApiClient, narrows: readonly Narrow[]
   return newest;
 }
 
+/**
+ * Fetches messages with IDs above `after`, in batches from that anchor (include_anchor false) until
+ * the newest, through each narrow; merged, de-duplicated and sorted by ID. With `skipSenderId` (the
+ * bot itself), that sender's messages are left out, so the bot's own replies do not fill the window.
+ *
+ * @example
+ * const { messages } = await catchUp(client, { after: 1234, narrows: [[]], now: Date.now() });
+ */
 export async function catchUp(
   api: ApiClient,
   options: {

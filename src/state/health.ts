@@ -69,7 +69,6 @@ export class StorageHealth {
   }
 }
 
-/** Stopping could not write everything to storage: the message lists what was not saved. */
 /**
  * The health every bot uses: a streak logged once when it starts and once when it ends, each
  * failure counted by `countFailure` (the `topicbot_storage_write_failures_total` metric).
@@ -90,6 +89,7 @@ export function loggedStorageHealth(
   });
 }
 
+/** Stopping could not write everything to storage: the message lists what was not saved. */
 export class UnsavedStorageError extends Error {
   /** `bot start` exits with this code when it stops with unsaved storage. */
   static readonly EXIT_CODE = 4;
