@@ -1,6 +1,5 @@
 // createBot: assembles one bot (client, event source, intake, dispatcher, router, delivery, services, plugins) and hands back its API.
 // How a message goes through it: dispatch/handling.ts; how it starts and stops: lifecycle.ts.
-import { timeZoneOption } from "../time/zone-option.js";
 import { EventEmitter } from "eventemitter3";
 import { createClient } from "../client/client.js";
 import { DEFAULT_RATE_LIMIT } from "../commands/rate-limit.js";
@@ -118,7 +117,7 @@ export function createBot(options: BotOptions): Bot {
   const prefix = options.prefix ?? "!";
   const respondTo = options.respondTo ?? "addressed";
   const now = options.now ?? Date.now;
-  const configuredZone = timeZoneOption(options, "createBot");
+  const configuredZone = options.timeZone;
   if (configuredZone !== undefined && !isTimeZone(configuredZone))
     throw new RangeError(`timeZone: unknown time zone "${configuredZone}"`);
   /** The bot's time zone: the configured one, else the process's, resolved on first use. */

@@ -55,8 +55,6 @@ export interface BotOptions extends ServiceOptions {
   storage?: KeyValueStore;
   /** IANA time zone for human times (`tomorrow 9:00`) when the sender's profile has none. Default: the system's. */
   timeZone?: string;
-  /** @deprecated Spell it `timeZone`; still read, with a warning. */
-  timezone?: string;
   /** Per-user command limit, e.g. `{ commands: 5, perSeconds: 10 }`; false for none. Default `DEFAULT_RATE_LIMIT`, 10 per 10 s, as in bot.config.yaml. */
   rateLimit?: RateLimit | false;
   /** Answer addressed messages that match no command with "did you mean". Default true. */

@@ -25,7 +25,6 @@ import type {
   Router,
 } from "../dispatch/router.js";
 import type { BotAccount } from "../model/account.js";
-import { timeZoneOption } from "../time/zone-option.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "../context/session.js";
 
 export type EventListener<T extends ServerEventType> = (event: EventOf<T>) => unknown;
@@ -36,8 +35,6 @@ export interface CronOptions {
   name?: string;
   /** IANA time zone the expression is read in, e.g. `Europe/Paris`; default the machine's. */
   timeZone?: string;
-  /** @deprecated Spell it `timeZone`; still read, with a warning. */
-  timezone?: string;
 }
 
 /** What plugins' cron jobs and webhook routes are registered with (src/bot/services.ts). */
@@ -236,7 +233,7 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
     cron: (expression, job, options = {}) =>
       deps.services.cron(expression, job, {
         ...(options.name !== undefined && { name: options.name }),
-        timezone: timeZoneOption(options, "bot.cron"),
+        timezone: options.timeZone,
         defaultName: `${plugin}: ${expression}`,
         logger: log,
       }),

@@ -5,7 +5,6 @@ import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
-import { timeZoneOption } from "../time/zone-option.js";
 import { botConfig, serverConfig, type BotConfig, type ServerConfig } from "./schema.js";
 import { allConfigErrors, ConfigError, didYouMean, keyPath, type FilePosition } from "./errors.js";
 import { parseZuliprc } from "./zuliprc.js";
@@ -361,12 +360,10 @@ export function loadConfig(
       locate: yamlLocator(doc, lines),
       schema: botConfig,
     });
-  const { server: section, timezone, ...rest } = result.data;
+  const { server: section, ...rest } = result.data;
   const readText = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
-  const timeZone = timeZoneOption({ timeZone: rest.timeZone, timezone }, `${file}: timezone`);
   return {
     ...rest,
-    ...(timeZone !== undefined && { timeZone }),
     ...resolveServer(section, env, file, readText),
   };
 }

@@ -346,9 +346,6 @@ export const botConfig = z
     timeZone: timeZoneSetting.describe(
       "IANA time zone for times in commands and `schedule` (`tomorrow 9:00`); default: the sender's.",
     ),
-    timezone: timeZoneSetting.describe(
-      "Deprecated spelling of `timeZone`; still read, with a warning.",
-    ),
     rateLimit: rateLimitConfig.default({ ...DEFAULT_RATE_LIMIT }),
     stopTimeoutMs: z
       .int()
@@ -387,7 +384,7 @@ export type RateLimitSettings = z.output<typeof rateLimitConfig>;
 export type MemorySettings = z.output<typeof memoryConfig>;
 
 /** A loaded configuration: defaults applied, `server` resolved (from the file, a zuliprc or the environment). */
-export type BotConfig = Omit<z.output<typeof botConfig>, "server" | "timezone"> & {
+export type BotConfig = Omit<z.output<typeof botConfig>, "server"> & {
   server?: ServerConfig;
   /** Where `server` came from, for `bot check`: the config file, a zuliprc path, or `environment`. */
   serverSource?: string;

@@ -2,7 +2,6 @@
 import { createRequire } from "node:module";
 import type * as chronoEn from "chrono-node/en";
 import { instantOf, wallTime } from "../time/zoned.js";
-import { timeZoneOption } from "../time/zone-option.js";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -130,14 +129,11 @@ export interface TimeReference {
   now: number;
   /** IANA time zone for wall times (`Europe/Paris`). */
   timeZone?: string;
-  /** @deprecated Spell it `timeZone`, as everywhere else; still read, with a warning. */
-  zone?: string;
 }
 
-/** The time zone of a reference: `timeZone`, else the old spelling `zone` (with a warning), else UTC. */
+/** The time zone of a reference: `timeZone`, else UTC. */
 export function zoneOf(ref: TimeReference): string {
-  if (ref.zone === undefined) return ref.timeZone ?? "UTC";
-  return timeZoneOption({ timeZone: ref.timeZone, timezone: ref.zone }, "parseTime: zone") ?? "UTC";
+  return ref.timeZone ?? "UTC";
 }
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}t.*(?:z|[+-]\d{2}:?\d{2})$/;

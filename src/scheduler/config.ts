@@ -1,5 +1,4 @@
 // Config-declared schedules: the `schedules:` schema, and entries turned into jobs that post a message.
-import { timeZoneOption } from "../time/zone-option.js";
 import { z } from "zod";
 import type { SendFn } from "../webhooks/config.js";
 import { compileTemplate, TemplateError } from "../webhooks/template.js";
@@ -30,11 +29,6 @@ export const scheduleEntryConfig = z
       .describe(
         "IANA time zone the expression is read in, e.g. `Europe/Paris`; default the machine's.",
       ),
-    timezone: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Deprecated spelling of `timeZone`; still read, with a warning."),
     channel: z
       .union([z.string().min(1), z.number().int()])
       .describe("Channel name or ID to post in."),
@@ -48,13 +42,13 @@ export const scheduleEntryConfig = z
   })
   .superRefine((entry, ctx) => {
     try {
-      compileCron(entry.cron, { timezone: entry.timeZone ?? entry.timezone });
+      compileCron(entry.cron, { timezone: entry.timeZone });
     } catch (error) {
       if (!(error instanceof CronExpressionError)) throw error;
       const onZone = error.message.includes("time zone");
       ctx.addIssue({
         code: "custom",
-        path: [onZone ? (entry.timeZone === undefined ? "timezone" : "timeZone") : "cron"],
+        path: [onZone ? "timeZone" : "cron"],
         message: error.message,
       });
     }
@@ -117,7 +111,7 @@ export function scheduleJob(entry: ScheduleEntry, send: SendFn, index = 0): Conf
   const name = entry.name ?? `schedules[${index}]`;
   const topic = compileTemplate(entry.topic, `schedule ${name} (topic)`);
   const message = compileTemplate(entry.message, `schedule ${name}`);
-  const timezone = timeZoneOption(entry, `schedules[${index}]: timezone`);
+  const timezone = entry.timeZone;
   return {
     expression: entry.cron,
     options: { name, timezone },

@@ -39,7 +39,6 @@ export interface TestBotOptions {
     | "respondTo"
     | "errorReply"
     | "timeZone"
-    | "timezone"
     | "rateLimit"
     | "unknownCommandReply"
     | "now"

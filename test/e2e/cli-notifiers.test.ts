@@ -74,7 +74,7 @@ describe("bot start with schedules, webhooks, the github plugin and http", () =>
         "  - ping",
         '  - github: { secret: "${GH_SECRET}", channel: general }',
         "schedules:",
-        '  - { name: nightly, cron: "0 3 * * *", timezone: UTC, channel: general, topic: nightly, message: "Nightly {{ date }}" }',
+        '  - { name: nightly, cron: "0 3 * * *", timeZone: UTC, channel: general, topic: nightly, message: "Nightly {{ date }}" }',
         "webhooks:",
         "  - path: /hooks/uptime",
         '    auth: { type: token, token: "${UPTIME_TOKEN}" }',

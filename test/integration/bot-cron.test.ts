@@ -23,16 +23,16 @@ const digest = definePlugin({
           content: `Digest for ${scheduledAt.toISOString().slice(0, 10)}`,
         });
       },
-      { timezone: "UTC" },
+      { timeZone: "UTC" },
     );
     bot.cron(
       "0 9 * * *",
       () => {
         throw new Error("the digest source is down");
       },
-      { timezone: "UTC" },
+      { timeZone: "UTC" },
     );
-    bot.cron("*/5 * * * *", () => undefined, { name: "tick", timezone: "UTC" });
+    bot.cron("*/5 * * * *", () => undefined, { name: "tick", timeZone: "UTC" });
   },
 });
 
@@ -53,7 +53,7 @@ describe("cron jobs of plugins and of the config run on the bot's scheduler", ()
         {
           name: "standup",
           cron: "0 9 * * 1-5",
-          timezone: "Europe/Paris",
+          timeZone: "Europe/Paris",
           channel: "general",
           topic: "standup",
           message: "Stand-up! {{ weekday }} {{ time }}",

@@ -164,11 +164,11 @@ describe("bot check", () => {
   });
 
   it("names the file and key of a config error, exit code 2", async () => {
-    const file = await configFile("bad.yaml", `${serverSection("k")}timezone: Moon/Base\n`);
+    const file = await configFile("bad.yaml", `${serverSection("k")}timeZone: Moon/Base\n`);
     const { code, stderr } = await check(file);
     expect(code).toBe(2);
     expect(stderr).toBe(
-      `error: ${file}:5:11: timezone: unknown time zone "Moon/Base" (expected an IANA name such as Europe/Paris or UTC)`,
+      `error: ${file}:5:11: timeZone: unknown time zone "Moon/Base" (expected an IANA name such as Europe/Paris or UTC)`,
     );
   });
 

@@ -39,7 +39,7 @@ describe("a configured schedule posts to the sandbox under a fake clock", () => 
       {
         name: "standup",
         cron: "0 9 * * 1-5",
-        timezone: "Europe/Paris",
+        timeZone: "Europe/Paris",
         channel: "general",
         topic: "standup",
         message: "Stand-up time! {{ weekday }} {{ date }} {{ time }}",
@@ -47,7 +47,7 @@ describe("a configured schedule posts to the sandbox under a fake clock", () => 
       {
         name: "to-nowhere",
         cron: "0 9 * * 1-5",
-        timezone: "Europe/Paris",
+        timeZone: "Europe/Paris",
         channel: "no-such-channel",
         topic: "x",
         message: "lost",

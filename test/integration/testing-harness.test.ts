@@ -198,7 +198,7 @@ describe("cron jobs and webhooks in the harness", () => {
             content: `tick ${scheduledAt.toISOString()}`,
           });
         },
-        { timezone: "UTC" },
+        { timeZone: "UTC" },
       );
       bot.webhook("/hooks/echo", async ({ payload }) => {
         await bot.api.messages.send({

@@ -157,8 +157,8 @@ describe("escaping layer", () => {
           unknownCommandReply(a, ["ping"], "!"),
           helpFor({ name: "x", plugin: "p", usage: a, description: b, examples: [c] }, "!"),
           template.render({ payload: { status: a, who: b, note: c, cmd: a } }),
-          ...thrown(() => parseReminder(`${a} ${b}`, { now: 0, zone: "UTC" })),
-          ...thrown(() => parseReminder(`me in 1 hour ${b}`, { now: Date.now(), zone: "UTC" })),
+          ...thrown(() => parseReminder(`${a} ${b}`, { now: 0, timeZone: "UTC" })),
+          ...thrown(() => parseReminder(`me in 1 hour ${b}`, { now: Date.now(), timeZone: "UTC" })),
           ...thrown(() => bind(`x ${a}`, { positionals: [], options: [] })),
           ...thrown(() => bind(`--${b}`, { positionals: [], options: [] })),
         ];

@@ -249,8 +249,8 @@ describe("new keys are validated, naming file and key", () => {
   const load = (text: string) => () => loadConfig(text, {}, "bot.config.yaml");
   it.each([
     [
-      "timezone: Mars/Olympus\n",
-      /^bot\.config\.yaml:\d+:\d+: timezone: unknown time zone "Mars\/Olympus"/,
+      "timeZone: Mars/Olympus\n",
+      /^bot\.config\.yaml:\d+:\d+: timeZone: unknown time zone "Mars\/Olympus"/,
     ],
     ["storage: { type: disk }\n", /^bot\.config\.yaml:\d+:\d+: storage\.type: /],
     ["storage: { type: file }\n", /^bot\.config\.yaml:\d+:\d+: storage\.path: /],

@@ -56,6 +56,13 @@ describe("loadConfig", () => {
     );
   });
 
+  it("knows the time zone by one spelling: timezone is an unknown key pointing at timeZone", () => {
+    expect(configError(() => load("timezone: UTC\n")).message).toBe(
+      'bot.config.yaml:1:1: timezone: unknown key (did you mean "timeZone"?)',
+    );
+    expect(load("timeZone: UTC\n").timeZone).toBe("UTC");
+  });
+
   it("reports YAML syntax errors with the position", () => {
     expect(configError(() => load("plugins: [ping\n")).message).toMatch(
       /^bot\.config\.yaml:1:10: invalid YAML: /,

@@ -7,7 +7,7 @@ import type { ChannelPost } from "../../src/webhooks/config.js";
 const entry = {
   name: "standup",
   cron: "0 9 * * 1-5",
-  timezone: "Europe/Paris",
+  timeZone: "Europe/Paris",
   channel: "general",
   topic: "standup {{ date }}",
   message: "Good morning! It is {{ weekday }} {{ time }}.",
@@ -23,8 +23,8 @@ describe("schedules config", () => {
     expect(bad.success).toBe(false);
     expect(bad.error!.issues[0]!.path).toEqual([0, "cron"]);
     expect(bad.error!.issues[0]!.message).toMatch(/invalid cron expression "0 25 \* \* \*": hour/);
-    const zone = schedulesConfig.safeParse([{ ...entry, timezone: "Europe/Pariss" }]);
-    expect(zone.error!.issues[0]!.path).toEqual([0, "timezone"]);
+    const zone = schedulesConfig.safeParse([{ ...entry, timeZone: "Europe/Pariss" }]);
+    expect(zone.error!.issues[0]!.path).toEqual([0, "timeZone"]);
     expect(zone.error!.issues[0]!.message).toMatch(/unknown time zone "Europe\/Pariss"/);
   });
 

@@ -4,7 +4,8 @@ import { fromWallTime, wallTime } from "../../src/context/time.js";
 
 // Saturday 1 March 2025, 12:00 UTC: 13:00 in Paris, 07:00 in New York.
 const NOW = Date.parse("2025-03-01T12:00:00Z");
-const at = (text: string, zone = "UTC") => parseTime(text, { now: NOW, zone })?.toISOString();
+const at = (text: string, zone = "UTC") =>
+  parseTime(text, { now: NOW, timeZone: zone })?.toISOString();
 
 describe("parseDuration", () => {
   it.each([
@@ -68,9 +69,9 @@ describe("parseTime, with a fixed now and time zone", () => {
   it("crosses a daylight-saving change correctly", () => {
     // Paris moves to summer time on 30 March 2025: 9:00 there is 07:00 UTC from then on.
     const before = Date.parse("2025-03-29T12:00:00Z");
-    expect(parseTime("tomorrow 9:00", { now: before, zone: "Europe/Paris" })?.toISOString()).toBe(
-      "2025-03-30T07:00:00.000Z",
-    );
+    expect(
+      parseTime("tomorrow 9:00", { now: before, timeZone: "Europe/Paris" })?.toISOString(),
+    ).toBe("2025-03-30T07:00:00.000Z");
     expect(
       wallTime(
         fromWallTime({ year: 2025, month: 3, day: 30, hour: 9, minute: 0 }, "Europe/Paris"),
@@ -120,7 +121,7 @@ describe("parseTime, natural language through chrono-node, with fixed clocks in 
   });
 
   it("still reads the old option spelling `zone`", () => {
-    expect(parseTime("tomorrow 9:00", { now: NOW, zone: "Europe/Paris" })?.toISOString()).toBe(
+    expect(parseTime("tomorrow 9:00", { now: NOW, timeZone: "Europe/Paris" })?.toISOString()).toBe(
       "2025-03-02T08:00:00.000Z",
     );
   });
