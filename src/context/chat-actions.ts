@@ -51,7 +51,7 @@ const emojiName = (emoji: string): string => emoji.replace(/^:|:$/g, "");
 /** Seconds since the epoch for a schedule time; throws naming the text that is not a time. */
 export function scheduleSeconds(
   at: Date | number | string,
-  options: { now: number; zone: string },
+  options: { now: number; timeZone: string },
 ): number {
   if (at instanceof Date) return Math.floor(at.getTime() / 1000);
   if (typeof at === "number") return Math.floor(at);
@@ -95,7 +95,7 @@ export async function schedule(
     to: where.to,
     ...(where.topic !== undefined && { topic: where.topic }),
     content,
-    scheduled_delivery_timestamp: scheduleSeconds(at, { now: env.now(), zone: env.timeZone }),
+    scheduled_delivery_timestamp: scheduleSeconds(at, { now: env.now(), timeZone: env.timeZone }),
   });
   return { scheduledMessageId: result.scheduled_message_id };
 }

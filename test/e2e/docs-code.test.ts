@@ -10,7 +10,7 @@
 //   settings: the types come from topicbot's declarations.
 // - A block without is a fragment: it is type-checked inside an async function where `bot`
 //   (PluginApi), `ctx` (CommandContext), `t` (TestBot) and `config` (any) are in scope, with
-//   topicbot's `arg`, `atLeast`, `definePlugin`, `formatDuration`, `z` and vitest's functions.
+//   topicbot's `arg`, `atLeast`, `definePlugin`, `formatDuration`, `MessageEditWindowError`, `z` and vitest's functions.
 // - `<!-- not-runnable: reason -->` on the line before the opening fence: the block is shown,
 //   never checked (say why: a fragment of a command above, a sketch with placeholders).
 // - `<!-- transcript: remind, triage -->` before a plain ``` block: a conversation, run as a test
@@ -125,7 +125,7 @@ it(${JSON.stringify(`${transcript.doc}:${transcript.line} answers as the transcr
 
 const isModule = (text: string): boolean => /^\s*(import|export)\s/m.test(text);
 
-const FRAGMENT_PRELUDE = `import { arg, atLeast, definePlugin, formatDuration, z } from "topicbot";
+const FRAGMENT_PRELUDE = `import { arg, atLeast, definePlugin, formatDuration, MessageEditWindowError, z } from "topicbot";
 import type { CommandContext, PluginApi } from "topicbot";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TestBot } from "topicbot/testing";

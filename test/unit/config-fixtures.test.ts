@@ -63,6 +63,7 @@ describe("config fixtures", () => {
       respondTo: "addressed",
       channels: [],
       allPublicChannels: false,
+      handlers: {},
       rateLimit: { commands: 10, perSeconds: 10 },
       logging: {},
       memory: { youngGeneration: "hold" },

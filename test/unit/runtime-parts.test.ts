@@ -156,7 +156,7 @@ describe("send targets", () => {
 });
 
 describe("schedule times", () => {
-  const options = { now: Date.parse("2025-03-01T12:00:00Z"), zone: "Europe/Paris" };
+  const options = { now: Date.parse("2025-03-01T12:00:00Z"), timeZone: "Europe/Paris" };
   it("takes a Date, UNIX seconds, or a human time in the configured zone", () => {
     expect(scheduleSeconds(new Date("2025-03-01T12:30:00Z"), options)).toBe(1740832200);
     expect(scheduleSeconds(1740832200.7, options)).toBe(1740832200);
