@@ -1,5 +1,4 @@
 // Downloading an uploaded file as a real server serves it: ask the API for a temporary URL, then fetch that.
-import { request } from "undici";
 import type { ApiClient, CallOptions } from "./client.js";
 import { ApiError, InvalidArgumentError, NetworkError } from "./errors.js";
 
@@ -56,6 +55,8 @@ export async function downloadUpload(
       });
     throw error;
   }
+  // undici's whole index (fetch, WebSocket, ...) only when a bot downloads, not at every start.
+  const { request } = await import("undici");
   const res = await request(new URL(url, client.site), { signal: options.signal });
   const data = Buffer.from(await res.body.arrayBuffer());
   if (res.statusCode !== 200) {
