@@ -1,50 +1,24 @@
 // The message edit window and widget edits over loopback HTTP: the realm setting, its registration fields and events, the server's refusals and the client's error classes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ApiError,
-  createClient,
-  MessageEditWindowError,
-  WidgetEditError,
-  type ApiClient,
-} from "../../src/client/index.js";
+import { MessageEditWindowError, WidgetEditError } from "../../src/client/index.js";
+import { apiFailure, sandboxPeople } from "../helpers/sandbox-people.js";
 import { ManualClock, startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 
 describe("the message edit window (message_content_edit_limit_seconds)", () => {
   let sandbox: Sandbox;
   let clock: ManualClock;
-  const clients = new Map<string, ApiClient>();
-  const as = (handle: string): ApiClient => {
-    let client = clients.get(handle);
-    if (!client) {
-      const account = sandbox.user(handle);
-      client = createClient({
-        site: sandbox.url,
-        email: account.email,
-        apiKey: account.apiKey,
-        retry: { maxAttempts: 1 },
-      });
-      clients.set(handle, client);
-    }
-    return client;
-  };
+  const people = sandboxPeople(() => sandbox);
+  const as = people.as;
   const send = async (content: string, handle = "mia", topic = "edits"): Promise<number> =>
     (await as(handle).messages.send({ type: "channel", to: "general", topic, content })).id;
-  const failure = async (p: Promise<unknown>): Promise<ApiError> => {
-    try {
-      await p;
-    } catch (error) {
-      if (error instanceof ApiError) return error;
-      throw error;
-    }
-    throw new Error("expected the call to fail, but it succeeded");
-  };
+  const failure = apiFailure;
 
   beforeAll(async () => {
     clock = new ManualClock(Date.parse("2026-03-02T09:00:00Z"));
     sandbox = await startSandbox({ clock });
   });
   afterAll(async () => {
-    await Promise.all([...clients.values()].map((c) => c.close()));
+    await people.close();
     await sandbox.close();
   });
 

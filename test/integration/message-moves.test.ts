@@ -1,43 +1,18 @@
 // Topics renamed and messages moved over loopback HTTP: propagate_mode, the update_message events a bot receives, Notification Bot's notices, and the server's rules and time limits.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ApiError,
-  createClient,
-  MessageMoveWindowError,
-  type ApiClient,
-} from "../../src/client/index.js";
+import { MessageMoveWindowError } from "../../src/client/index.js";
+import { apiFailure, sandboxPeople } from "../helpers/sandbox-people.js";
 import { eventSchemas } from "../../src/api/index.js";
 import { ManualClock, startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 
 describe("moving messages and renaming topics", () => {
   let sandbox: Sandbox;
   let clock: ManualClock;
-  const clients = new Map<string, ApiClient>();
-  const as = (handle: string): ApiClient => {
-    let client = clients.get(handle);
-    if (!client) {
-      const account = sandbox.user(handle);
-      client = createClient({
-        site: sandbox.url,
-        email: account.email,
-        apiKey: account.apiKey,
-        retry: { maxAttempts: 1 },
-      });
-      clients.set(handle, client);
-    }
-    return client;
-  };
+  const people = sandboxPeople(() => sandbox);
+  const as = people.as;
   const send = async (topic: string, content: string, handle = "mia", to = "general") =>
     (await as(handle).messages.send({ type: "channel", to, topic, content })).id;
-  const failure = async (p: Promise<unknown>): Promise<ApiError> => {
-    try {
-      await p;
-    } catch (error) {
-      if (error instanceof ApiError) return error;
-      throw error;
-    }
-    throw new Error("expected the call to fail, but it succeeded");
-  };
+  const failure = apiFailure;
   const listen = async (handle: string, types: string[]) => {
     const { queue_id } = await as(handle).events.register({ event_types: types });
     return async () =>
@@ -52,7 +27,7 @@ describe("moving messages and renaming topics", () => {
     sandbox = await startSandbox({ clock });
   });
   afterAll(async () => {
-    await Promise.all([...clients.values()].map((c) => c.close()));
+    await people.close();
     await sandbox.close();
   });
 

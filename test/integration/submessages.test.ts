@@ -1,42 +1,24 @@
 // POST /submessage and `submessage` events over loopback HTTP, as test_submessage.py has them: the first-sender rule, JSON content, access, poll and todo data.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  ApiError,
-  createClient,
   pollOptionKey,
   submessageContent,
   todoTaskKey,
   type ApiClient,
 } from "../../src/client/index.js";
+import { apiFailure, sandboxPeople } from "../helpers/sandbox-people.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 
 describe("POST /submessage", () => {
   let sandbox: Sandbox;
-  const clients = new Map<string, ApiClient>();
-  const as = (handle: string): ApiClient => {
-    let client = clients.get(handle);
-    if (!client) {
-      const account = sandbox.user(handle);
-      client = createClient({
-        site: sandbox.url,
-        email: account.email,
-        apiKey: account.apiKey,
-        retry: { maxAttempts: 1 },
-      });
-      clients.set(handle, client);
-    }
-    return client;
-  };
+  const people = sandboxPeople(() => sandbox);
+  const as = people.as;
   const send = async (content: string, handle = "mia", topic = "widgets"): Promise<number> =>
     (await as(handle).messages.send({ type: "channel", to: "general", topic, content })).id;
   const refusal = async (p: Promise<unknown>): Promise<string> => {
-    try {
-      await p;
-    } catch (error) {
-      if (error instanceof ApiError && error.code === "BAD_REQUEST") return error.msg;
-      throw error;
-    }
-    throw new Error("expected the call to fail, but it succeeded");
+    const error = await apiFailure(p);
+    expect(error.code).toBe("BAD_REQUEST");
+    return error.msg;
   };
   const drain = async (client: ApiClient, queueId: string) =>
     (await client.events.get({ queue_id: queueId, last_event_id: -1, dont_block: true })).events;
@@ -45,7 +27,7 @@ describe("POST /submessage", () => {
     sandbox = await startSandbox();
   });
   afterAll(async () => {
-    await Promise.all([...clients.values()].map((c) => c.close()));
+    await people.close();
     await sandbox.close();
   });
 
