@@ -1,4 +1,5 @@
 // Streamed answers: post a message, then edit it as text arrives, paced, continued past the length limit.
+import { graphemeBoundary } from "../markdown/safe-cut.js";
 
 /** Text chunks from a model or any producer: an async iterable, or a web ReadableStream. */
 export type TextSource =
@@ -85,7 +86,8 @@ function isReadableStream(
 
 /**
  * Where to cut `text` so the head fits in `limit` characters: the last paragraph break, else the
- * last line break, else the last space in the second half of the window; else a hard cut.
+ * last line break, else the last space in the second half of the window; else a hard cut
+ * between grapheme clusters (never inside a surrogate pair).
  */
 export function cutPoint(text: string, limit: number): number {
   if (text.length <= limit) return text.length;
@@ -94,7 +96,7 @@ export function cutPoint(text: string, limit: number): number {
     const at = window.lastIndexOf(boundary);
     if (at >= limit / 2) return at + boundary.length;
   }
-  return limit;
+  return graphemeBoundary(text, limit);
 }
 
 /**
