@@ -446,7 +446,16 @@ export class MessageContextObject {
           await env.api.typing.set({ op: active ? "start" : "stop", ...where });
         },
       },
-      { maxLength: env.server().maxMessageLength, ...options },
+      {
+        maxLength: env.server().maxMessageLength,
+        // A cut answer ends with a marker the user reads; the log says why it was cut.
+        onCut: (reason, detail) =>
+          this.log.warn(
+            { ...detail, messageId: this.message.id },
+            `streamed answer cut: ${reason}`,
+          ),
+        ...options,
+      },
     );
   }
 
