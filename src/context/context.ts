@@ -224,6 +224,11 @@ export class MessageContextObject {
     return this.#services.api;
   }
 
+  /** The bot's configured time zone (IANA), in which `schedule` reads human times. */
+  get timeZone(): string {
+    return this.#services.timeZone;
+  }
+
   /** A logger tagged with the message ID (made on first use: most messages are never logged about). */
   get log(): Logger {
     return (this.#log ??= this.#services.log.child({ messageId: this.message.id }));
