@@ -1,6 +1,6 @@
 // Budgets of answer(): a guest's fan-out of 100 tool calls posts at most the budget and says so; a
 // member's budget is higher; the prompt is bounded; the remind tool obeys the remind plugin's year.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { createTestBot, type TestBot } from "../../src/testing/index.js";
 import { definePlugin } from "../../src/bot/plugin.js";
@@ -115,9 +115,13 @@ describe("answer() budgets", () => {
       { toolCalls: [{ toolName: "remind", input: { when: "in 2 hours", text: "near" } }] },
       { text: "Noted." },
     ];
+    // Scheduling prints no DeprecationWarning (it did while ctx.schedule passed the old `zone`).
+    const warnings = vi.spyOn(process, "emitWarning");
     t = await createTestBot({ plugins: [agent(steps, results)] });
     await t.send("!ask remind me", { topic: "r" });
     await until(() => results.length > 0);
+    expect(warnings.mock.calls.map((c) => String(c[0]))).toEqual([]);
+    warnings.mockRestore();
     const scheduled = [...t.sandbox.realm.scheduler.pending.values()];
     const contents = JSON.stringify(scheduled);
     expect(contents).toContain("near");
