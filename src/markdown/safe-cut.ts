@@ -1,9 +1,6 @@
 // Safe places to cut text to a length: never inside a code point, and never inside a grapheme
 // cluster (an emoji ZWJ sequence, a letter and its combining marks) when one can be helped.
 
-/** The marker that ends a text a bound cut short (escaped chat Markdown: it renders as written). */
-export const CUT_MARKER = "\n\n*[answer cut: too long]*";
-
 let segmenter: Intl.Segmenter | undefined;
 
 const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
