@@ -4,6 +4,14 @@ import type { MessageContext } from "../context/context.js";
 import type { HistoryOptions, Turn } from "../context/history.js";
 import type { StreamResult } from "../context/stream.js";
 import { escapeText } from "../markdown/escape.js";
+import { readTime } from "../commands/types.js";
+import {
+  boundedMessage,
+  budgetFor,
+  BudgetTracker,
+  trimHistory,
+  type BudgetOptions,
+} from "./budget.js";
 import { chatTools, type AgentActions, type ChatToolName } from "./tools.js";
 
 import { modelFor } from "./mock.js";
@@ -11,6 +19,16 @@ import { modelFor } from "./mock.js";
 export { chatTools } from "./tools.js";
 export { mockModel, MOCK_MODEL_ENV, type MockModelOptions } from "./mock.js";
 export type { AgentActions, ChatToolName, ChatToolsOptions } from "./tools.js";
+export {
+  GUEST_BUDGET,
+  MEMBER_BUDGET,
+  budgetFor,
+  type AgentBudget,
+  type BudgetOptions,
+} from "./budget.js";
+
+/** How far ahead the `remind` tool schedules: the remind plugin's own cap (`arg.time({ maxAhead: "1y" })`). */
+export const REMIND_MAX_AHEAD = "1y";
 
 /**
  * The chat actions a model's tools may take, acting for the sender of `ctx`'s message: through
@@ -28,10 +46,17 @@ export function agentActions(ctx: MessageContext): AgentActions {
       if (here.type !== "channel") return ctx.reply(content);
       return ctx.send({ to: here.streamId, topic, content });
     },
-    remind: (when, text) =>
-      ctx.schedule(`Reminder for ${ctx.sender.fullName}: ${text}`, when, {
+    remind: (when, text) => {
+      // The bounds a command's `arg.time()` obeys: in the future, at most a year out.
+      const at = readTime(
+        when,
+        { now: ctx.now().getTime(), timeZone: ctx.timeZone },
+        { future: true, maxAhead: REMIND_MAX_AHEAD },
+      );
+      return ctx.schedule(`Reminder for ${ctx.sender.fullName}: ${text}`, at, {
         to: [ctx.sender.userId],
-      }),
+      });
+    },
     upload: (filename, content) => ctx.upload(Buffer.from(content, "utf8"), filename),
   };
 }
@@ -55,6 +80,60 @@ export interface AnswerOptions {
   tools?: boolean | ChatToolName[];
   /** Model calls at most (tool rounds included). Default 4. */
   maxSteps?: number;
+  /**
+   * Budgets per model call and per message answered, by the sender's role: tool calls, distinct
+   * topics posted to, messages sent, prompt characters. Default `MEMBER_BUDGET`, `GUEST_BUDGET`.
+   */
+  budget?: BudgetOptions;
+}
+
+/** Zulip's role number of a guest. */
+const GUEST_ROLE = 600;
+
+/** Whether the sender is a guest; a sender who cannot be looked up counts as one (the lower budget). */
+async function senderIsGuest(ctx: MessageContext): Promise<boolean> {
+  try {
+    const { user } = await ctx.api.users.get({ user_id: ctx.sender.userId });
+    return user.role === GUEST_ROLE;
+  } catch {
+    return true;
+  }
+}
+
+/** The actions within the budget: a send past it is refused with the reason, as the model reads it. */
+function withinBudget(
+  actions: AgentActions,
+  tracker: BudgetTracker,
+  ctx: MessageContext,
+): AgentActions {
+  const spend = (topic?: string): void => {
+    const why = tracker.message(topic);
+    if (why !== undefined) throw new Error(why);
+  };
+  return {
+    ...actions,
+    sendToTopic: (topic, content) => {
+      spend(ctx.conversation.type === "channel" ? topic : undefined);
+      return actions.sendToTopic(topic, content);
+    },
+    remind: (when, text) => {
+      spend();
+      return actions.remind(when, text);
+    },
+  };
+}
+
+/** The model's text, then the budget's notice when something was refused (and a log line saying so). */
+async function* withNotice(
+  text: AsyncIterable<string>,
+  tracker: BudgetTracker,
+  ctx: MessageContext,
+): AsyncIterable<string> {
+  yield* text;
+  const notice = tracker.notice();
+  if (notice === undefined) return;
+  ctx.log.warn({ refused: tracker.refusals() }, "agent budget reached: actions refused");
+  yield notice;
 }
 
 /**
@@ -66,22 +145,31 @@ export interface AnswerOptions {
  * bot.followed((ctx) => answer(ctx, { model, system: "You help the design team." }));
  */
 export async function answer(ctx: MessageContext, options: AnswerOptions): Promise<StreamResult> {
-  const turns = options.history === false ? [] : await ctx.history(options.history);
-  const messages: ModelMessage[] = [
-    ...toModelMessages(turns),
-    { role: "user", content: `${ctx.sender.fullName}: ${ctx.text}` },
-  ];
+  const budget = budgetFor(await senderIsGuest(ctx), options.budget);
+  const tracker = new BudgetTracker(budget);
+  const said = `${ctx.sender.fullName}: ${boundedMessage(ctx.text, budget.messageChars)}`;
+  // What is left of the prompt budget after the system text and the message goes to history.
+  const room = budget.promptChars - (options.system?.length ?? 0) - said.length;
+  const turns =
+    options.history === false || room <= 0
+      ? []
+      : trimHistory(await ctx.history(options.history), room);
+  const messages: ModelMessage[] = [...toModelMessages(turns), { role: "user", content: said }];
   const tools =
     options.tools === false
       ? undefined
-      : chatTools(agentActions(ctx), Array.isArray(options.tools) ? { only: options.tools } : {});
+      : chatTools(withinBudget(agentActions(ctx), tracker, ctx), {
+          ...(Array.isArray(options.tools) && { only: options.tools }),
+          gate: () => tracker.toolCall(),
+        });
   const result = streamText({
     model: modelFor(options.model),
     system: options.system,
     messages,
     tools,
     stopWhen: stepCountIs(options.maxSteps ?? 4),
+    onStepFinish: () => tracker.nextCall(),
   });
   // The model's words are steered by whoever wrote to it: they may not ping anyone.
-  return ctx.stream(result.textStream, { neutralize: escapeText });
+  return ctx.stream(withNotice(result.textStream, tracker, ctx), { neutralize: escapeText });
 }

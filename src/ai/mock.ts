@@ -11,6 +11,20 @@ export interface MockModelOptions {
    * was shown. Default: `(mock model) I see N earlier messages here. You said: …`.
    */
   answer?: (said: string, earlierTurns: number) => string;
+  /**
+   * A script, one entry per model call (tool rounds included): the tool calls that call makes
+   * and/or its text. Past the script's end, calls answer as `answer` says. For tests of agents:
+   * `steps: [{ toolCalls: [{ toolName: "remind", input: { when: "in 600 years", text: "x" } }] }]`.
+   */
+  steps?: MockStep[];
+  /** Each call's prompt, as the model received it (for tests of what goes into a model call). */
+  onCall?: (prompt: LanguageModelV3Prompt) => void;
+}
+
+/** One scripted model call. */
+export interface MockStep {
+  toolCalls?: { toolName: string; input: unknown }[];
+  text?: string;
 }
 
 const USAGE = {
@@ -40,10 +54,14 @@ function lastUserText(prompt: LanguageModelV3Prompt): string {
  */
 export function mockModel(options: MockModelOptions = {}): LanguageModel {
   const compose = options.answer ?? defaultAnswer;
+  let call = 0;
   return new MockLanguageModelV3({
     provider: "topicbot-mock",
     modelId: "mock",
     doStream: async ({ prompt }) => {
+      options.onCall?.(prompt);
+      const step = options.steps?.[call++];
+      if (step !== undefined) return { stream: scripted(step, call, options.chunkDelayMs ?? 0) };
       const earlier = prompt.filter((m) => m.role === "user" || m.role === "assistant").length - 1;
       const words = compose(lastUserText(prompt), Math.max(0, earlier)).split(" ");
       const chunks: LanguageModelV3StreamPart[] = [
@@ -58,6 +76,33 @@ export function mockModel(options: MockModelOptions = {}): LanguageModel {
       };
     },
   });
+}
+
+/** The stream parts of one scripted call: its tool calls, then its text. */
+function scripted(step: MockStep, call: number, chunkDelayInMs: number) {
+  const calls = step.toolCalls ?? [];
+  const chunks: LanguageModelV3StreamPart[] = [
+    { type: "stream-start", warnings: [] },
+    ...calls.map((c, i) => ({
+      type: "tool-call" as const,
+      toolCallId: `call-${call}-${i}`,
+      toolName: c.toolName,
+      input: JSON.stringify(c.input),
+    })),
+    ...(step.text === undefined
+      ? []
+      : [
+          { type: "text-start" as const, id: "t" },
+          { type: "text-delta" as const, id: "t", delta: step.text },
+          { type: "text-end" as const, id: "t" },
+        ]),
+    {
+      type: "finish",
+      finishReason: { unified: calls.length > 0 ? "tool-calls" : "stop", raw: undefined },
+      usage: USAGE,
+    },
+  ];
+  return simulateReadableStream({ chunks, chunkDelayInMs });
 }
 
 /** The environment variable `bot dev --mock-model` sets: `answer` then uses `mockModel()`. */

@@ -26,6 +26,11 @@ export type ChatToolName = "react" | "sendToTopic" | "remind" | "upload";
 export interface ChatToolsOptions {
   /** Which tools to offer. Default: all. */
   only?: ChatToolName[];
+  /**
+   * Asked before every tool call: undefined lets it run, a reason refuses it (the model gets the
+   * reason back). `answer()` passes its budget's count of tool calls.
+   */
+  gate?: (tool: ChatToolName) => string | undefined;
 }
 
 /** A refusal the model gets back as the tool's result, in words it can relay. */
@@ -101,7 +106,19 @@ export function chatTools(actions: AgentActions, options: ChatToolsOptions = {})
     }),
   } satisfies Record<ChatToolName, unknown>;
   const names = options.only ?? (Object.keys(all) as ChatToolName[]);
-  return Object.fromEntries(names.map((n) => [n, all[n]])) as ToolSet;
+  const { gate } = options;
+  return Object.fromEntries(
+    names.map((n) => {
+      const chosen = all[n];
+      if (!gate) return [n, chosen];
+      const run = chosen.execute as unknown as (input: never, call: never) => Promise<unknown>;
+      const gated = async (input: never, call: never) => {
+        const why = gate(n);
+        return why === undefined ? run(input, call) : refused(why);
+      };
+      return [n, { ...chosen, execute: gated }];
+    }),
+  ) as ToolSet;
 }
 
 /** Runs an action; a failure becomes a refusal the model can read instead of an exception. */

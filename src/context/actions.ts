@@ -6,6 +6,7 @@ import type { Conversation } from "../model/conversation.js";
 import type { ChatUser } from "./directory.js";
 import type { BotAccount, BotIdentity } from "../model/account.js";
 import type { ChannelRef, TopicRef } from "../model/command.js";
+import { graphemeBoundary } from "../markdown/safe-cut.js";
 
 /** What the server told the bot at registration that actions depend on. */
 export interface ServerFacts {
@@ -100,15 +101,16 @@ export function splitMessage(content: string, max: number): string[] {
       continue;
     }
     push();
-    let rest = [...line];
-    while (rest.length > max) {
-      const window = rest.slice(0, max).join("");
+    let rest = line;
+    while (length(rest) > max) {
+      const window = [...rest].slice(0, max).join("");
       const space = window.lastIndexOf(" ");
-      const cut = space > max / 2 ? [...window.slice(0, space)].length + 1 : max;
-      parts.push(rest.slice(0, cut).join("").trimEnd());
+      // A hard cut falls between grapheme clusters (never inside an emoji or a surrogate pair).
+      const cut = space > window.length / 2 ? space + 1 : graphemeBoundary(rest, window.length);
+      parts.push(rest.slice(0, cut).trimEnd());
       rest = rest.slice(cut);
     }
-    current = rest.join("");
+    current = rest;
   }
   push();
   return parts;

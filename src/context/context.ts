@@ -224,6 +224,11 @@ export class MessageContextObject {
     return this.#services.api;
   }
 
+  /** The bot's configured time zone (IANA), in which `schedule` reads human times. */
+  get timeZone(): string {
+    return this.#services.timeZone;
+  }
+
   /** A logger tagged with the message ID (made on first use: most messages are never logged about). */
   get log(): Logger {
     return (this.#log ??= this.#services.log.child({ messageId: this.message.id }));
@@ -446,7 +451,16 @@ export class MessageContextObject {
           await env.api.typing.set({ op: active ? "start" : "stop", ...where });
         },
       },
-      { maxLength: env.server().maxMessageLength, ...options },
+      {
+        maxLength: env.server().maxMessageLength,
+        // A cut answer ends with a marker the user reads; the log says why it was cut.
+        onCut: (reason, detail) =>
+          this.log.warn(
+            { ...detail, messageId: this.message.id },
+            `streamed answer cut: ${reason}`,
+          ),
+        ...options,
+      },
     );
   }
 

@@ -1,4 +1,5 @@
 // Streamed answers: post a message, then edit it as text arrives, paced, continued past the length limit.
+import { graphemeBoundary } from "../markdown/safe-cut.js";
 
 /** Text chunks from a model or any producer: an async iterable, or a web ReadableStream. */
 export type TextSource =
@@ -26,6 +27,20 @@ export interface StreamOptions {
   pacing?: () => number;
   /** The marker appended when the source fails. */
   interruptedMarker?: string;
+  /**
+   * Messages one answer may take (continuations past `maxLength` included). Default 20, within
+   * the loop guard's default allowance. The last one ends with `cutMarker` and the rest of the
+   * text is dropped; a continuation the server or the loop guard refuses ends the answer the same
+   * way, the marker edited into the message before it.
+   */
+  maxMessages?: number;
+  /** The marker ending an answer cut short by `maxMessages` or a refused continuation. */
+  cutMarker?: string;
+  /** Told once why an answer was cut short (the context logs it). */
+  onCut?: (
+    reason: string,
+    detail: { messages: number; shownChars: number; totalChars: number },
+  ) => void;
   /** How often the typing notice is renewed while the stream is open, in ms. Default 10 s. */
   typingEveryMs?: number;
   /** Stops the stream early (the text so far is kept, with the marker). */
@@ -47,14 +62,18 @@ export interface StreamResult {
   messageIds: number[];
   /** The whole text as streamed (without the marker). */
   text: string;
-  /** False when the source failed or the stream was aborted. */
+  /** False when the source failed, the stream was aborted or the answer was cut short. */
   complete: boolean;
+  /** Why the answer was cut short (it ends with the cut marker), if it was. */
+  cut?: string;
   /** Edits sent (the first post of each message not counted). */
   edits: number;
   error?: unknown;
 }
 
 export const DEFAULT_INTERRUPTED_MARKER = "\n\n*[The answer was interrupted.]*";
+export const DEFAULT_CUT_MARKER = "\n\n*[The answer was cut here: it was too long.]*";
+export const DEFAULT_MAX_MESSAGES = 20;
 
 /** Reads any supported source as an async iterable of strings. */
 export async function* textChunks(source: TextSource): AsyncIterable<string> {
@@ -85,7 +104,8 @@ function isReadableStream(
 
 /**
  * Where to cut `text` so the head fits in `limit` characters: the last paragraph break, else the
- * last line break, else the last space in the second half of the window; else a hard cut.
+ * last line break, else the last space in the second half of the window; else a hard cut
+ * between grapheme clusters (never inside a surrogate pair).
  */
 export function cutPoint(text: string, limit: number): number {
   if (text.length <= limit) return text.length;
@@ -94,7 +114,7 @@ export function cutPoint(text: string, limit: number): number {
     const at = window.lastIndexOf(boundary);
     if (at >= limit / 2) return at + boundary.length;
   }
-  return limit;
+  return graphemeBoundary(text, limit);
 }
 
 /**
@@ -115,8 +135,10 @@ export async function streamAnswer(
   const sleep = options.sleep ?? defaultSleep;
   const minInterval = options.minEditIntervalMs ?? 1_000;
   const marker = options.interruptedMarker ?? DEFAULT_INTERRUPTED_MARKER;
-  // Room for the marker, so an interrupted message still fits.
-  const limit = Math.max(1, options.maxLength - marker.length);
+  const cutMarker = options.cutMarker ?? DEFAULT_CUT_MARKER;
+  const maxMessages = Math.max(1, options.maxMessages ?? DEFAULT_MAX_MESSAGES);
+  // Room for a marker, so an interrupted or cut message still fits.
+  const limit = Math.max(1, options.maxLength - Math.max(marker.length, cutMarker.length));
 
   const messageIds: number[] = [];
   let full = "";
@@ -126,6 +148,9 @@ export async function streamAnswer(
   let current: { id: number | undefined; shown: string } = { id: undefined, shown: "" };
   let lastWrite = Number.NEGATIVE_INFINITY;
   let edits = 0;
+  /** What the last sealed message shows (its text as given to `show`), for a late cut marker. */
+  let previous: { id: number; content: string } | undefined;
+  let cutReason: string | undefined;
   let ended = false;
   let dirty = false;
   let error: unknown;
@@ -172,7 +197,19 @@ export async function streamAnswer(
     const text = neutralize(content.replace(/\s+$/, ""));
     if (text.trim() === "" || text === current.shown) return;
     if (current.id === undefined) {
-      const posted = await io.post(text);
+      let posted: { id: number; repeated?: boolean };
+      try {
+        posted = await io.post(text);
+      } catch (e) {
+        // A continuation refused (the loop guard, the server): the answer ends in the message
+        // before, which says so.
+        if (previous === undefined) throw e;
+        error ??= e;
+        await io.edit(previous.id, neutralize(previous.content.replace(/\s+$/, "") + cutMarker));
+        edits++;
+        cutShort(`a continuation was refused: ${e instanceof Error ? e.message : String(e)}`);
+        return;
+      }
       current.id = posted.id;
       messageIds.push(current.id);
       // A message posted before a crash shows that run's text: bring it up to date.
@@ -188,9 +225,19 @@ export async function streamAnswer(
     lastWrite = now();
   };
 
+  const cutShort = (reason: string): void => {
+    cutReason = reason;
+    options.onCut?.(reason, {
+      messages: messageIds.length,
+      shownChars: sealed,
+      totalChars: full.length,
+    });
+  };
+
   /** Brings the server up to date with `full`: edits, and new messages past the limit. */
   const write = async (final: boolean): Promise<void> => {
     for (;;) {
+      if (cutReason !== undefined) return;
       const rest = full.slice(sealed);
       if (fits(rest)) return show(final && error !== undefined ? rest + marker : rest);
       let window = limit;
@@ -200,7 +247,17 @@ export async function streamAnswer(
         window = Math.max(1, window - (neutralize(rest.slice(0, cut)).length - limit));
         cut = cutPoint(rest, window);
       }
+      const last = messageIds.length - (current.id === undefined ? 0 : 1) >= maxMessages - 1;
+      if (last) {
+        await show(rest.slice(0, cut) + cutMarker);
+        if (cutReason === undefined) {
+          sealed += cut;
+          cutShort(`the answer is longer than ${maxMessages} messages`);
+        }
+        return;
+      }
       await show(rest.slice(0, cut));
+      if (current.id !== undefined) previous = { id: current.id, content: rest.slice(0, cut) };
       sealed += cut;
       current = { id: undefined, shown: "" };
     }
@@ -223,15 +280,26 @@ export async function streamAnswer(
       if (wait > 0) await sleep(wait, options.signal);
       dirty = false;
       await write(false);
+      // A cut answer takes no more text: its source is not waited for.
+      if (cutReason !== undefined) break;
     }
     // An aborted stream does not wait for a source that may never yield again.
-    await aborted;
-    await write(true);
+    if (cutReason === undefined) {
+      await aborted;
+      await write(true);
+    }
   } finally {
     if (typingTimer) clearInterval(typingTimer);
     await typing(false);
   }
-  return { messageIds, text: full, complete: error === undefined, edits, error };
+  return {
+    messageIds,
+    text: full,
+    complete: error === undefined && cutReason === undefined,
+    edits,
+    ...(error !== undefined && { error }),
+    ...(cutReason !== undefined && { cut: cutReason }),
+  };
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {

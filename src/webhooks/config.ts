@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { RouteAuth } from "./auth.js";
 import type { RouteDefinition } from "./receiver.js";
 import { compileTemplate, TemplateError, type TemplateOptions } from "./template.js";
+import { graphemeBoundary } from "../markdown/safe-cut.js";
 
 /** A channel message to post: `to` is a channel name or ID. */
 export interface ChannelPost {
@@ -141,11 +142,13 @@ export interface MessageLimits {
 /** The limits every server has had by default (`max_topic_length`, `max_message_length`). */
 export const DEFAULT_LIMITS: MessageLimits = { maxTopicLength: 60, maxMessageLength: 10_000 };
 
-/** Cuts `text` to `max` code points, ending with `marker` when cut. */
+/** Cuts `text` to `max` code points (between grapheme clusters), ending with `marker` when cut. */
 export function truncate(text: string, max: number, marker = "…"): string {
   const chars = [...text];
   if (chars.length <= max) return text;
-  return chars.slice(0, Math.max(0, max - [...marker].length)).join("") + marker;
+  const head = chars.slice(0, Math.max(0, max - [...marker].length)).join("");
+  // Cut between grapheme clusters: no half emoji or letter without its accent before the marker.
+  return text.slice(0, graphemeBoundary(text, head.length)) + marker;
 }
 
 /** The marker ending content cut to the server's limit. */
