@@ -20,6 +20,7 @@ import {
 import { endpoint } from "../api/endpoint.js";
 import type { Message } from "../api/messages.js";
 import type { ApiClient } from "../client/client.js";
+import { ApiError } from "../client/errors.js";
 import type { MessageContext } from "../context/context.js";
 import type { BotAccount } from "../model/account.js";
 import { conversationOf } from "../model/conversation.js";
@@ -53,6 +54,15 @@ const deleteMessageEndpoint = endpoint({
 
 const emojiName = (emoji: EmojiValue | string): string =>
   typeof emoji === "string" ? emoji.replace(/^:|:$/g, "") : emoji.name;
+
+/** Runs `action`; the server refusing it with `code` means its effect is already there. */
+async function settled(code: string, action: () => Promise<unknown>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === code)) throw error;
+  }
+}
 
 function messageId(id: string): number {
   const n = Number(id);
@@ -262,22 +272,29 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
     await this.#client("deleteMessage").call(deleteMessageEndpoint, { message_id: messageId(id) });
   }
 
+  /**
+   * Adds the bot's reaction. One already there is what was asked: a message handled again after
+   * a restart reacts again, and the server's REACTION_ALREADY_EXISTS is not an error then.
+   */
   async addReaction(_threadId: string, id: string, emoji: EmojiValue | string): Promise<void> {
     const ctx = this.#context();
-    if (ctx) return ctx.react(emojiName(emoji), { message: messageId(id) });
-    await this.#client("addReaction").messages.addReaction({
-      message_id: messageId(id),
-      emoji_name: emojiName(emoji),
-    });
+    const params = { message_id: messageId(id), emoji_name: emojiName(emoji) };
+    await settled("REACTION_ALREADY_EXISTS", () =>
+      ctx
+        ? ctx.react(params.emoji_name, { message: params.message_id })
+        : this.#client("addReaction").messages.addReaction(params),
+    );
   }
 
+  /** Removes the bot's reaction; one already gone (REACTION_DOES_NOT_EXIST) is what was asked. */
   async removeReaction(_threadId: string, id: string, emoji: EmojiValue | string): Promise<void> {
     const ctx = this.#context();
-    if (ctx) return ctx.unreact(emojiName(emoji), { message: messageId(id) });
-    await this.#client("removeReaction").messages.removeReaction({
-      message_id: messageId(id),
-      emoji_name: emojiName(emoji),
-    });
+    const params = { message_id: messageId(id), emoji_name: emojiName(emoji) };
+    await settled("REACTION_DOES_NOT_EXIST", () =>
+      ctx
+        ? ctx.unreact(params.emoji_name, { message: params.message_id })
+        : this.#client("removeReaction").messages.removeReaction(params),
+    );
   }
 
   async startTyping(threadId: string): Promise<void> {
