@@ -82,7 +82,15 @@ function sameThread(a: ZulipThread, b: ZulipThread): boolean {
 export interface ZulipAdapterOptions {
   /** The bot's name as Chat SDK knows it (default: the bot account's full name, once attached). */
   userName?: string;
+  /**
+   * How long a subscribed thread is followed without a message, in minutes (topicbot's
+   * `ctx.follow({ idleMinutes })`). Chat SDK's subscriptions do not expire; topicbot's follows
+   * do, at most after a year, which is the default.
+   */
+  subscriptionIdleMinutes?: number;
 }
+
+const A_YEAR_IN_MINUTES = 60 * 24 * 365;
 
 /**
  * Chat SDK's `Adapter` for Zulip. It receives no webhooks: `chatSdkPlugin` hands it each message
@@ -98,9 +106,11 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
   #userName: string | undefined;
   #api: ApiClient | undefined;
   #me: BotAccount | undefined;
+  readonly #idleMinutes: number;
 
   constructor(options: ZulipAdapterOptions = {}) {
     this.#userName = options.userName;
+    this.#idleMinutes = options.subscriptionIdleMinutes ?? A_YEAR_IN_MINUTES;
   }
 
   get userName(): string {
@@ -359,7 +369,8 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
   /** Chat SDK subscribes a thread: its handling context follows it, so every message there arrives. */
   async onThreadSubscribe(threadId: string): Promise<void> {
     const ctx = this.#context();
-    if (ctx && sameThread(threadOf(ctx.conversation), decodeThreadId(threadId))) await ctx.follow();
+    if (ctx && sameThread(threadOf(ctx.conversation), decodeThreadId(threadId)))
+      await ctx.follow({ idleMinutes: this.#idleMinutes });
   }
 
   /** Scheduling, modals, ephemeral messages: Zulip has no such thing this adapter maps (see docs/chat-sdk.md). */
