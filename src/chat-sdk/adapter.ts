@@ -15,6 +15,8 @@ import {
   type FormattedContent,
   type RawMessage,
   type Root,
+  type StreamChunk,
+  type StreamOptions,
   type ThreadInfo,
 } from "chat";
 import { endpoint } from "../api/endpoint.js";
@@ -263,6 +265,33 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
       submessages: [],
       topic_links: [],
     } as Message;
+  }
+
+  /**
+   * A streamed answer to the thread of the message handled goes through `ctx.stream`: one
+   * message edited as text arrives, recognised after a crash by its place, so a rerun edits it
+   * rather than posting another. Elsewhere `null` hands it to Chat SDK's post + edit fallback.
+   * Only text is shown: `markdown_text` chunks' text; task and plan chunks are dropped.
+   */
+  async stream(
+    threadId: string,
+    textStream: AsyncIterable<string | StreamChunk>,
+    options: StreamOptions = {},
+  ): Promise<RawMessage<Message> | null> {
+    const thread = decodeThreadId(threadId);
+    const ctx = this.#context();
+    if (!ctx || !sameThread(threadOf(ctx.conversation), thread)) return null;
+    async function* text(): AsyncGenerator<string> {
+      for await (const chunk of textStream) {
+        if (options.signal?.aborted) return;
+        if (typeof chunk === "string") yield chunk;
+        else if (chunk.type === "markdown_text") yield chunk.text;
+      }
+    }
+    const result = await ctx.stream(text());
+    const id = result.messageIds.at(-1);
+    if (id === undefined) throw new Error("chat-sdk: the streamed answer posted no message");
+    return { id: String(id), threadId, raw: await this.#sent(id, thread, result.text) };
   }
 
   async editMessage(

@@ -34,57 +34,72 @@ describe("a Chat SDK bot restarted after a crash", () => {
     await sandbox?.close();
   });
 
-  it("handles the unrecorded message again, and its answer and reaction are not posted twice", async () => {
-    sandbox = await startSandbox({ heartbeatSeconds: 0.2 });
-    const kv = createMemoryStore();
-    const runtime = kv.namespace("topicbot:runtime");
-    let runs = 0;
-    /** A fresh process: a new Chat SDK bot (its memory state lost) on the same delivery journal. */
-    const start = (delivery: FailingAfterIntent) => {
-      const adapter = new ZulipAdapter();
-      const chat = new Chat({
-        adapters: { zulip: adapter },
-        state: new MemoryChatState(),
-        userName: sandbox!.bot.fullName,
-        logger: "silent",
-      });
-      chat.onNewMention(async (thread) => {
-        runs++;
-        delivery.failing = true; // the journal records nothing more: the process "dies" after this
-        await thread.subscribe();
-        const sent = await thread.post("Hello from Chat SDK");
-        await sent.addReaction("thumbs_up");
-      });
-      const bot = createBot({
-        server: { site: sandbox!.url, email: sandbox!.bot.email, apiKey: sandbox!.bot.apiKey },
-        plugins: [chatSdkPlugin({ chat, adapter })],
-        handleSignals: false,
-        rateLimit: false,
-        storage: kv,
-        delivery,
-        eventLoop: { backoff: { baseMs: 5, capMs: 20 } },
-        sendRetry: { baseMs: 5, capMs: 20 },
-      });
-      bots.push(bot);
-      return bot;
-    };
-    const botMessages = () =>
-      sandbox!.realm.messages.filter((m) => m.senderId === sandbox!.bot.userId);
+  it.each([
+    ["a posted answer and its reaction", false],
+    ["a streamed answer (posted, then edited)", true],
+  ])(
+    "handles the unrecorded message again, and %s is not posted twice",
+    async (_what, streamed) => {
+      sandbox = await startSandbox({ heartbeatSeconds: 0.2 });
+      const kv = createMemoryStore();
+      const runtime = kv.namespace("topicbot:runtime");
+      let runs = 0;
+      /** A fresh process: a new Chat SDK bot (its memory state lost) on the same delivery journal. */
+      const start = (delivery: FailingAfterIntent, streamed = false) => {
+        const adapter = new ZulipAdapter();
+        const chat = new Chat({
+          adapters: { zulip: adapter },
+          state: new MemoryChatState(),
+          userName: sandbox!.bot.fullName,
+          logger: "silent",
+        });
+        chat.onNewMention(async (thread) => {
+          runs++;
+          delivery.failing = true; // the journal records nothing more: the process "dies" after this
+          await thread.subscribe();
+          if (streamed) {
+            await thread.post(
+              (async function* () {
+                yield "Hello ";
+                yield "from ";
+                yield "Chat SDK";
+              })(),
+            );
+            return;
+          }
+          const sent = await thread.post("Hello from Chat SDK");
+          await sent.addReaction("thumbs_up");
+        });
+        const bot = createBot({
+          server: { site: sandbox!.url, email: sandbox!.bot.email, apiKey: sandbox!.bot.apiKey },
+          plugins: [chatSdkPlugin({ chat, adapter })],
+          handleSignals: false,
+          rateLimit: false,
+          storage: kv,
+          delivery,
+          eventLoop: { backoff: { baseMs: 5, capMs: 20 } },
+          sendRetry: { baseMs: 5, capMs: 20 },
+        });
+        bots.push(bot);
+        return bot;
+      };
+      const botMessages = () =>
+        sandbox!.realm.messages.filter((m) => m.senderId === sandbox!.bot.userId);
 
-    await start(new FailingAfterIntent(runtime)).start();
-    post(sandbox, `@**${sandbox.bot.fullName}** hi`);
-    await until(() => botMessages().length === 1, "the first run's answer");
-    await until(
-      () => sandbox!.realm.messages.at(-1)!.reactions.length === 1,
-      "its reaction",
-      5_000,
-    );
-    await bots[0]!.stop().catch(() => undefined);
+      await start(new FailingAfterIntent(runtime), streamed).start();
+      post(sandbox, `@**${sandbox.bot.fullName}** hi`);
+      await until(() => botMessages().length === 1, "the first run's answer");
+      if (streamed)
+        await until(() => botMessages()[0]?.content === "Hello from Chat SDK", "the edited stream");
+      else await until(() => botMessages()[0]!.reactions.length === 1, "its reaction");
+      await bots[0]!.stop().catch(() => undefined);
 
-    await start(new FailingAfterIntent(runtime)).start();
-    await until(() => runs === 2, "the second run handling the message again", 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(botMessages().map((m) => m.content)).toEqual(["Hello from Chat SDK"]);
-    expect(botMessages()[0]!.reactions.map((r) => r.emojiName)).toEqual(["thumbs_up"]);
-  });
+      await start(new FailingAfterIntent(runtime), streamed).start();
+      await until(() => runs === 2, "the second run handling the message again", 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(botMessages().map((m) => m.content)).toEqual(["Hello from Chat SDK"]);
+      if (!streamed)
+        expect(botMessages()[0]!.reactions.map((r) => r.emojiName)).toEqual(["thumbs_up"]);
+    },
+  );
 });
