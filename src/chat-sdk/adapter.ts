@@ -107,7 +107,7 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
   readonly #handling = new AsyncLocalStorage<MessageContext>();
   #userName: string | undefined;
   #api: ApiClient | undefined;
-  #me: BotAccount | undefined;
+  #account: (() => BotAccount) | undefined;
   readonly #idleMinutes: number;
 
   constructor(options: ZulipAdapterOptions = {}) {
@@ -115,19 +115,28 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
     this.#idleMinutes = options.subscriptionIdleMinutes ?? A_YEAR_IN_MINUTES;
   }
 
+  /** The bot's account once the bot has started (its registration names it). */
+  get #me(): BotAccount | undefined {
+    try {
+      return this.#account?.();
+    } catch {
+      return undefined; // the bot has not started yet
+    }
+  }
+
   get userName(): string {
     return this.#userName ?? this.#me?.fullName ?? "bot";
   }
 
   get botUserId(): string | undefined {
-    return this.#me ? String(this.#me.userId) : undefined;
+    const me = this.#me;
+    return me ? String(me.userId) : undefined;
   }
 
-  /** Binds the adapter to a running bot's client and account (the plugin does, at start). */
-  attach(api: ApiClient, me: BotAccount): void {
+  /** Binds the adapter to a bot's client and account (the plugin does, in its setup). */
+  attach(api: ApiClient, account: () => BotAccount): void {
     this.#api = api;
-    this.#me = me;
-    this.#userName ??= me.fullName;
+    this.#account = account;
   }
 
   /** Runs `work` as the handling of `ctx`'s message: posts to its thread go through `ctx`. */
@@ -361,7 +370,7 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
     const narrow =
       thread.type === "channel"
         ? [
-            { operator: "channel", operand: thread.streamId },
+            { operator: "stream", operand: thread.streamId },
             { operator: "topic", operand: thread.topic },
           ]
         : [{ operator: "dm", operand: thread.userIds }];

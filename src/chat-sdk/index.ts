@@ -45,13 +45,10 @@ export function chatSdkPlugin(options: ChatSdkPluginOptions): Plugin {
     name: options.name ?? "chat-sdk",
     description: "Runs a Chat SDK bot through the Zulip adapter.",
     setup(bot) {
-      const run = async (ctx: MessageContext): Promise<void> => {
-        adapter.attach(ctx.api, ctx.me);
-        await handle(ctx);
-      };
+      adapter.attach(bot.api, () => bot.me);
       // Followed threads (subscribed ones) first, then every message addressed to the bot.
-      bot.followed(run);
-      bot.filter(() => true, run);
+      bot.followed(handle);
+      bot.filter(() => true, handle);
     },
   });
 }
