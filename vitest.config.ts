@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^topicbot\/testing$/, replacement: src("testing/index.ts") },
       { find: /^topicbot\/webhooks$/, replacement: src("webhooks/index.ts") },
       { find: /^topicbot\/ai$/, replacement: src("ai/index.ts") },
+      { find: /^topicbot\/chat-sdk$/, replacement: src("chat-sdk/index.ts") },
     ],
   },
   test: {

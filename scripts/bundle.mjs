@@ -31,6 +31,7 @@ const ENTRIES = {
   testing: "src/testing/index.ts",
   webhooks: "src/webhooks/index.ts",
   ai: "src/ai/index.ts",
+  "chat-sdk": "src/chat-sdk/index.ts",
   cli: "src/cli/main.ts",
 };
 

@@ -1,0 +1,105 @@
+// A Chat SDK bot's answer survives a crash between posting it and recording it: the rerun after restart answers nothing twice.
+import { afterEach, describe, expect, it } from "vitest";
+import { Chat } from "chat";
+import { createBot, createMemoryStore, type Bot } from "topicbot";
+import { startSandbox, type Sandbox } from "topicbot/sandbox";
+import { chatSdkPlugin, MemoryChatState, ZulipAdapter } from "topicbot/chat-sdk";
+import { KeyValueDeliveryStore } from "../../src/state/delivery/key-value.js";
+import type { DeliveryState, DeliveryStore, ReplyIntent } from "../../src/state/delivery/store.js";
+import type { KeyValueStore } from "../../src/state/key-value/store.js";
+import { post, until } from "../helpers/reliability.js";
+
+/** A delivery store whose writes after the intent fail while `failing` is set: as a crash right after the send. */
+class FailingAfterIntent implements DeliveryStore {
+  failing = false;
+  readonly #inner: KeyValueDeliveryStore;
+  constructor(kv: KeyValueStore) {
+    this.#inner = new KeyValueDeliveryStore(kv);
+  }
+  load = () => this.#inner.load();
+  intend = (intent: ReplyIntent) => this.#inner.intend(intent);
+  saveWatermark = (state: DeliveryState) =>
+    this.failing ? Promise.reject(new Error("ENOSPC")) : this.#inner.saveWatermark(state);
+  sent = (incomingId: number, index: number, ids: number[]) =>
+    this.failing ? Promise.reject(new Error("ENOSPC")) : this.#inner.sent(incomingId, index, ids);
+  flush = () => (this.failing ? Promise.resolve() : this.#inner.flush());
+  close = () => this.#inner.close();
+}
+
+describe("a Chat SDK bot restarted after a crash", () => {
+  let sandbox: Sandbox | undefined;
+  const bots: Bot[] = [];
+  afterEach(async () => {
+    for (const bot of bots.splice(0)) await bot.stop().catch(() => undefined);
+    await sandbox?.close();
+  });
+
+  it.each([
+    ["a posted answer and its reaction", false],
+    ["a streamed answer (posted, then edited)", true],
+  ])(
+    "handles the unrecorded message again, and %s is not posted twice",
+    async (_what, streamed) => {
+      sandbox = await startSandbox({ heartbeatSeconds: 0.2 });
+      const kv = createMemoryStore();
+      const runtime = kv.namespace("topicbot:runtime");
+      let runs = 0;
+      /** A fresh process: a new Chat SDK bot (its memory state lost) on the same delivery journal. */
+      const start = (delivery: FailingAfterIntent, streamed = false) => {
+        const adapter = new ZulipAdapter();
+        const chat = new Chat({
+          adapters: { zulip: adapter },
+          state: new MemoryChatState(),
+          userName: sandbox!.bot.fullName,
+          logger: "silent",
+        });
+        chat.onNewMention(async (thread) => {
+          runs++;
+          delivery.failing = true; // the journal records nothing more: the process "dies" after this
+          await thread.subscribe();
+          if (streamed) {
+            await thread.post(
+              (async function* () {
+                yield "Hello ";
+                yield "from ";
+                yield "Chat SDK";
+              })(),
+            );
+            return;
+          }
+          const sent = await thread.post("Hello from Chat SDK");
+          await sent.addReaction("thumbs_up");
+        });
+        const bot = createBot({
+          server: { site: sandbox!.url, email: sandbox!.bot.email, apiKey: sandbox!.bot.apiKey },
+          plugins: [chatSdkPlugin({ chat, adapter })],
+          handleSignals: false,
+          rateLimit: false,
+          storage: kv,
+          delivery,
+          eventLoop: { backoff: { baseMs: 5, capMs: 20 } },
+          sendRetry: { baseMs: 5, capMs: 20 },
+        });
+        bots.push(bot);
+        return bot;
+      };
+      const botMessages = () =>
+        sandbox!.realm.messages.filter((m) => m.senderId === sandbox!.bot.userId);
+
+      await start(new FailingAfterIntent(runtime), streamed).start();
+      post(sandbox, `@**${sandbox.bot.fullName}** hi`);
+      await until(() => botMessages().length === 1, "the first run's answer");
+      if (streamed)
+        await until(() => botMessages()[0]?.content === "Hello from Chat SDK", "the edited stream");
+      else await until(() => botMessages()[0]!.reactions.length === 1, "its reaction");
+      await bots[0]!.stop().catch(() => undefined);
+
+      await start(new FailingAfterIntent(runtime), streamed).start();
+      await until(() => runs === 2, "the second run handling the message again", 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(botMessages().map((m) => m.content)).toEqual(["Hello from Chat SDK"]);
+      if (!streamed)
+        expect(botMessages()[0]!.reactions.map((r) => r.emojiName)).toEqual(["thumbs_up"]);
+    },
+  );
+});
