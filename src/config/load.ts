@@ -1,14 +1,19 @@
 // Loading bot.config.yaml: parse YAML, interpolate ${VAR} and ${VAR:-default}, validate, name the culprit.
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { botConfig, serverConfig, type BotConfig, type ServerConfig } from "./schema.js";
 import { allConfigErrors, ConfigError, didYouMean, keyPath, type FilePosition } from "./errors.js";
 import { parseZuliprc } from "./zuliprc.js";
-import { readTlsFiles, YAML_TLS_KEYS, ZULIPRC_TLS_KEYS, type TlsRead } from "./tls-files.js";
+import {
+  readNamedFile,
+  readTlsFiles,
+  YAML_TLS_KEYS,
+  ZULIPRC_TLS_KEYS,
+  type TlsRead,
+} from "./tls-files.js";
 
 type Env = Record<string, string | undefined>;
 
@@ -200,18 +205,7 @@ function resolveServer(
       const server = { ...given, ...(fromYaml && { tls: fromYaml }) } as ServerConfig;
       return { server, serverSource: file };
     }
-    const path = resolve(dirname(resolve(file)), zuliprc.replace(/^~(?=$|\/)/, homedir()));
-    let text: string;
-    try {
-      text = readText(path);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new ConfigError(
-        file,
-        "server.zuliprc",
-        code === "ENOENT" ? `zuliprc file ${path} not found` : `cannot read ${path}: ${code}`,
-      );
-    }
+    const { path, text } = readNamedFile(file, "server.zuliprc", zuliprc, readText, "zuliprc file");
     const { tls: rcTls, ...fromRc } = parseZuliprc(text, path);
     const fromZuliprc = rcTls ? readTlsFiles(rcTls, path, ZULIPRC_TLS_KEYS, readText) : undefined;
     const merged: Record<string, unknown> = Object.fromEntries(

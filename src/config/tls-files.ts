@@ -41,6 +41,33 @@ const EXPECTED = {
 } as const;
 
 /**
+ * The text of a file a config key names (`~` and paths relative to the directory of `file`, the
+ * config or zuliprc naming it): with its resolved path, or a ConfigError naming `file` and `key`
+ * when it is missing or unreadable.
+ */
+export function readNamedFile(
+  file: string,
+  key: string,
+  name: string,
+  readText: (path: string) => string,
+  what = "file",
+): { path: string; text: string } {
+  const path = resolve(dirname(resolve(file)), name.replace(/^~(?=$|\/)/, homedir()));
+  try {
+    return { path, text: readText(path) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      file,
+      key,
+      code === "ENOENT"
+        ? `${what} ${path} not found`
+        : `cannot read ${path}: ${code ?? (error as Error).message}${code === "EACCES" ? " (is it readable by the bot's user?)" : ""}`,
+    );
+  }
+}
+
+/**
  * Reads the PEM files of `files`, relative to the directory of `file` (the config or the zuliprc
  * that names them). A missing or unreadable file, or one that is not PEM, is a ConfigError naming
  * `file` and the key; the files' text never appears in errors.
@@ -54,20 +81,7 @@ export function readTlsFiles(
   const out: TlsRead = {};
   const where: Record<string, string> = {};
   const read = (part: "ca" | "cert" | "key", name: string): string => {
-    const path = resolve(dirname(resolve(file)), name.replace(/^~(?=$|\/)/, homedir()));
-    let text: string;
-    try {
-      text = readText(path);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new ConfigError(
-        file,
-        names[part],
-        code === "ENOENT"
-          ? `file ${path} not found`
-          : `cannot read ${path}: ${code ?? (error as Error).message}${code === "EACCES" ? " (is it readable by the bot's user?)" : ""}`,
-      );
-    }
+    const { path, text } = readNamedFile(file, names[part], name, readText);
     const [pattern, expected] = EXPECTED[part];
     if (!pattern.test(text)) throw new ConfigError(file, names[part], `${path} is not ${expected}`);
     where[part] = path;
