@@ -22,7 +22,16 @@ export interface FencedDeliveryStoreOptions {
   durable?(): Promise<void>;
   /** An intent Redis refused with an error (not the fence): it is tried again. */
   onRetry?(error: unknown, attempt: number): void;
+  /** The clock the lock's remaining time is measured by. Default `Date.now`. */
+  now?(): number;
 }
+
+/**
+ * The part of the lock's TTL an intent may take, from asking Redis to handing the reply to the
+ * sender; the rest is the post's margin. Slower (a replica's WAIT, a connection that stalled after
+ * Redis answered), the lock may lapse and move before the post lands, and the intent is confirmed again.
+ */
+const INTENT_SHARE_OF_TTL = 0.5;
 
 /**
  * `DeliveryStore` for the runtime's reply guard in cluster mode. Replies are journaled in Redis
@@ -30,8 +39,10 @@ export interface FencedDeliveryStoreOptions {
  * holds the lock of the message's partition (one Lua step; a lock that lapsed while Redis was away
  * and nobody took is resumed): a node that lost the partition (paused, cut off, or too slow) gets
  * `DeliveryFencedError` and does not send; the new owner handles the
- * message again and finds what was sent. The watermark is not kept here: the cluster's is the
- * leader's published set (src/cluster/leader.ts).
+ * message again and finds what was sent. The fenced step extends the lock, and `intend` resolves
+ * only while at least half its TTL is left by this node's clock: the reply is sent while no
+ * other node can have taken the partition (the server itself cannot check a fence). The
+ * watermark is not kept here: the cluster's is the leader's published set (src/cluster/leader.ts).
  */
 export class FencedDeliveryStore implements DeliveryStore {
   readonly #o: FencedDeliveryStoreOptions;
@@ -57,9 +68,11 @@ export class FencedDeliveryStore implements DeliveryStore {
         intent.incomingId,
         "this node did not take it from a partition",
       );
+    const now = this.#o.now ?? Date.now;
     // Until Redis says yes or no: a reply is never sent without the lock, nor given up while
     // Redis errs (a connection that is closing, a primary being demoted).
     for (let attempt = 0; ; attempt++) {
+      const askedAt = now();
       try {
         await redis.fencedIntend(
           fence.lock,
@@ -72,7 +85,8 @@ export class FencedDeliveryStore implements DeliveryStore {
           JSON.stringify(intent),
           intent.incomingId,
         );
-        break;
+        // Before the reply is sent: an intent lost in a failover would have it sent again.
+        await this.#o.durable?.();
       } catch (error) {
         if (isFenced(error))
           throw new DeliveryFencedError(
@@ -81,11 +95,15 @@ export class FencedDeliveryStore implements DeliveryStore {
           );
         this.#o.onRetry?.(error, attempt);
         await sleep(Math.min(100 * 2 ** attempt, 1_000));
+        continue;
       }
+      // The lock is ours until askedAt + TTL at the earliest; too little of that left for the post
+      // (Redis answered late, the process stalled): ask again, so a moved partition is seen.
+      if (now() - askedAt <= this.#o.ttlMs * INTENT_SHARE_OF_TTL) break;
     }
-    // Before the reply is sent: an intent lost in a failover would have it sent again.
-    await this.#o.durable?.();
-    await journal.trim();
+    // Not on the way to the post: a trim Redis does not answer (cut off just now) must not hold a
+    // reply past the lock's time. A failed one is done by a later intent.
+    journal.trim().catch(() => undefined);
   }
 
   sent(incomingId: number, index: number, ids: number[]): Promise<void> {

@@ -105,11 +105,13 @@ return 1`;
 
 /**
  * Records a reply intent, fenced by the partition lock of the message being handled, so a worker
- * that lost its partition cannot send. KEYS: lock, last, reply hash, reply index.
+ * that lost its partition cannot send, and extends the lock by its TTL: the caller knows it is
+ * its own for that long from when it asked. KEYS: lock, last, reply hash, reply index.
  * ARGV: lock holder, ttl, field, intent JSON, incoming ID.
  */
 const INTEND = `${OWNS}
 if not owns(KEYS[1], KEYS[2], ARGV[1], ARGV[2]) then return redis.error_reply('FENCED: partition moved') end
+redis.call('pexpire', KEYS[1], ARGV[2])
 redis.call('hset', KEYS[3], ARGV[3], ARGV[4])
 redis.call('zadd', KEYS[4], ARGV[5], ARGV[5])
 return 1`;

@@ -148,7 +148,7 @@ export class Worker {
   /**
    * Entries pending in the group but in no lane (a read whose answer was lost when Redis restarted
    * or the connection broke mid-call, an entry left pending by an earlier process of this node's
-   * name) are claimed by the partition's owner and queued by their stream ID, so a lapsed entry
+   * name) are claimed by the partition's owner (its lock confirmed first) and queued by their stream ID, so a lapsed entry
    * runs before newer work of its partition. Runs after any failed read and every `reconcileMs`;
    * only partitions whose pending count exceeds what their lane holds are claimed.
    */
@@ -164,6 +164,10 @@ export class Worker {
       const lane = this.#lanes.get(partition);
       if (!lane || lane.leaving) continue;
       if (pending <= lane.queue.length + (lane.current ? 1 : 0)) continue;
+      // Not a partition that moved while Redis was away (the tick has yet to see it): its pending
+      // entries are the new owner's.
+      const { lock, last, holder } = lane.fence;
+      if ((await redis.hold(lock, last, this.#o.node, holder, this.#o.ttlMs)) === null) continue;
       const lost = (await this.#claimPending(partition)).filter(
         ([id]) => id !== lane.current && !lane.done.has(id) && !lane.queue.some(([q]) => q === id),
       );

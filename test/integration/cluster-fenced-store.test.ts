@@ -82,4 +82,49 @@ describe("cluster fenced delivery store", () => {
       scripted.disconnect();
     }
   });
+
+  it("does not let a reply go out after a slow step once the lock may have moved (cut off right after the intent)", async () => {
+    const scripted = withScripts(redis.client.duplicate());
+    const journal = new RedisDeliveryStore({ redis: scripted, prefix: "g:delivery:", capacity: 1 });
+    const fence = { lock: "g:lock:1", last: "g:last:1", holder: "1:node-a" };
+    let clock = 0;
+    let slowSteps = 0;
+    const store = new FencedDeliveryStore({
+      redis: scripted,
+      journal,
+      ttlMs: 1_000,
+      now: () => clock,
+      fenceOf: () => fence,
+      // The step after the fenced write stalls past the lock's TTL (the node was cut off from Redis
+      // just after it answered) and meanwhile another node takes the partition.
+      durable: async () => {
+        if (slowSteps++ > 0) return;
+        clock += 1_200;
+        await scripted.set("g:lock:1", "2:node-b");
+        await scripted.set("g:last:1", "2:node-b");
+      },
+    });
+    const params = { type: "stream" as const, to: 1, topic: "t", content: "hi" };
+    try {
+      await scripted.set("g:lock:1", "1:node-a");
+      await scripted.set("g:last:1", "1:node-a");
+      // Before: the intent resolved and the reply went out beside the new owner's.
+      await expect(
+        store.intend({ incomingId: 8, index: 0, params, floor: 8, at: 1 }),
+      ).rejects.toBeInstanceOf(DeliveryFencedError);
+
+      // A quick intent extends the lock by its TTL, and the journal is trimmed beside it.
+      await scripted.set("g:lock:1", "1:node-a", "PX", 200);
+      await scripted.set("g:last:1", "1:node-a");
+      await store.intend({ incomingId: 9, index: 0, params, floor: 9, at: 1 });
+      await store.intend({ incomingId: 10, index: 0, params, floor: 10, at: 1 });
+      expect(await scripted.pttl("g:lock:1")).toBeGreaterThan(500);
+      for (let n = 0; (await scripted.zcard(journal.indexKey)) > 1; n++) {
+        if (n > 100) throw new Error("the journal was not trimmed within 1 s");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      scripted.disconnect();
+    }
+  });
 });
