@@ -109,13 +109,22 @@ describe("Fifo", () => {
         const fifo = new Fifo<number>();
         const model: number[] = [];
         let next = 0;
-        for (const [what, times] of ops)
+        // Plain comparisons in the loop (up to 36,000 steps a run), one expect at the first difference.
+        for (const [step, [what, times]] of ops.entries())
           for (let k = 0; k < times; k++) {
+            let got: number | undefined;
+            let want: number | undefined;
             if (what === "push") {
               fifo.push(next);
               model.push(next++);
-            } else expect(fifo.shift()).toBe(model.shift());
-            expect(fifo.size).toBe(model.length);
+            } else [got, want] = [fifo.shift(), model.shift()];
+            if (got !== want || fifo.size !== model.length)
+              expect({ step, k, shifted: got, size: fifo.size }).toEqual({
+                step,
+                k,
+                shifted: want,
+                size: model.length,
+              });
           }
       }),
       { numRuns: 60 },
