@@ -147,9 +147,11 @@ export async function fetchUploadAs(
   credentials: { email: string; apiKey: string },
   path: string,
 ): Promise<{ contentType: string; data: Buffer } | undefined> {
-  if (!SERVER_PATHS.test(path) || path.includes("..")) return undefined;
+  const url = new URL(path, site);
+  // Checked after the URL is resolved, so `%2e%2e` segments cannot climb out of the image paths.
+  if (!SERVER_PATHS.test(url.pathname) || new URL(site).origin !== url.origin) return undefined;
   const auth = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
-  const res = await fetch(new URL(path, site), { headers: { authorization: `Basic ${auth}` } });
+  const res = await fetch(url, { headers: { authorization: `Basic ${auth}` } });
   if (!res.ok) return undefined;
   return {
     contentType: res.headers.get("content-type") ?? "application/octet-stream",

@@ -116,3 +116,29 @@ describe("the console's widgets", () => {
     expect(voteFor(poll, "missing", 9)).toBeUndefined();
   });
 });
+
+describe("the console's image proxy", () => {
+  it("fetches only the server's image paths, even through encoded dot segments", async () => {
+    const { fetchUploadAs } = await import("../../src/dev/world.js");
+    const asked: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (async (url: URL) => {
+      asked.push(url.toString());
+      return new Response("png", { headers: { "content-type": "image/png" } });
+    }) as typeof fetch;
+    try {
+      const credentials = { email: "mia@sandbox.test", apiKey: "k" };
+      const site = "http://127.0.0.1:9";
+      expect(await fetchUploadAs(site, credentials, "/user_uploads/%2e%2e/api/v1/users/me")).toBe(
+        undefined,
+      );
+      expect(await fetchUploadAs(site, credentials, "/api/v1/users/me")).toBeUndefined();
+      expect(await fetchUploadAs(site, credentials, "//evil.test/user_uploads/x")).toBeUndefined();
+      const image = await fetchUploadAs(site, credentials, "/user_uploads/1/ab/dot.png");
+      expect(image?.contentType).toBe("image/png");
+      expect(asked).toEqual([`${site}/user_uploads/1/ab/dot.png`]);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  });
+});
