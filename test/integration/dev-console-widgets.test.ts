@@ -101,6 +101,41 @@ describe("the dev console's messages and widgets", () => {
     expect(await eventually(votes, (v) => v[0]!.length === 0)).toEqual([[], []]);
   }, 60_000);
 
+  it("attributes a reaction the bot makes on a ctx.ask answer to the handler that asked (old code: fails)", async () => {
+    // The console's live stream, as the page reads it.
+    const { origin, searchParams } = new URL(dev.url);
+    const abort = new AbortController();
+    const res = await fetch(`${origin}/stream?token=${searchParams.get("token")}`, {
+      signal: abort.signal,
+    });
+    let frames = "";
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+        frames += decoder.decode(chunk, { stream: true });
+    })().catch(() => undefined);
+    try {
+      await say("!sure");
+      await eventually(messages, (l) => l.at(-1)!.html.includes("Sure?"));
+      // Answered after more than the one second the old fallback covered.
+      await new Promise((r) => setTimeout(r, 1_500));
+      await say("yes");
+      const reaction = await eventually(
+        async () =>
+          frames
+            .split("\n\n")
+            .filter((f) => f.startsWith("event: reaction"))
+            .map((f) => JSON.parse(f.slice(f.indexOf("data: ") + 6)) as Record<string, unknown>)
+            .find((r) => r.emoji === "check"),
+        (r) => r !== undefined,
+      );
+      expect(reaction).toMatchObject({ op: "add", via: "cards › command sure" });
+    } finally {
+      abort.abort();
+      await reading;
+    }
+  }, 60_000);
+
   it("saves the conversation as a test file that passes under vitest", async () => {
     await say("just chatting");
     await say("!ping");
@@ -111,12 +146,15 @@ describe("the dev console's messages and widgets", () => {
       { place },
     );
     expect(status).toBe(200);
-    // !fmt, !card, !picked green, !lunch, just chatting, !ping.
+    // !fmt, !card, !picked green, !lunch, !sure, yes, just chatting, !ping.
     const file = join(process.cwd(), json.file);
     const source = await readFile(file, "utf8");
-    expect(json.steps, source).toBe(6);
+    expect(json.steps, source).toBe(8);
     expect(source).toContain('["!picked green", "you picked green"],');
     expect(source).toContain('["just chatting", null],');
+    // The question is answered again in the saved test; the answer gets no reply, only a reaction.
+    expect(source).toContain('["!sure", "Sure?"],');
+    expect(source).toContain('["yes", null],');
     expect(source).toContain('["!lunch", "/poll Lunch?\\nPizza\\nSoup"],');
     expect(source).toContain('import * as plugin1 from "../cards.mjs";');
 
