@@ -3,6 +3,7 @@ import { render } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { call, stream } from "./api.js";
 import { Inspector } from "./inspector.js";
+import { localTime, WidgetView } from "./widgets.js";
 import type { ChatMessage, IgnoredReason, LoggedEvent, Place, Sidebar, State } from "./types.js";
 import "./app.css";
 
@@ -28,8 +29,13 @@ const placeTitle = (p: Place): string =>
 const time = (seconds: number): string =>
   new Date(seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
-function ReloadIndicator({ reload }: { reload: State["reload"] }) {
-  if (!reload) return <span class="pill">watching plugin files</span>;
+function ReloadIndicator({ reload, watching }: { reload: State["reload"]; watching: boolean }) {
+  if (!reload)
+    return (
+      <span class="pill">
+        {watching ? "watching plugin files" : "not watching plugin files (--no-watch)"}
+      </span>
+    );
   if (reload.ok)
     return (
       <span class="pill ok">
@@ -47,14 +53,22 @@ function ReloadIndicator({ reload }: { reload: State["reload"] }) {
 function MessageView({
   m,
   state,
+  mobile,
+  names,
   onReact,
+  onVoted,
 }: {
   m: ChatMessage;
   state: State;
+  /** Show only what mobile clients show: the content, no widget. */
+  mobile: boolean;
+  names: (id: number) => string;
   onReact: (id: number, emoji: string) => void;
+  onVoted: () => void;
 }) {
   const isBot = m.senderId === state.bot?.userId;
   const content = useRef<HTMLDivElement>(null);
+  const widget = mobile ? undefined : m.widget;
   // Links to uploaded images get a preview, as chat clients show them (a real server may add its own).
   useEffect(() => {
     for (const link of content.current?.querySelectorAll<HTMLAnchorElement>(
@@ -67,9 +81,17 @@ function MessageView({
       img.alt = link.textContent ?? "uploaded image";
       link.append(document.createElement("br"), img);
     }
-  }, [m.html]);
-  const counts = new Map<string, number>();
-  for (const r of m.reactions) counts.set(r.emoji, (counts.get(r.emoji) ?? 0) + 1);
+    // A mentioned time (`<time:…>`) in the reader's own time zone, as the web client shows it.
+    for (const el of content.current?.querySelectorAll<HTMLTimeElement>("time[datetime]") ?? []) {
+      if (el.dataset.local) continue;
+      el.title = el.textContent ?? "";
+      el.textContent = localTime(el.dateTime);
+      el.dataset.local = "1";
+    }
+  }, [m.html, widget]);
+  const counts = new Map<string, { n: number; unicode?: string }>();
+  for (const r of m.reactions)
+    counts.set(r.emoji, { n: (counts.get(r.emoji)?.n ?? 0) + 1, unicode: r.unicode });
   return (
     <article
       class={`message${isBot ? " bot" : ""}`}
@@ -92,27 +114,37 @@ function MessageView({
           </span>
         )}
       </header>
-      <div class="content" ref={content} dangerouslySetInnerHTML={{ __html: m.html }} />
+      {widget ? (
+        <WidgetView
+          m={m}
+          widget={widget}
+          me={state.speaker.userId}
+          names={names}
+          onVoted={onVoted}
+        />
+      ) : (
+        <div class="content" ref={content} dangerouslySetInnerHTML={{ __html: m.html }} />
+      )}
       {m.ignored && (
         <p class="why" role="note">
           {explainIgnored(m.ignored, state.prefix)}
         </p>
       )}
       <div class="reactions">
-        {[...counts].map(([emoji, n]) => (
-          <span class="reaction" key={emoji}>
-            :{emoji}: {n}
+        {[...counts].map(([emoji, { n, unicode }]) => (
+          <span class="reaction" key={emoji} title={`:${emoji}:`} aria-label={`:${emoji}: ${n}`}>
+            {unicode ?? `:${emoji}:`} {n}
           </span>
         ))}
-        {["thumbs_up", "tada", "heart"].map((emoji) => (
+        {state.reactionChoices.map(({ name, unicode }) => (
           <button
             type="button"
             class="react"
-            key={emoji}
-            aria-label={`React with :${emoji}: to ${m.senderName}'s message`}
-            onClick={() => onReact(m.id, emoji)}
+            key={name}
+            aria-label={`React with :${name}: to ${m.senderName}'s message`}
+            onClick={() => onReact(m.id, name)}
           >
-            +:{emoji}:
+            +{unicode ?? `:${name}:`}
           </button>
         ))}
       </div>
@@ -203,6 +235,8 @@ function App() {
   const [notice, setNotice] = useState<string>();
   const [newTopic, setNewTopic] = useState("");
   const [newChannel, setNewChannel] = useState("");
+  const [mobile, setMobile] = useState(false);
+  const [saved, setSaved] = useState<string>();
   const list = useRef<HTMLDivElement>(null);
   const placeRef = useRef(place);
   placeRef.current = place;
@@ -245,8 +279,11 @@ function App() {
       ["state", "message", "reaction", "upload", "handled", "ignored", "event", "sidebar", "fault"],
       (type, data) => {
         if (type === "state") setState(data as State);
-        else if (type === "event") setEvents((list) => [...list.slice(-299), data as LoggedEvent]);
-        else if (type === "sidebar") soon("sidebar", loadSidebar);
+        else if (type === "event") {
+          setEvents((list) => [...list.slice(-299), data as LoggedEvent]);
+          // Poll votes reach the page through the bot's events (narrows never filter submessages).
+          if ((data as LoggedEvent).event.type === "submessage") soon("messages", loadMessages);
+        } else if (type === "sidebar") soon("sidebar", loadSidebar);
         else {
           soon("messages", loadMessages);
           if (type === "message") soon("sidebar", loadSidebar);
@@ -284,6 +321,15 @@ function App() {
     call("POST", "/api/send", { place, text }).then(() => setNotice(undefined));
   const react = (id: number, emoji: string) =>
     void call("POST", "/api/react", { messageId: id, emoji }).catch(fail);
+  const voted = () => soon("messages", loadMessages);
+  const nameOf = (id: number): string =>
+    id === state.bot?.userId
+      ? state.bot.fullName
+      : (state.speakers.find((p) => p.userId === id)?.fullName ?? `user ${id}`);
+  const saveTest = () =>
+    void call<{ file: string; steps: number }>("POST", "/api/save-test", { place })
+      .then((r) => setSaved(`Saved ${r.steps} steps as ${r.file}`))
+      .catch(fail);
 
   return (
     <div class="layout">
@@ -294,7 +340,7 @@ function App() {
           {connected ? "live" : "disconnected: is bot dev still running?"}
         </span>
         <span role="status" aria-live="polite" class="reload">
-          <ReloadIndicator reload={state.reload} />
+          <ReloadIndicator reload={state.reload} watching={state.watching} />
         </span>
         {state.clock && (
           <span class="pill" title="the sandbox's clock (moved ahead in Control)">
@@ -431,7 +477,23 @@ function App() {
               <button type="submit">Go</button>
             </form>
           )}
+          <label class="toggle" title="Mobile clients show a message's content alone, no widgets">
+            <input
+              type="checkbox"
+              checked={mobile}
+              onChange={(e) => setMobile((e.target as HTMLInputElement).checked)}
+            />{" "}
+            Mobile view
+          </label>
+          <button type="button" onClick={saveTest}>
+            Save this conversation as a test
+          </button>
         </div>
+        {saved && (
+          <p class="saved" role="status">
+            {saved}
+          </p>
+        )}
         <div
           class="messages"
           ref={list}
@@ -444,7 +506,15 @@ function App() {
             <p class="empty">No messages yet. Say {state.prefix}help to the bot.</p>
           )}
           {messages.map((m) => (
-            <MessageView key={m.id} m={m} state={state} onReact={react} />
+            <MessageView
+              key={m.id}
+              m={m}
+              state={state}
+              mobile={mobile}
+              names={nameOf}
+              onReact={react}
+              onVoted={voted}
+            />
           ))}
         </div>
         {notice && (

@@ -15,13 +15,29 @@ export type Place =
 /** Why the bot ran no handler for a message: the runtime's own type, not a copy (types only, erased from the bundle). */
 export type { IgnoredReason };
 
+/** A message's widget, as the web client draws it (mirrors src/dev/web/widgets.ts). */
+export type Widget =
+  | {
+      type: "choices";
+      heading: string;
+      choices: { shortName: string; longName: string; reply: string }[];
+    }
+  | {
+      type: "poll";
+      question: string;
+      options: { key: string; option: string; voters: number[] }[];
+    };
+
 export interface ChatMessage {
   id: number;
   senderId: number;
   senderName: string;
+  /** The server's rendered HTML, made safe by the console. */
   html: string;
+  widget?: Widget;
   timestamp: number;
-  reactions: { emoji: string; userId: number }[];
+  /** `unicode` is the emoji itself (absent for custom emoji). */
+  reactions: { emoji: string; unicode?: string; userId: number }[];
   produced?: { label: string; durationMs?: number };
   ignored?: IgnoredReason;
 }
@@ -47,6 +63,10 @@ export interface State {
     status?: number;
     drop?: boolean;
   }[];
+  /** False under `--no-watch`: plugin files are not reloaded when they change. */
+  watching: boolean;
+  /** The emoji the page offers to react with. */
+  reactionChoices: { name: string; unicode?: string }[];
   reload?: Reload;
 }
 

@@ -97,19 +97,49 @@ export class Attribution {
 
   /** Install with `bot.use(attribution.middleware)` before the bot starts. */
   readonly middleware: Middleware<MessageContext> = async (ctx, next) => {
-    const key = conversationKey(ctx.conversation);
     const started = performance.now();
     const sent: number[] = [];
-    let acted: string | undefined;
+    const answers: MessageContext[] = [];
+    const acted: { label?: string } = {};
+    const labelOf = (): string => handlerLabel(ctx) ?? "runtime";
+    this.#instrument(ctx, labelOf, sent, answers, acted);
+    try {
+      await next();
+    } finally {
+      this.#byConversation.delete(conversationKey(ctx.conversation));
+      const label = handlerLabel(ctx) ?? acted.label;
+      if (label) {
+        const durationMs = performance.now() - started;
+        // An answer to `ctx.ask` was handled by the handler that asked, as its own message was.
+        for (const answer of answers)
+          this.#onHandled({ messageId: answer.message.id, label, durationMs, sent: [] });
+        this.#onHandled({ messageId: ctx.message.id, label, durationMs, sent });
+      }
+    }
+  };
+
+  /**
+   * Wraps the actions of `target` (the handled message's context, or an answer `ctx.ask` resolved
+   * with, whose actions the middleware never saw) so that each notes the handler's label.
+   */
+  #instrument(
+    target: MessageContext,
+    labelOf: () => string,
+    sent: number[],
+    answers: MessageContext[],
+    acted: { label?: string },
+  ): void {
+    const key = conversationKey(target.conversation);
+    const self = target as unknown as Record<string, unknown>;
     for (const name of ACTIONS) {
-      const original = ctx[name] as (...args: unknown[]) => Promise<unknown>;
-      (ctx as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-        const label = handlerLabel(ctx) ?? "runtime";
-        acted = label;
+      const original = target[name] as (...args: unknown[]) => Promise<unknown>;
+      self[name] = async (...args: unknown[]) => {
+        const label = labelOf();
+        acted.label = label;
         this.#byConversation.set(key, label);
-        this.#byHandled.set(ctx.message.id, label);
+        this.#byHandled.set(target.message.id, label);
         this.#latest = { label, at: Date.now() };
-        const result = await original.apply(ctx, args);
+        const result = await original.apply(target, args);
         // `reply`, `send` and `poll` resolve with `ids`; `stream` with `messageIds`.
         const answer = result as { ids?: unknown; messageIds?: unknown } | undefined;
         const ids = answer?.ids ?? answer?.messageIds;
@@ -121,20 +151,17 @@ export class Attribution {
         return result;
       };
     }
-    try {
-      await next();
-    } finally {
-      this.#byConversation.delete(key);
-      const label = handlerLabel(ctx) ?? acted;
-      if (label)
-        this.#onHandled({
-          messageId: ctx.message.id,
-          label,
-          durationMs: performance.now() - started,
-          sent,
-        });
-    }
-  };
+    const ask = target.ask as (...args: unknown[]) => Promise<MessageContext | undefined>;
+    self.ask = async (...args: unknown[]) => {
+      const answer = await ask.apply(target, args);
+      if (answer) {
+        answers.push(answer);
+        this.#byHandled.set(answer.message.id, labelOf());
+        this.#instrument(answer, labelOf, sent, answers, acted);
+      }
+      return answer;
+    };
+  }
 
   /** Who produced this bot message: the handler that sent it, else its conversation's, else the one that acted last (within a second). */
   ofMessage(m: AttributedMessage): string | undefined {

@@ -106,7 +106,11 @@ class SandboxWorld implements DevWorld {
     return this.#people.channel(name);
   }
 
-  async send(place: Place, to: number | undefined, text: string): Promise<void> {
+  async send(
+    place: Place,
+    to: number | readonly number[] | undefined,
+    text: string,
+  ): Promise<void> {
     if (place.type === "channel") await this.#people.channel(place.channel);
     await sendLine(this.#people.client(this.#speaker), place, to, text);
   }

@@ -128,7 +128,7 @@ class ServerWorld implements DevWorld {
     }
   }
 
-  send(place: Place, to: number | undefined, text: string): Promise<void> {
+  send(place: Place, to: number | readonly number[] | undefined, text: string): Promise<void> {
     return sendLine(this.#client, place, to, text);
   }
 

@@ -266,6 +266,8 @@ async function chat(
         bot: () => bot,
         plugins: () => loaded,
         logger,
+        watching: options.watch ?? true,
+        project: { configFile: options.config, config },
       });
     await startBot();
     if (options.watch ?? true) watchers = watchPluginFiles(loaded, reload);

@@ -4,6 +4,7 @@ import type { ServerConfig } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
 import type { Sandbox } from "../sandbox/server.js";
 import type { Place } from "./terminal.js";
+import { SERVER_PATHS } from "./web/render.js";
 
 /** A message as the terminal shows it. */
 export interface ShownMessage {
@@ -76,7 +77,7 @@ export interface DevWorld {
   speakers(): Person[];
   /** Makes channel `name` with everyone (the bot too) in it; the sandbox only, a server throws saying so. */
   createChannel(name: string): Promise<void>;
-  /** An uploaded file (`/user_uploads/…`), read as the speaker; undefined when it cannot be read. */
+  /** An uploaded file (`/user_uploads/…`) or another server image (avatars, emoji), read as the speaker; undefined when it cannot be read. */
   fetchUpload(path: string): Promise<{ contentType: string; data: Buffer } | undefined>;
   /** The embedded sandbox (faults, queues, scheduled messages); absent on a real server. */
   readonly sandbox?: Sandbox;
@@ -84,8 +85,8 @@ export interface DevWorld {
   speakAs(handle: string): void;
   /** The person `@name` means (handle, email, its local part or full name). */
   person(name: string): Promise<Person>;
-  /** Sends `text` to `place` (a direct message goes to `to`) as the current speaker. */
-  send(place: Place, to: number | undefined, text: string): Promise<void>;
+  /** Sends `text` to `place` (a direct message goes to `to`: one user or several) as the current speaker. */
+  send(place: Place, to: number | readonly number[] | undefined, text: string): Promise<void>;
   /** Starts showing what happens to `view`; resolves once observation is under way. */
   observe(view: WorldView, logger: Logger): Promise<void>;
   /** Stops observing and releases everything the world started. */
@@ -118,11 +119,11 @@ export function findPerson(name: string, people: readonly Person[]): Person {
   throw new Error(`no user "${name}"; try ${shown(people)}`);
 }
 
-/** Sends one line as `client`: to a channel topic, or a direct message to user `to`. */
+/** Sends one line as `client`: to a channel topic, or a direct message to user (or users) `to`. */
 export async function sendLine(
   client: ApiClient,
   place: Place,
-  to: number | undefined,
+  to: number | readonly number[] | undefined,
   text: string,
 ): Promise<void> {
   if (place.type === "channel")
@@ -132,18 +133,25 @@ export async function sendLine(
       topic: place.topic,
       content: text,
     });
-  else await client.messages.send({ type: "direct", to: [to!], content: text });
+  else
+    await client.messages.send({
+      type: "direct",
+      to: typeof to === "number" ? [to] : [...to!],
+      content: text,
+    });
 }
 
-/** Reads `/user_uploads/…` from `site` with HTTP Basic credentials (for the console's images). */
+/** Reads `/user_uploads/…` (or another of the server's image paths) from `site` with HTTP Basic credentials (for the console's images). */
 export async function fetchUploadAs(
   site: string,
   credentials: { email: string; apiKey: string },
   path: string,
 ): Promise<{ contentType: string; data: Buffer } | undefined> {
-  if (!path.startsWith("/user_uploads/")) return undefined;
+  const url = new URL(path, site);
+  // Checked after the URL is resolved, so `%2e%2e` segments cannot climb out of the image paths.
+  if (!SERVER_PATHS.test(url.pathname) || new URL(site).origin !== url.origin) return undefined;
   const auth = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
-  const res = await fetch(new URL(path, site), { headers: { authorization: `Basic ${auth}` } });
+  const res = await fetch(url, { headers: { authorization: `Basic ${auth}` } });
   if (!res.ok) return undefined;
   return {
     contentType: res.headers.get("content-type") ?? "application/octet-stream",

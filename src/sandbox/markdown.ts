@@ -167,11 +167,63 @@ const emoji: TokenizerAndRendererExtension = {
   },
 };
 
+/**
+ * The instant `<time:…>` names, as the server's Timestamp pattern reads it: an ISO date and time
+ * (UTC when no offset is given) or a Unix timestamp in seconds; undefined when it is neither.
+ */
+export function timestampOf(text: string): Date | undefined {
+  const trimmed = text.trim();
+  if (/^-?\d+(\.\d+)?$/.test(trimmed)) {
+    const date = new Date(Number(trimmed) * 1000);
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  }
+  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed)) return undefined;
+  const iso = trimmed.replace(" ", "T");
+  const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(iso) || !iso.includes("T") ? iso : `${iso}Z`;
+  const date = new Date(zoned.includes("T") ? zoned : `${zoned}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** The server's `datetime`: ISO in UTC with `Z`, fractions only when there are some (as Python's isoformat). */
+const isoOf = (date: Date): string =>
+  date
+    .toISOString()
+    .replace(/\.000Z$/, "Z")
+    .replace(/\.(\d{3})Z$/, ".$1000Z");
+
+interface TimeToken extends Tokens.Generic {
+  text: string;
+  date: Date | undefined;
+}
+
+/** `<time:2024-05-01T10:00:00Z>` as the server renders it: a `<time datetime>` holding the text as written. */
+const timestamp: TokenizerAndRendererExtension = {
+  name: "timestamp",
+  level: "inline",
+  start: (src) => src.indexOf("<time:"),
+  tokenizer(src) {
+    const match = /^<time:([^>]*?)>/.exec(src);
+    if (!match) return undefined;
+    return {
+      type: "timestamp",
+      raw: match[0],
+      text: match[1]!,
+      date: timestampOf(match[1]!),
+    } as TimeToken;
+  },
+  renderer(token) {
+    const { text, date } = token as TimeToken;
+    if (!date)
+      return `<span class="timestamp-error">Invalid time format: ${escapeHtml(text)}</span>`;
+    return `<time datetime="${isoOf(date)}">${escapeHtml(text)}</time>`;
+  },
+};
+
 const marked = new Marked({
   gfm: true,
   breaks: true,
   async: false,
-  extensions: [mention, emoji],
+  extensions: [mention, emoji, timestamp],
   renderer: { html: ({ text }) => escapeHtml(text) },
 });
 

@@ -107,7 +107,7 @@ describe("bot dev --web in a real browser", () => {
       .click();
     await message(/Mia Member/)
       .last()
-      .getByText(":tada: 1")
+      .getByText("🎉 1")
       .waitFor({ timeout: WAIT });
   }, 60_000);
 

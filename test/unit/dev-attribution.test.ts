@@ -52,4 +52,31 @@ describe("bot dev attribution", () => {
     vi.setSystemTime(1_000_000 + 20_000);
     expect(attribution.ofMessage({ id: 50, conversation: "channel:7:dev" })).toBeUndefined();
   });
+
+  it("keeps the asking handler's label on what it does with a ctx.ask answer (old code: fails)", async () => {
+    vi.useFakeTimers({ now: 2_000_000 });
+    const handled: { messageId: number; label: string }[] = [];
+    const attribution = new Attribution((h) => handled.push(h));
+    const ctx = fakeContext(20, 60);
+    const answer = fakeContext(21, 70);
+    (ctx as unknown as { ask: () => Promise<MessageContext> }).ask = async () => {
+      // The developer takes a while to answer: longer than the one-second fallback.
+      vi.setSystemTime(2_000_000 + 5_000);
+      return answer;
+    };
+    await attribution.middleware(ctx, async () => {
+      const got = await ctx.ask("Sure?");
+      await got!.react("check");
+      await got!.reply("done");
+    });
+    vi.setSystemTime(2_000_000 + 7_000);
+    expect(attribution.ofReaction(21)).toBe("ping › command ping");
+    expect(attribution.ofMessage({ id: 70, conversation: "channel:7:other" })).toBe(
+      "ping › command ping",
+    );
+    expect(handled.map((h) => [h.messageId, h.label])).toEqual([
+      [21, "ping › command ping"],
+      [20, "ping › command ping"],
+    ]);
+  });
 });

@@ -17,6 +17,11 @@ import type { DevWorld, ShownMessage, ShownReaction, ShownUpload } from "../worl
 import { ownPath } from "../../own-files.js";
 import { readInside } from "./inside.js";
 import { ConsoleRecord } from "./record.js";
+import { RequestError } from "./request-error.js";
+import { saveConversationTest, type SaveTestProject } from "./save-test-file.js";
+import { chooseIn, voteIn } from "./widget-actions.js";
+import { emojiOfCode, emojiOfName, sanitizeMessageHtml, SERVER_PATHS } from "./render.js";
+import { readWidget } from "./widgets.js";
 import type { ReloadFailure } from "./reload-error.js";
 
 export interface WebConsoleOptions {
@@ -32,6 +37,10 @@ export interface WebConsoleOptions {
   bot: () => Bot | undefined;
   plugins: () => readonly LoadedPlugin[];
   logger: Logger;
+  /** The bot's config and its file, for "save this conversation as a test". */
+  project?: SaveTestProject;
+  /** Whether plugin files are watched for changes (false under `--no-watch`). Default true. */
+  watching?: boolean;
 }
 
 /** The last reload, as the indicator shows it. */
@@ -76,16 +85,6 @@ const PAGE = `<!doctype html>
 <title>topicbot dev console</title><link rel="stylesheet" href="/app.css"></head>
 <body><div id="app"></div><script type="module" src="/app.js"></script></body></html>`;
 
-/** An error a request caused: answered with its status and message. */
-class RequestError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 async function readBody(req: IncomingMessage, limit = 20 * 1024 * 1024): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -121,6 +120,12 @@ const FAULTS = {
   "drop-polls": { route: "GET /events", drop: true, times: 2 },
   "send-5xx": { route: "POST /messages", status: 503, code: "SERVICE_UNAVAILABLE", times: 2 },
 } as const;
+
+/** The emoji the page offers to react with, by name and as they look. */
+const REACTION_CHOICES = ["thumbs_up", "tada", "heart"].map((name) => ({
+  name,
+  unicode: emojiOfName(name),
+}));
 
 /**
  * Starts the console's server on 127.0.0.1. Every request but the page's assets needs the token
@@ -171,18 +176,28 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       commands: bot?.commands().map((c) => ({ name: c.name, description: c.description })) ?? [],
       clock: clock ? { now: clock.now(), offset: clock.offset } : undefined,
       faults: world.sandbox?.faults.list() ?? [],
+      watching: options.watching ?? true,
+      reactionChoices: REACTION_CHOICES,
       reload,
     };
   };
 
-  /** A message as the page shows it: the server's HTML, and who produced it or why it was ignored. */
+  /**
+   * A message as the page shows it: the server's HTML (made safe, emoji as emoji), its widget as
+   * the web client draws it, and who produced it or why it was ignored.
+   */
   const shown = (m: Message) => ({
     id: m.id,
     senderId: m.sender_id,
     senderName: m.sender_full_name,
-    html: m.content,
+    html: sanitizeMessageHtml(m.content),
+    widget: readWidget(m.submessages, m.sender_id),
     timestamp: m.timestamp,
-    reactions: m.reactions.map((r) => ({ emoji: r.emoji_name, userId: r.user_id })),
+    reactions: m.reactions.map((r) => ({
+      emoji: r.emoji_name,
+      unicode: r.reaction_type === "unicode_emoji" ? emojiOfCode(r.emoji_code) : undefined,
+      userId: r.user_id,
+    })),
     produced: record.produced.get(m.id),
     ignored: record.ignored.get(m.id),
   });
@@ -300,6 +315,22 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       await world.client().messages.addReaction({ message_id: messageId, emoji_name: emoji });
       return {};
     },
+    /** A zform button: its `reply` goes out as an ordinary message from the speaker, as the web client sends it. */
+    async "POST /api/choose"(body) {
+      return chooseIn(world, body);
+    },
+    /** A poll vote as the web client sends it: a `vote` submessage, 1 to add, -1 to take back. */
+    async "POST /api/vote"(body) {
+      return voteIn(world, body);
+    },
+    /** Writes the conversation the page shows as a harness test file in the bot's project. */
+    async "POST /api/save-test"(body) {
+      if (!options.project)
+        throw new RequestError(409, "saving a test needs the bot's project (its config file)");
+      const bot = options.bot();
+      if (!bot) throw new RequestError(409, "the bot is not running (a reload failed?)");
+      return saveConversationTest(world, bot, options.plugins(), options.project, body);
+    },
     async "POST /api/upload"(_body, req, url) {
       const filename = url.searchParams.get("filename") || "file";
       const data = await readBody(req);
@@ -398,7 +429,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       req.on("close", () => streams.delete(res));
       return;
     }
-    if (req.method === "GET" && url.pathname.startsWith("/user_uploads/")) {
+    if (req.method === "GET" && SERVER_PATHS.test(url.pathname)) {
       await proxyUpload(url, res);
       return;
     }
