@@ -39,6 +39,7 @@ import { conversationKey, conversationOf, type Conversation } from "../model/con
 import type { Addressing, BotAccount } from "../model/account.js";
 import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
 import { canUserPostTo, canUserSee } from "./visibility.js";
+import { editWindowOf } from "../client/edit-window.js";
 import { streamAnswer, type StreamOptions, type StreamResult, type TextSource } from "./stream.js";
 import { fetchHistory, type HistoryOptions, type Turn } from "./history.js";
 import type { Follows, FollowOptions } from "./follows.js";
@@ -453,6 +454,11 @@ export class MessageContextObject {
       },
       {
         maxLength: env.server().maxMessageLength,
+        // Within the server's limits: the edit window the event queue learned, message ages on
+        // the bot's clock, and the request budget shared with the account's other streams.
+        editWindowSeconds: () => editWindowOf(env.api),
+        serverNow: () => env.now(),
+        ...(env.api.pacer && { budget: env.api.pacer }),
         // A cut answer ends with a marker the user reads; the log says why it was cut.
         onCut: (reason, detail) =>
           this.log.warn(
