@@ -4,7 +4,8 @@ import { sleep } from "./backoff.js";
 /**
  * The real servers' default per-user rule (`DEFAULT_RATE_LIMITING_RULES`, `api_by_user`): 200
  * requests per 60 s. Used until a response's `X-RateLimit-Limit` says otherwise; the window is
- * not in the headers, so it is taken as the default's.
+ * not in the headers, so it is read off them: a request just counted frees its place when the
+ * window has passed, which is what `X-RateLimit-Reset` says (to the second).
  */
 export const DEFAULT_RATE_LIMIT = { requests: 200, windowMs: 60_000 } as const;
 
@@ -58,6 +59,8 @@ export class Pacer {
   #resetAt: number | undefined;
   /** `X-RateLimit-Limit`, once a response said it. */
   #limit: number | undefined;
+  /** The rule's window as the headers show it (the longest seen, at most an hour). */
+  #windowMs: number | undefined;
   /** Streams editing through this client now, and who waits for there to be none. */
   #streams = 0;
   #idle: (() => void)[] = [];
@@ -78,6 +81,10 @@ export class Pacer {
    */
   observe(headers: { remaining?: number; reset?: number; limit?: number }): void {
     if (headers.limit !== undefined && headers.limit > 0) this.#limit = headers.limit;
+    if (headers.reset !== undefined && headers.remaining !== undefined && headers.remaining > 0) {
+      const seen = resetTime(headers.reset) - this.#now();
+      if (seen > 0) this.#windowMs = Math.min(3_600_000, Math.max(this.#windowMs ?? 0, seen));
+    }
     if (this.#budget)
       return this.#budget.observe({
         remaining: headers.remaining,
@@ -153,7 +160,8 @@ export class Pacer {
    */
   editInterval(): number {
     const perWindow = (this.#limit ?? DEFAULT_RATE_LIMIT.requests) * STREAM_SHARE;
-    return (DEFAULT_RATE_LIMIT.windowMs * Math.max(1, this.#streams)) / Math.max(1, perWindow);
+    const windowMs = this.#windowMs ?? DEFAULT_RATE_LIMIT.windowMs;
+    return (windowMs * Math.max(1, this.#streams)) / Math.max(1, perWindow);
   }
 
   /**
