@@ -438,7 +438,28 @@ export class MessageContextObject {
    * const result = await ctx.stream(model.textStream);
    * if (!result.complete) ctx.log.warn({ err: result.error }, "the model stopped early");
    */
-  stream(source: TextSource, options: Partial<StreamOptions> = {}): Promise<StreamResult> {
+  async stream(
+    source: TextSource,
+    options: Partial<StreamOptions> & {
+      /**
+       * An emoji (by name, e.g. `eyes`) the bot reacts with on the message handled while the
+       * answer is written, taken back when it ends: an acknowledgement a phone shows at once.
+       */
+      ack?: string;
+    } = {},
+  ): Promise<StreamResult> {
+    const { ack, ...streamOptions } = options;
+    if (ack === undefined) return this.#stream(source, streamOptions);
+    // Best effort: a reaction the server refuses (or one left by a crashed run) is no failure.
+    await this.react(ack).catch(() => undefined);
+    try {
+      return await this.#stream(source, streamOptions);
+    } finally {
+      await this.unreact(ack).catch(() => undefined);
+    }
+  }
+
+  #stream(source: TextSource, options: Partial<StreamOptions>): Promise<StreamResult> {
     const env = this.#services;
     const where = typingTarget(this.conversation);
     return streamAnswer(

@@ -20,6 +20,24 @@ const tell = definePlugin({
   },
 });
 
+/** Streams "working", then "done" once the test calls `finish`, acknowledging with :eyes:. */
+function acking(control: { finish?: () => void }) {
+  return definePlugin({
+    name: "ack",
+    setup(bot) {
+      bot.command("work", { description: "a long job" }, async (ctx) => {
+        const finished = new Promise<void>((resolve) => (control.finish = resolve));
+        async function* text(): AsyncIterable<string> {
+          yield "working";
+          await finished;
+          yield " done";
+        }
+        await ctx.stream(text(), { minEditIntervalMs: 0, ack: "eyes" });
+      });
+    },
+  });
+}
+
 describe("the harness and streamed answers", () => {
   let t: TestBot | undefined;
   afterEach(async () => {
@@ -43,6 +61,24 @@ describe("the harness and streamed answers", () => {
     const reply = await t.reply({ timeoutMs: 10_000 });
     expect(reply.content).toBe("w1 w2 w3 w4 w5");
     await t.expectNoReply();
+  }, 30_000);
+
+  it("an acknowledgement reaction shows while the answer is written", async () => {
+    const control: { finish?: () => void } = {};
+    t = await createTestBot({ plugins: [acking(control)] });
+    const asked = await t.send("!work");
+    const deadline = Date.now() + 10_000;
+    while (t.reactions(asked).length === 0 || !control.finish) {
+      if (Date.now() > deadline) throw new Error("no acknowledgement");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(t.reactions(asked)).toEqual([
+      { emoji: "eyes", userId: t.sandbox.bot.userId, userName: "Topic Bot" },
+    ]);
+    control.finish!();
+    expect((await t.reply({ timeoutMs: 10_000 })).content).toBe("working done");
+    await t.settle();
+    expect(t.reactions(asked)).toEqual([]);
   }, 30_000);
 
   it("the bot's own edits do not wake its poll once each", async () => {
