@@ -7,7 +7,7 @@ import type { Logger } from "../log/logger.js";
 import { silentLogger } from "../log/logger.js";
 import { cutPollHint, isCutPoll, MIN_CUT_MS } from "./poll-cut.js";
 import { applyRealmEvent, learnEditWindow } from "../client/edit-window.js";
-import { isOwnEcho } from "./own-echo.js";
+import { isOwnEcho, ownId } from "./own-echo.js";
 
 /** What the queue does after a failed poll: decided in one place, by error class. */
 export type Recovery =
@@ -112,16 +112,6 @@ export const HANDOVER_SLICE = 64;
  * object with an integer `id` and a string `type` (its own shape is checked later, by type).
  * `before` is how many events of the poll came before, for the error's index.
  */
-/** The sender's ID of a message event sent from `client`'s own account (its email), if it is. */
-function ownId(event: AnyEvent, client: ApiClient): number | undefined {
-  const m = event.message as { sender_email?: unknown; sender_id?: unknown } | undefined;
-  return typeof m?.sender_email === "string" &&
-    m.sender_email.toLowerCase() === client.email.toLowerCase() &&
-    typeof m.sender_id === "number"
-    ? m.sender_id
-    : undefined;
-}
-
 function checkedEvents(items: unknown[], before: number): AnyEvent[] {
   for (let i = 0; i < items.length; i++) {
     const event = items[i] as { id?: unknown; type?: unknown } | null;

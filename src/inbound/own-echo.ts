@@ -1,5 +1,6 @@
-// Which events are only the bot's own doings coming back: its content edits and typing notices.
+// Which events are only the bot's own doings coming back (its content edits and typing notices), and whose ID is the bot's.
 import type { AnyEvent } from "../api/events.js";
+import type { ApiClient } from "../client/client.js";
 
 /**
  * Whether `event` only echoes what the bot `me` did itself: an `update_message` of its own that
@@ -19,4 +20,14 @@ export function isOwnEcho(event: AnyEvent, me: number | undefined): boolean {
   if (event.type === "typing")
     return (event.sender as { user_id?: unknown } | undefined)?.user_id === me;
   return false;
+}
+
+/** The sender's ID of a message event sent from `client`'s own account (its email), if it is. */
+export function ownId(event: AnyEvent, client: ApiClient): number | undefined {
+  const m = event.message as { sender_email?: unknown; sender_id?: unknown } | undefined;
+  return typeof m?.sender_email === "string" &&
+    m.sender_email.toLowerCase() === client.email.toLowerCase() &&
+    typeof m.sender_id === "number"
+    ? m.sender_id
+    : undefined;
 }
