@@ -153,6 +153,25 @@ await main(async () => {
           baselineIs: allowed,
         },
         {
+          // The floor: the first post of each message and the edits that showed the text.
+          metric: `${phase.label}: API requests per answer (${m.result.messageIds.length} post(s), ${m.result.edits} edits, typing)`,
+          value: m.requests,
+          baseline: m.result.messageIds.length + m.result.edits,
+          unit: "",
+          better: "lower",
+          baselineIs: "the floor: one post per message plus the edits sent",
+        },
+        {
+          // The floor: the poll that brought the question and the one that brought the answer's post.
+          metric: `${phase.label}: event polls per answer`,
+          value: m.polls,
+          baseline: 2,
+          unit: "",
+          better: "lower",
+          baselineIs:
+            "2 (the question, the answer's post); each own edit waking a poll would be one more",
+        },
+        {
           metric: `${phase.label}: answers refused with 429`,
           value: m.refused,
           baseline: 0,
@@ -192,7 +211,7 @@ await main(async () => {
   return {
     name: "stream",
     title: "Streamed answers (ctx.stream): edits sent vs the rate limit",
-    method: `A bot on the sandbox over loopback (rate limit ${LIMIT.requests} requests per ${LIMIT.windowSeconds} s per user, the client's pacing on) streams a ${TOKENS}-token answer, one token every ${TOKEN_MS} ms, into one message: once with the default 1 s between edits, once with no interval so the server's rate-limit headers alone pace it. Requests are counted at the sandbox's rate limiter, from the first post to the last edit (after a quiet window, so start-up requests do not count); the event long poll spends from a budget of its own, as on a server, and is counted apart.`,
+    method: `A bot on the sandbox over loopback (rate limit ${LIMIT.requests} requests per ${LIMIT.windowSeconds} s per user, the client's pacing on) streams a ${TOKENS}-token answer, one token every ${TOKEN_MS} ms, into one message: once with the default 1 s between edits, once with no interval so the budget the client's pacer shares out (half the limit among open streams, the window read off the headers) and the server's rate-limit headers pace it. Beside each answer's API requests stands their floor (one post per message plus the edits sent), beside its event polls theirs (2: the question and the answer's post; the bot's own edits wake a poll only when a 2 s hold has passed). Requests are counted at the sandbox's rate limiter, from the first post to the last edit (after a quiet window, so start-up requests do not count); the event long poll spends from a budget of its own, as on a server, and is counted apart.`,
     rows,
     checks,
   };

@@ -19,6 +19,7 @@ export type { OverlapCall } from "./dispatch/overlap.js";
 // ---- What a handler gets: the message context and its actions ---------------------------------
 export type { MessageContext, Sender, AskOptions } from "./context/context.js";
 export type { ContextState } from "./model/context-state.js";
+export type { StreamBudget, StreamOptions, StreamResult, TextSource } from "./context/stream.js";
 export type { Conversation } from "./model/conversation.js";
 export { conversationKey } from "./model/conversation.js";
 export type { Addressing, BotAccount, BotIdentity } from "./model/account.js";

@@ -123,6 +123,17 @@ function withinBudget(
   };
 }
 
+/**
+ * What the model is told the sender said: the message meant for the bot without the mention or
+ * prefix (`ctx.text`); for a command, what follows the command word (`!ask what is X` gives
+ * "what is X": the command word is addressed to the bot, not a question), or the command word
+ * itself when nothing follows (`!summarize` gives "summarize").
+ */
+export function askedText(ctx: Pick<MessageContext, "text" | "command">): string {
+  if (!ctx.command) return ctx.text;
+  return ctx.command.text.trim() || ctx.command.raw.trim();
+}
+
 /** The model's text, then the budget's notice when something was refused (and a log line saying so). */
 async function* withNotice(
   text: AsyncIterable<string>,
@@ -147,7 +158,7 @@ async function* withNotice(
 export async function answer(ctx: MessageContext, options: AnswerOptions): Promise<StreamResult> {
   const budget = budgetFor(await senderIsGuest(ctx), options.budget);
   const tracker = new BudgetTracker(budget);
-  const said = `${ctx.sender.fullName}: ${boundedMessage(ctx.text, budget.messageChars)}`;
+  const said = `${ctx.sender.fullName}: ${boundedMessage(askedText(ctx), budget.messageChars)}`;
   // What is left of the prompt budget after the system text and the message goes to history.
   const room = budget.promptChars - (options.system?.length ?? 0) - said.length;
   const turns =

@@ -76,7 +76,13 @@ export interface BotOptions extends ServiceOptions {
   /** How long `stop()` waits for running handlers before it stops anyway, in ms. Default 10 s. */
   stopTimeoutMs?: number;
   /** The long-poll loop: backoff between failed polls, the hung-poll watchdog, re-registering after long loss. */
-  eventLoop?: { backoff?: BackoffOptions; watchdogMs?: number; reregisterAfterMs?: number };
+  eventLoop?: {
+    backoff?: BackoffOptions;
+    watchdogMs?: number;
+    reregisterAfterMs?: number;
+    /** How long a poll that brought only the bot's own edits waits while it streams (`EventQueueOptions`). */
+    ownEchoHoldMs?: number;
+  };
   /**
    * Sending a reply through 5xx answers, lost connections and rate limits: retried with capped
    * backoff until `deadlineMs` (default 5 minutes) after the first attempt; `attempts` optionally

@@ -93,6 +93,11 @@ export interface ApiClient extends EndpointClients {
   setLongPollTimeout(seconds: number): void;
   readonly longPollTimeoutMs: number;
   readonly rateLimit: Readonly<RateLimitState>;
+  /**
+   * The pacer of this client's requests (none with `pacing: false`): streamed answers share its
+   * budget (`openStream`, `editInterval`, `editDelay`).
+   */
+  readonly pacer?: Pacer;
   close(): Promise<void>;
 }
 
@@ -205,7 +210,7 @@ export function createClient(options: ClientOptions): ApiClient {
     if (limit !== undefined) rateLimit.limit = limit;
     if (remaining !== undefined) rateLimit.remaining = remaining;
     if (reset !== undefined) rateLimit.reset = reset;
-    pacer?.observe({ remaining, reset });
+    pacer?.observe({ remaining, reset, limit });
   }
 
   /** `facts`: the endpoint's, when the caller holds them (the endpoint methods do: no lookup per call). */
@@ -344,6 +349,7 @@ export function createClient(options: ClientOptions): ApiClient {
       return longPollTimeoutMs;
     },
     rateLimit,
+    ...(pacer && { pacer }),
     close: () => transport.close(),
   };
 }

@@ -1,5 +1,19 @@
-// Pacing: outgoing calls slow down from the X-RateLimit-* headers before the server has to refuse them.
+// Pacing: outgoing calls slow down from the X-RateLimit-* headers before the server has to refuse them; streams share the budget.
 import { sleep } from "./backoff.js";
+
+/**
+ * The real servers' default per-user rule (`DEFAULT_RATE_LIMITING_RULES`, `api_by_user`): 200
+ * requests per 60 s. Used until a response's `X-RateLimit-Limit` says otherwise; the window is
+ * not in the headers, so it is read off them: a request just counted frees its place when the
+ * window has passed, which is what `X-RateLimit-Reset` says (to the second).
+ */
+export const DEFAULT_RATE_LIMIT = { requests: 200, windowMs: 60_000 } as const;
+
+/** The part of the budget the edits of all open streams may spend together; the rest is left to replies. */
+export const STREAM_SHARE = 0.5;
+
+/** With this part of the budget or less left, stream edits wait for the reset while replies still go. */
+export const REPLY_RESERVE = 0.2;
 
 export interface PacingOptions {
   /** Longest single wait for the limit to reset, in milliseconds. Default 60 s. */
@@ -43,6 +57,13 @@ export class Pacer {
   #remaining: number | undefined;
   /** Epoch milliseconds when the server's limit resets. */
   #resetAt: number | undefined;
+  /** `X-RateLimit-Limit`, once a response said it. */
+  #limit: number | undefined;
+  /** The rule's window as the headers show it (the longest seen, at most an hour). */
+  #windowMs: number | undefined;
+  /** Streams editing through this client now, and who waits for there to be none. */
+  #streams = 0;
+  #idle: (() => void)[] = [];
 
   constructor(options: PacingOptions = {}) {
     this.#maxWaitMs = options.maxWaitMs ?? 60_000;
@@ -58,7 +79,12 @@ export class Pacer {
    * send made meanwhile): numbers for an earlier window are ignored, and within one window the
    * lower count holds (the other response did not know of requests sent after it was counted).
    */
-  observe(headers: { remaining?: number; reset?: number }): void {
+  observe(headers: { remaining?: number; reset?: number; limit?: number }): void {
+    if (headers.limit !== undefined && headers.limit > 0) this.#limit = headers.limit;
+    if (headers.reset !== undefined && headers.remaining !== undefined && headers.remaining > 0) {
+      const seen = resetTime(headers.reset) - this.#now();
+      if (seen > 0) this.#windowMs = Math.min(3_600_000, Math.max(this.#windowMs ?? 0, seen));
+    }
     if (this.#budget)
       return this.#budget.observe({
         remaining: headers.remaining,
@@ -100,6 +126,56 @@ export class Pacer {
     if (ms > 0) return this.#waitThenSpend(endpoint, ms, signal);
     if (this.#remaining !== undefined) this.#remaining--;
     return undefined;
+  }
+
+  /**
+   * Counts a streamed answer as open until the returned function is called: open streams share
+   * `STREAM_SHARE` of the budget equally (see `editInterval`).
+   */
+  openStream(): () => void {
+    this.#streams++;
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      if (--this.#streams === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    };
+  }
+
+  /** Streams open now. */
+  get openStreams(): number {
+    return this.#streams;
+  }
+
+  /** Resolves once no stream is open (at once when none is). */
+  streamsIdle(): Promise<void> {
+    if (this.#streams === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /**
+   * Least milliseconds between two edits of one open stream: together the open streams spend at
+   * most `STREAM_SHARE` of the limit (200 a minute by default: one stream may edit every 600 ms,
+   * three every 1.8 s each), so replies, posts and typing notices keep the rest.
+   */
+  editInterval(): number {
+    const perWindow = (this.#limit ?? DEFAULT_RATE_LIMIT.requests) * STREAM_SHARE;
+    const windowMs = this.#windowMs ?? DEFAULT_RATE_LIMIT.windowMs;
+    return (windowMs * Math.max(1, this.#streams)) / Math.max(1, perWindow);
+  }
+
+  /**
+   * How long a stream edit waits now beyond its interval: once the budget left is down to
+   * `REPLY_RESERVE` of the limit, until the limit resets, so the requests left go to replies
+   * (which wait only when none is left). 0 while the budget is unknown or ample.
+   */
+  editDelay(): number {
+    const plain = this.delay();
+    if (plain > 0) return plain;
+    const limit = this.#limit ?? DEFAULT_RATE_LIMIT.requests;
+    if (this.#remaining === undefined || this.#resetAt === undefined) return 0;
+    if (this.#remaining > limit * REPLY_RESERVE) return 0;
+    return Math.min(this.#maxWaitMs, Math.max(0, this.#resetAt - this.#now()));
   }
 
   async #waitThenSpend(endpoint: string, ms: number, signal?: AbortSignal): Promise<void> {

@@ -39,6 +39,7 @@ import { conversationKey, conversationOf, type Conversation } from "../model/con
 import type { Addressing, BotAccount } from "../model/account.js";
 import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
 import { canUserPostTo, canUserSee } from "./visibility.js";
+import { editWindowOf } from "../client/edit-window.js";
 import { streamAnswer, type StreamOptions, type StreamResult, type TextSource } from "./stream.js";
 import { fetchHistory, type HistoryOptions, type Turn } from "./history.js";
 import type { Follows, FollowOptions } from "./follows.js";
@@ -437,7 +438,28 @@ export class MessageContextObject {
    * const result = await ctx.stream(model.textStream);
    * if (!result.complete) ctx.log.warn({ err: result.error }, "the model stopped early");
    */
-  stream(source: TextSource, options: Partial<StreamOptions> = {}): Promise<StreamResult> {
+  async stream(
+    source: TextSource,
+    options: Partial<StreamOptions> & {
+      /**
+       * An emoji (by name, e.g. `eyes`) the bot reacts with on the message handled while the
+       * answer is written, taken back when it ends: an acknowledgement a phone shows at once.
+       */
+      ack?: string;
+    } = {},
+  ): Promise<StreamResult> {
+    const { ack, ...streamOptions } = options;
+    if (ack === undefined) return this.#stream(source, streamOptions);
+    // Best effort: a reaction the server refuses (or one left by a crashed run) is no failure.
+    await this.react(ack).catch(() => undefined);
+    try {
+      return await this.#stream(source, streamOptions);
+    } finally {
+      await this.unreact(ack).catch(() => undefined);
+    }
+  }
+
+  #stream(source: TextSource, options: Partial<StreamOptions>): Promise<StreamResult> {
     const env = this.#services;
     const where = typingTarget(this.conversation);
     return streamAnswer(
@@ -453,6 +475,11 @@ export class MessageContextObject {
       },
       {
         maxLength: env.server().maxMessageLength,
+        // Within the server's limits: the edit window the event queue learned, message ages on
+        // the bot's clock, and the request budget shared with the account's other streams.
+        editWindowSeconds: () => editWindowOf(env.api),
+        serverNow: () => env.now(),
+        ...(env.api.pacer && { budget: env.api.pacer }),
         // A cut answer ends with a marker the user reads; the log says why it was cut.
         onCut: (reason, detail) =>
           this.log.warn(

@@ -1,4 +1,5 @@
-// Streamed answers: post a message, then edit it as text arrives, paced, continued past the length limit.
+// Streamed answers: post a message, then edit it as text arrives, paced, continued past the length limit and the edit window.
+import { MessageEditWindowError } from "../client/errors.js";
 import { graphemeBoundary } from "../markdown/safe-cut.js";
 
 /** Text chunks from a model or any producer: an async iterable, or a web ReadableStream. */
@@ -18,6 +19,19 @@ export interface StreamIO {
   typing?(active: boolean): Promise<void>;
 }
 
+/**
+ * The request budget streams share (the client's `Pacer` is one): open streams split a part of
+ * it equally, and their edits wait while replies need what is left.
+ */
+export interface StreamBudget {
+  /** Counts this stream as open until the returned function is called. */
+  openStream(): () => void;
+  /** Least milliseconds between two edits of one stream now. */
+  editInterval(): number;
+  /** Milliseconds an edit waits now, beyond its interval, so replies keep their reserve. */
+  editDelay(): number;
+}
+
 export interface StreamOptions {
   /** The server's `max_message_length`. */
   maxLength: number;
@@ -25,6 +39,18 @@ export interface StreamOptions {
   minEditIntervalMs?: number;
   /** Extra wait the server's rate limit asks for before the next request, in ms (client pacing). */
   pacing?: () => number;
+  /** The budget shared with the other streams and replies of the account (`ctx.stream`: the client's pacer). */
+  budget?: StreamBudget;
+  /**
+   * The server's content edit window in seconds (`realm_message_content_edit_limit_seconds`;
+   * null: none; 0: editing is off, so the answer is posted once, whole, when it ends). A message
+   * older than the window less `ROLL_OVER_MARGIN_SECONDS` (at most a quarter of it) is left as it
+   * is and the answer goes on in a new message; so it does on the server's edit-window refusal.
+   * Default: no window known (only the refusal rolls over).
+   */
+  editWindowSeconds?: () => number | null;
+  /** The clock message ages are read on (the bot's). Default `now`. */
+  serverNow?: () => number;
   /** The marker appended when the source fails. */
   interruptedMarker?: string;
   /**
@@ -68,12 +94,16 @@ export interface StreamResult {
   cut?: string;
   /** Edits sent (the first post of each message not counted). */
   edits: number;
+  /** Times the answer went on in a new message because the edit window closed on one. */
+  rollovers: number;
   error?: unknown;
 }
 
 export const DEFAULT_INTERRUPTED_MARKER = "\n\n*[The answer was interrupted.]*";
 export const DEFAULT_CUT_MARKER = "\n\n*[The answer was cut here: it was too long.]*";
 export const DEFAULT_MAX_MESSAGES = 20;
+/** How long before the edit window closes a stream leaves a message and goes on in a new one. */
+export const ROLL_OVER_MARGIN_SECONDS = 30;
 
 /** Reads any supported source as an async iterable of strings. */
 export async function* textChunks(source: TextSource): AsyncIterable<string> {
@@ -132,6 +162,8 @@ export async function streamAnswer(
   options: StreamOptions,
 ): Promise<StreamResult> {
   const now = options.now ?? Date.now;
+  const serverNow = options.serverNow ?? now;
+  const budget = options.budget;
   const sleep = options.sleep ?? defaultSleep;
   const minInterval = options.minEditIntervalMs ?? 1_000;
   const marker = options.interruptedMarker ?? DEFAULT_INTERRUPTED_MARKER;
@@ -144,10 +176,21 @@ export async function streamAnswer(
   let full = "";
   /** Characters of `full` that went into earlier, sealed messages. */
   let sealed = 0;
-  /** The message being written: its ID once posted, and what the server shows. */
-  let current: { id: number | undefined; shown: string } = { id: undefined, shown: "" };
+  /**
+   * The message being written: its ID once posted, what the server shows, how many characters of
+   * `full` past `sealed` that is, and when it was posted (on `serverNow`).
+   */
+  interface Current {
+    id: number | undefined;
+    shown: string;
+    raw: number;
+    postedAt: number;
+  }
+  const blank = (): Current => ({ id: undefined, shown: "", raw: 0, postedAt: 0 });
+  let current = blank();
   let lastWrite = Number.NEGATIVE_INFINITY;
   let edits = 0;
+  let rollovers = 0;
   /** What the last sealed message shows (its text as given to `show`), for a late cut marker. */
   let previous: { id: number; content: string } | undefined;
   let cutReason: string | undefined;
@@ -193,9 +236,56 @@ export async function streamAnswer(
   /** Whether `text` fits one message once neutralized (escaping may lengthen it). */
   const fits = (text: string): boolean => neutralize(text).length <= limit;
 
-  const show = async (content: string): Promise<void> => {
-    const text = neutralize(content.replace(/\s+$/, ""));
-    if (text.trim() === "" || text === current.shown) return;
+  /** The window in seconds (null: none), read afresh each time: a realm event may change it. */
+  const windowSeconds = (): number | null => options.editWindowSeconds?.() ?? null;
+  /** Whether the current message is too old to edit safely. */
+  const expired = (): boolean => {
+    const window = windowSeconds();
+    if (window === null || current.id === undefined) return false;
+    const margin = Math.min(ROLL_OVER_MARGIN_SECONDS, window / 4);
+    return (serverNow() - current.postedAt) / 1000 >= window - margin;
+  };
+  /**
+   * Leaves the current message as it stands and goes on in a new one; false (the answer cut
+   * short) when the answer has no message left to go on in.
+   */
+  const rollOver = async (): Promise<boolean> => {
+    if (current.id === undefined) return true;
+    if (messageIds.length >= maxMessages) {
+      // The last message can take no more text, and most likely no marker either.
+      const shown = full.slice(sealed, sealed + current.raw).replace(/\s+$/, "");
+      await io.edit(current.id, neutralize(shown + cutMarker)).catch(() => undefined);
+      cutShort(`the answer outlived the edit window in ${maxMessages} messages`);
+      return false;
+    }
+    previous = { id: current.id, content: full.slice(sealed, sealed + current.raw) };
+    sealed += current.raw;
+    current = blank();
+    rollovers++;
+    return true;
+  };
+
+  /**
+   * Shows `content` (covering `raw` characters of `full` past `sealed`) in the current message,
+   * posting it if need be. False when the server refused the edit as past the edit window: the
+   * answer rolled over and the caller writes again.
+   */
+  const show = async (content: string, raw: number): Promise<boolean> => {
+    // A continuation does not open with the blank the text had at the cut.
+    const trimmed = content.replace(/\s+$/, "");
+    const text = neutralize(sealed > 0 ? trimmed.replace(/^\s+/, "") : trimmed);
+    if (text.trim() === "" || text === current.shown) return true;
+    const edit = async (id: number): Promise<boolean> => {
+      try {
+        await io.edit(id, text);
+      } catch (e) {
+        if (!(e instanceof MessageEditWindowError)) throw e;
+        await rollOver();
+        return false;
+      }
+      edits++;
+      return true;
+    };
     if (current.id === undefined) {
       let posted: { id: number; repeated?: boolean };
       try {
@@ -205,24 +295,26 @@ export async function streamAnswer(
         // before, which says so.
         if (previous === undefined) throw e;
         error ??= e;
-        await io.edit(previous.id, neutralize(previous.content.replace(/\s+$/, "") + cutMarker));
-        edits++;
+        // The message before may be past its edit window: then it stays without the marker.
+        await io
+          .edit(previous.id, neutralize(previous.content.replace(/\s+$/, "") + cutMarker))
+          .then(() => edits++)
+          .catch((refused: unknown) => {
+            if (!(refused instanceof MessageEditWindowError)) throw refused;
+          });
         cutShort(`a continuation was refused: ${e instanceof Error ? e.message : String(e)}`);
-        return;
+        return true;
       }
       current.id = posted.id;
+      current.postedAt = serverNow();
       messageIds.push(current.id);
       // A message posted before a crash shows that run's text: bring it up to date.
-      if (posted.repeated) {
-        await io.edit(current.id, text);
-        edits++;
-      }
-    } else {
-      await io.edit(current.id, text);
-      edits++;
-    }
+      if (posted.repeated && !(await edit(current.id))) return false;
+    } else if (!(await edit(current.id))) return false;
     current.shown = text;
+    current.raw = raw;
     lastWrite = now();
+    return true;
   };
 
   const cutShort = (reason: string): void => {
@@ -236,10 +328,16 @@ export async function streamAnswer(
 
   /** Brings the server up to date with `full`: edits, and new messages past the limit. */
   const write = async (final: boolean): Promise<void> => {
+    // With editing off, the answer is posted once, whole, at the end.
+    if (!final && windowSeconds() === 0) return;
     for (;;) {
       if (cutReason !== undefined) return;
+      if (expired() && !(await rollOver())) return;
       const rest = full.slice(sealed);
-      if (fits(rest)) return show(final && error !== undefined ? rest + marker : rest);
+      if (fits(rest)) {
+        if (await show(final && error !== undefined ? rest + marker : rest, rest.length)) return;
+        continue;
+      }
       let window = limit;
       let cut = cutPoint(rest, window);
       // Escaping may lengthen the head: narrow the window by the excess until it fits.
@@ -249,17 +347,17 @@ export async function streamAnswer(
       }
       const last = messageIds.length - (current.id === undefined ? 0 : 1) >= maxMessages - 1;
       if (last) {
-        await show(rest.slice(0, cut) + cutMarker);
+        if (!(await show(rest.slice(0, cut) + cutMarker, cut))) continue;
         if (cutReason === undefined) {
           sealed += cut;
           cutShort(`the answer is longer than ${maxMessages} messages`);
         }
         return;
       }
-      await show(rest.slice(0, cut));
+      if (!(await show(rest.slice(0, cut), cut))) continue;
       if (current.id !== undefined) previous = { id: current.id, content: rest.slice(0, cut) };
       sealed += cut;
-      current = { id: undefined, shown: "" };
+      current = blank();
     }
   };
 
@@ -272,11 +370,20 @@ export async function streamAnswer(
     typingTimer.unref?.();
   }
 
+  const closeShare = budget?.openStream();
   try {
     while (!ended) {
       if (!dirty) await new Promise<void>((resolve) => (wake = resolve));
       if (ended) break;
-      const wait = Math.max(minInterval - (now() - lastWrite), options.pacing?.() ?? 0);
+      // The first words go out at once; later edits keep to this stream's part of the budget
+      // and wait while replies need what is left.
+      const posted = current.id !== undefined || messageIds.length > 0;
+      const interval = Math.max(minInterval, posted ? (budget?.editInterval() ?? 0) : 0);
+      const wait = Math.max(
+        interval - (now() - lastWrite),
+        options.pacing?.() ?? 0,
+        posted ? (budget?.editDelay() ?? 0) : 0,
+      );
       if (wait > 0) await sleep(wait, options.signal);
       dirty = false;
       await write(false);
@@ -289,6 +396,7 @@ export async function streamAnswer(
       await write(true);
     }
   } finally {
+    closeShare?.();
     if (typingTimer) clearInterval(typingTimer);
     await typing(false);
   }
@@ -297,6 +405,7 @@ export async function streamAnswer(
     text: full,
     complete: error === undefined && cutReason === undefined,
     edits,
+    rollovers,
     ...(error !== undefined && { error }),
     ...(cutReason !== undefined && { cut: cutReason }),
   };

@@ -6,6 +6,8 @@ import type { AnyEvent, RegisterParams, Registration } from "../api/events.js";
 import type { Logger } from "../log/logger.js";
 import { silentLogger } from "../log/logger.js";
 import { cutPollHint, isCutPoll, MIN_CUT_MS } from "./poll-cut.js";
+import { applyRealmEvent, learnEditWindow } from "../client/edit-window.js";
+import { isOwnEcho, ownId } from "./own-echo.js";
 
 /** What the queue does after a failed poll: decided in one place, by error class. */
 export type Recovery =
@@ -60,6 +62,18 @@ export interface EventQueueOptions {
   minCutMs?: number;
   /** The current time in epoch milliseconds. Default `Date.now`. */
   now?: () => number;
+  /**
+   * While the bot streams an answer, a poll that brought only the bot's own echoes (its content
+   * edits, its typing notices) is followed by the next one only after this long, or once no
+   * stream is open: the edits of a stream then wake the poll a few times, not once each. A
+   * message sent meanwhile waits at most this much longer. Default 2000 ms; 0 polls at once.
+   */
+  ownEchoHoldMs?: number;
+  /**
+   * The bot's user ID, to tell its own echoes. Default: the registration's `user_id` when it has
+   * one, else the sender of the first message event from the client's own email.
+   */
+  me?: number;
 }
 
 /** Receives each batch of non-heartbeat events; the next poll waits until it resolves. `signal` aborts on stop. */
@@ -88,6 +102,7 @@ export interface EventSource {
 }
 
 export const DEFAULT_REREGISTER_AFTER_MS = 5 * 60_000;
+export const DEFAULT_OWN_ECHO_HOLD_MS = 2_000;
 const WATCHDOG_GRACE_MS = 15_000;
 /** The most events one call of the sink gets (see `#handOver`). */
 export const HANDOVER_SLICE = 64;
@@ -198,6 +213,13 @@ export class EventQueue implements EventSource {
   #cutExplained = false;
   /** Polls cut in between so far (`poll-cut.ts`). */
   cutPolls = 0;
+  readonly #ownEchoHoldMs: number;
+  #me: number | undefined;
+  /** What the current poll brought: the bot's own echoes, and anything else. */
+  #echoes = 0;
+  #others = 0;
+  /** Polls held after bringing only the bot's own echoes. */
+  heldPolls = 0;
   /** The latest registration; refreshed on every re-registration. */
   registration: Registration | undefined;
   /** How many queues this loop has registered (1 until one is lost). */
@@ -212,6 +234,8 @@ export class EventQueue implements EventSource {
     this.#reregisterAfterMs = options.reregisterAfterMs ?? DEFAULT_REREGISTER_AFTER_MS;
     this.#now = options.now ?? Date.now;
     this.#minCutMs = options.minCutMs ?? MIN_CUT_MS;
+    this.#ownEchoHoldMs = options.ownEchoHoldMs ?? DEFAULT_OWN_ECHO_HOLD_MS;
+    this.#me = options.me;
   }
 
   get queueId(): string | null {
@@ -253,6 +277,8 @@ export class EventQueue implements EventSource {
     this.#lastEventId = registration.last_event_id;
     this.registration = registration;
     this.registrations++;
+    learnEditWindow(this.#client, registration);
+    this.#me ??= registration.user_id;
     this.#log.info(
       { queueId: registration.queue_id, featureLevel: registration.zulip_feature_level },
       "event queue registered",
@@ -282,6 +308,8 @@ export class EventQueue implements EventSource {
     const watchdog = new PollWatchdog(ms, this.#pollAbort);
     if (this.#abort.signal.aborted) watchdog.abort(this.#abort.signal.reason);
     this.#polling = watchdog;
+    this.#echoes = 0;
+    this.#others = 0;
     let taken = 0;
     try {
       const { events } = await this.#client.events.get(
@@ -332,6 +360,7 @@ export class EventQueue implements EventSource {
         this.#failingSince = undefined;
         this.#lastError = undefined;
         await this.#handOver(rest, sink, signal);
+        await this.#holdAfterEchoes(signal);
       } catch (error) {
         if (signal.aborted) break;
         const recovery = recoveryFor(error);
@@ -406,9 +435,29 @@ export class EventQueue implements EventSource {
     for (const event of events) {
       if (event.id <= this.#lastEventId) continue;
       this.#lastEventId = event.id;
-      if (event.type !== "heartbeat") fresh.push(event);
+      if (event.type === "heartbeat") continue;
+      fresh.push(event);
+      if (event.type === "realm") applyRealmEvent(this.#client, event as { op?: unknown });
+      if (event.type === "message" && this.#me === undefined) this.#me = ownId(event, this.#client);
+      if (isOwnEcho(event, this.#me)) this.#echoes++;
+      else this.#others++;
     }
     return fresh.reverse();
+  }
+
+  /**
+   * After a poll that brought only the bot's own echoes while a stream is open: waits
+   * `ownEchoHoldMs`, or until no stream is open, before the next poll (see the option).
+   */
+  async #holdAfterEchoes(signal: AbortSignal): Promise<void> {
+    const pacer = this.#client.pacer;
+    if (this.#ownEchoHoldMs <= 0 || this.#echoes === 0 || this.#others > 0) return;
+    if (!pacer || pacer.openStreams === 0) return;
+    this.heldPolls++;
+    await Promise.race([
+      sleep(this.#ownEchoHoldMs, signal).catch(() => undefined),
+      pacer.streamsIdle(),
+    ]);
   }
 
   /**

@@ -111,7 +111,11 @@ export interface TestBot {
   send(content: string, options?: SendOptions): Promise<number>;
   /** Sends a direct message to the bot (and `to`) as a human; returns its ID. */
   dm(content: string, options?: DirectOptions): Promise<number>;
-  /** The bot's next message not yet returned; fails after the timeout showing the conversation. */
+  /**
+   * The bot's next message not yet returned; fails after the timeout showing the conversation.
+   * A message sent while a `ctx.stream` ran is returned once that stream has ended, with its
+   * final text (`edits`: what it showed before).
+   */
   reply(options?: ReplyOptions): Promise<ObservedMessage>;
   /** The bot's next message, which must equal `expected` (a string) or match it (a RegExp). */
   expectReply(expected: Expectation, options?: ReplyOptions): Promise<ObservedMessage>;
@@ -125,7 +129,7 @@ export interface TestBot {
   dialog(steps: DialogStep[], options?: DialogOptions): Promise<void>;
   /** Waits until the bot has finished with everything said so far. */
   settle(): Promise<void>;
-  /** Every message the bot has sent so far. */
+  /** Every message the bot has sent so far, each showing its latest text (a stream's, as it grows). */
   botMessages(): ObservedMessage[];
   /** Marks every bot message so far as read (for `reply`) and returns the ones not read yet. */
   drain(): ObservedMessage[];

@@ -1,4 +1,4 @@
-// Watching a sandbox in-process: messages, reactions, uploads and scheduled messages as they happen.
+// Watching a sandbox in-process: messages, their edits, reactions, uploads and scheduled messages as they happen.
 import type { StoredMessage } from "../sandbox/model.js";
 import type { Realm } from "../sandbox/realm.js";
 
@@ -17,6 +17,19 @@ export interface ObservedMessage {
   timestamp: number;
   /** The sending client's name, as the server recorded it. */
   client: string;
+  /**
+   * What the message showed before, oldest first, when it was edited (a streamed answer: its
+   * first words, then each edit); `content` is what it shows now. Absent while never edited.
+   */
+  edits?: string[];
+}
+
+/** A message's content changed (an edit, a streamed answer's next words). */
+export interface ObservedEdit {
+  messageId: number;
+  /** The content before and after the edit. */
+  before: string;
+  content: string;
 }
 
 /** An emoji reaction added or removed. */
@@ -42,6 +55,7 @@ export interface ObserverEvents {
   message: ObservedMessage;
   reaction: ObservedReaction;
   upload: ObservedUpload;
+  edit: ObservedEdit;
 }
 
 type Listener<K extends keyof ObserverEvents> = (event: ObserverEvents[K]) => void;
@@ -94,6 +108,7 @@ export class RealmObserver {
     this.#restore.push(
       realm.onEvent((event) => {
         if (event.type === "reaction") this.#reaction(event);
+        else if (event.type === "update_message") this.#edit(event);
       }),
       realm.uploads.onAdd((stored) =>
         this.#emit("upload", {
@@ -117,6 +132,12 @@ export class RealmObserver {
 
   #emit<K extends keyof ObserverEvents>(type: K, event: ObserverEvents[K]): void {
     for (const listener of this.#listeners.get(type) ?? []) (listener as Listener<K>)(event);
+  }
+
+  #edit(event: Record<string, unknown>): void {
+    const { message_id: id, orig_content: before, content } = event;
+    if (typeof id !== "number" || typeof before !== "string" || typeof content !== "string") return;
+    this.#emit("edit", { messageId: id, before, content });
   }
 
   #reaction(event: Record<string, unknown>): void {

@@ -1,4 +1,4 @@
-// The bot's answers as a test consumes them: the next reply, expectations, and knowing when the bot is done.
+// The bot's answers as a test consumes them: the next reply (a streamed one once finished), expectations, and knowing when the bot is done.
 import type { Middleware } from "../dispatch/compose.js";
 import type { MessageContext } from "../context/context.js";
 import type { Realm } from "../sandbox/realm.js";
@@ -23,6 +23,12 @@ export class Replies {
   readonly #botId: number;
   readonly #errors: () => readonly string[];
   readonly #fromBot: ObservedMessage[] = [];
+  /** The bot's messages by ID, kept current by edits. */
+  readonly #byId = new Map<number, ObservedMessage>();
+  /** Streams (`ctx.stream`) running now. */
+  readonly #openStreams = new Set<{ open: boolean }>();
+  /** The streams that were open when a message came: it is handed out once they have ended. */
+  readonly #heldBy = new Map<number, { open: boolean }[]>();
   readonly #seen = new Set<number>();
   #inflight = 0;
   #asking = 0;
@@ -42,7 +48,19 @@ export class Replies {
     this.#errors = init.errors;
     init.observer.on("message", (m) => {
       // What the test itself sends as the bot (through the harness's clients) is no reply.
-      if (m.senderId === this.#botId && m.client !== HARNESS_CLIENT) this.#fromBot.push(m);
+      if (m.senderId === this.#botId && m.client !== HARNESS_CLIENT) {
+        this.#fromBot.push(m);
+        this.#byId.set(m.id, m);
+        if (this.#openStreams.size > 0) this.#heldBy.set(m.id, [...this.#openStreams]);
+      }
+      this.#wake();
+    });
+    // A streamed answer's message shows its latest text; what it showed before is in `edits`.
+    init.observer.on("edit", (e) => {
+      const message = this.#byId.get(e.messageId);
+      if (!message) return;
+      (message.edits ??= []).push(e.before);
+      message.content = e.content;
       this.#wake();
     });
     init.observer.on("reaction", () => this.#wake());
@@ -60,6 +78,31 @@ export class Replies {
     this.#wake();
   };
 
+  /** Counts a streamed answer as open while `ctx.stream` runs, so its messages wait for its end. */
+  #trackStreams(ctx: MessageContext): void {
+    const stream = ctx.stream.bind(ctx);
+    ctx.stream = async (source, options) => {
+      const token = { open: true };
+      this.#openStreams.add(token);
+      try {
+        return await stream(source, options);
+      } finally {
+        token.open = false;
+        this.#openStreams.delete(token);
+        this.#wake();
+      }
+    };
+  }
+
+  /** Whether message `m` is whole: no stream that was open when it came is still running. */
+  #finished(m: ObservedMessage): boolean {
+    const held = this.#heldBy.get(m.id);
+    if (held === undefined) return true;
+    if (held.some((s) => s.open)) return false;
+    this.#heldBy.delete(m.id);
+    return true;
+  }
+
   /** Counts a handler as waiting while it is inside `ctx.ask` (on answers' contexts too). */
   #trackAsks(ctx: MessageContext): void {
     const ask = ctx.ask.bind(ctx);
@@ -69,7 +112,10 @@ export class Replies {
       this.#wake();
       try {
         const answer = await pending;
-        if (answer) this.#trackAsks(answer);
+        if (answer) {
+          this.#trackAsks(answer);
+          this.#trackStreams(answer);
+        }
         return answer;
       } finally {
         this.#asking--;
@@ -81,6 +127,7 @@ export class Replies {
   /** The middleware that counts running handlers and handlers waiting in `ctx.ask`. */
   readonly tracker: Middleware<MessageContext> = async (ctx, next) => {
     this.#trackAsks(ctx);
+    this.#trackStreams(ctx);
     this.#inflight++;
     this.#wake();
     try {
@@ -145,13 +192,26 @@ export class Replies {
     return unread;
   }
 
-  /** The bot's next message not yet handed out. */
+  /**
+   * The bot's next message not yet handed out; a streamed answer's once its stream has ended,
+   * showing its final text (`edits`: what it showed before).
+   */
   async next(options: ReplyOptions = {}, waitingFor = "a reply"): Promise<ObservedMessage> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const message = await this.until(
-      () => this.#fromBot[this.#consumed],
+      () => {
+        const m = this.#fromBot[this.#consumed];
+        return m !== undefined && this.#finished(m) ? m : undefined;
+      },
       timeoutMs,
-      () => this.fail(`The bot sent no message within ${timeoutMs} ms; expected ${waitingFor}.`),
+      () => {
+        const m = this.#fromBot[this.#consumed];
+        return this.fail(
+          m === undefined
+            ? `The bot sent no message within ${timeoutMs} ms; expected ${waitingFor}.`
+            : `The bot's streamed answer did not end within ${timeoutMs} ms (so far: ${JSON.stringify(m.content)}); expected ${waitingFor}.`,
+        );
+      },
     );
     this.#consumed++;
     return message;
