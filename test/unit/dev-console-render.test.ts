@@ -44,17 +44,174 @@ describe("the console's message HTML", () => {
     expect(safe).toContain(
       '<a href="https://ok.test/x?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">d</a>',
     );
-    expect(safe).toContain('<img><img src="/user_uploads/1/a.png" alt="a">');
-    expect(safe).toContain('<div class="x">e');
+    expect(safe).toContain('<img /><img src="/user_uploads/1/a.png" alt="a" />');
+    // A <div> closes the open <p>, as in a browser; stray end tags are dropped.
+    expect(safe).toContain('</p><div class="x">e');
     expect(safe).toContain("a &lt; b &amp; c");
     // Whatever was left open is closed, in order.
-    expect(safe.endsWith("</div></p>")).toBe(true);
+    expect(safe.endsWith("broken</div>")).toBe(true);
   });
 
   it("keeps a custom emoji image from the server's own paths", () => {
     const html =
       '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/3.png" title="green tick"></p>';
-    expect(sanitizeMessageHtml(html)).toBe(html);
+    expect(sanitizeMessageHtml(html)).toBe(html.replace('"></p>', '" /></p>'));
+  });
+});
+
+describe("the console's message HTML against classic sanitizer attacks", () => {
+  const TAGS = new Set(
+    "a abbr b blockquote br code del details div em h1 h2 h3 h4 h5 h6 hr i img li ol p pre s span strong sub summary sup table tbody td th thead time tr ul".split(
+      " ",
+    ),
+  );
+  const ATTRIBUTES = new Set(
+    "class title aria-label role data-user-id data-user-group-id data-stream-id data-code-language href target rel src alt width height datetime start align".split(
+      " ",
+    ),
+  );
+  /** A tag as the sanitizer writes it: lower-case allowed name, allowed attributes, double-quoted values with no `"`, `<` or `>` inside. */
+  const WRITTEN_TAG = /^<(\/?)([a-z][a-z0-9]*)((?:\s[a-z-]+="[^"<>]*")*)\s*(\/?)>/;
+
+  /** Every `<` of the output opens an allowed tag with allowed attributes; links and images only to safe places. */
+  function expectInert(safe: string): void {
+    let at = safe.indexOf("<");
+    while (at !== -1) {
+      const tag = WRITTEN_TAG.exec(safe.slice(at));
+      expect(tag, `a tag at ${at} of ${safe}`).not.toBeNull();
+      expect(TAGS.has(tag![2]!), `<${tag![2]}> in ${safe}`).toBe(true);
+      for (const [, name, value] of tag![3]!.matchAll(/\s([a-z-]+)="([^"]*)"/g)) {
+        expect(ATTRIBUTES.has(name!), `${name} in ${safe}`).toBe(true);
+        const url = value!.replace(/&amp;/g, "&");
+        if (name === "href")
+          expect(url).toMatch(/^(https?:\/\/|mailto:|#|\/(?![/\\])|[^:/?#\\]*([/?#]|$))/i);
+        if (name === "src")
+          expect(url).toMatch(
+            /^(\/(user_uploads|user_avatars|static|external_content|thumbnail)\/|data:image\/(png|gif|jpeg|webp);base64,)/,
+          );
+      }
+      at = safe.indexOf("<", at + 1);
+    }
+  }
+
+  const x = "window.__xss=1";
+  // [attack, what the console shows]; each was checked against what a browser does with the input.
+  const cases: [string, string, string][] = [
+    ["img onerror", `<img src=x onerror=${x}>`, "<img />"],
+    ["upper-case javascript: src", `<IMG SRC="JaVaScRiPt:${x}">`, "<img />"],
+    ["slashes for spaces", `<img/src=x/onerror=${x}>`, "<img />"],
+    ["a tab as a character reference", `<a href="jav&#x09;ascript:${x}">t</a>`, "<a>t</a>"],
+    ["a named tab", `<a href="jav&Tab;ascript:${x}">t</a>`, "<a>t</a>"],
+    ["&colon;", `<a href="javascript&colon;${x}">t</a>`, "<a>t</a>"],
+    ["a reference without its semicolon", `<a href="javascript&#58${x}">t</a>`, "<a>t</a>"],
+    ["a leading control character", `<a href="&#0001; &#x6A;avascript:${x}">t</a>`, "<a>t</a>"],
+    ["vbscript:", `<A HREF="VBScript:msgbox(1)">t</A>`, "<a>t</a>"],
+    ["data: HTML link", `<a href="data:text/html,<script>${x}</script>">t</a>`, "<a>t</a>"],
+    ["data: HTML link, base64", '<a href="data:text/html;base64,PHNjcmlwdD4=">t</a>', "<a>t</a>"],
+    ["data: SVG image", '<img src="data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=">', "<img />"],
+    [
+      "protocol-relative links",
+      '<a href="//evil.test/x">t</a><a href="\\\\evil.test">u</a><a href=" /\\evil.test">v</a>',
+      "<a>t</a><a>u</a><a>v</a>",
+    ],
+    ["<svg><script>", `<svg><script>${x}</script></svg>after`, "after"],
+    [
+      "SVG animating a link to javascript:",
+      `<svg onload=${x}><animate attributeName="href" values="javascript:${x}"/><a><text>x</text></a></svg>after`,
+      "after",
+    ],
+    [
+      "MathML namespace confusion",
+      `<math><mtext><table><mglyph><style><img src=x onerror=${x}></style></mglyph></table></mtext></math>after`,
+      "after",
+    ],
+    [
+      "a title that closes <noscript>",
+      `<noscript><p title="</noscript><img src=x onerror=${x}>"></noscript>after`,
+      "after",
+    ],
+    ["<xmp> raw text", `<xmp><img src=x onerror=${x}></xmp>after`, "after"],
+    [
+      "a script inside its own name",
+      `<scr<script>ipt>${x}</scr</script>ipt>`,
+      "ipt&gt;window.__xss=1ipt&gt;",
+    ],
+    ["<!--> ends a comment at once", `<!--><img src=x onerror=${x}>-->`, "<img />--&gt;"],
+    ["--!> ends a comment", `<!-- --!><img src=x onerror=${x}>-->`, ""],
+    ["unclosed tags", "<p><b><i>unclosed", "<p><b><i>unclosed</i></b></p>"],
+    ["misnested tags", "<b><p>x</b></p>y", "<b><p>x</p></b><p></p>y"],
+    [
+      "a table left open in a table",
+      `<table><tr><td>a<table><img src=x onerror=${x}>`,
+      "<table><tr><td>a<table><img /></table></td></tr></table>",
+    ],
+    [
+      "a quote inside a single-quoted value",
+      `<a title='x" onmouseover="${x}'>t</a>`,
+      '<a title="x&quot; onmouseover=&quot;window.__xss=1">t</a>',
+    ],
+    [
+      "encoded quotes",
+      `<span title="a&quot; onclick=&quot;${x}">t</span>`,
+      '<span title="a&quot; onclick=&quot;window.__xss=1">t</span>',
+    ],
+    [
+      "a backtick-quoted value",
+      `<img alt=\`x\`onerror=${x} src="/user_uploads/1/a.png">`,
+      '<img alt="`x`onerror=window.__xss=1" src="/user_uploads/1/a.png" />',
+    ],
+    ["a quoted attribute name", `<span "onclick=${x}">t</span>`, "<span>t</span>"],
+    ["a handler after a slash", `<p/onclick=${x}>t</p>`, "<p>t</p>"],
+    ["a style with a URL", `<div style="background:url(javascript:${x})">t</div>`, "<div>t</div>"],
+    [
+      "an event on an allowed tag",
+      `<details open ontoggle=${x}><summary>s</summary>d</details>`,
+      "<details><summary>s</summary>d</details>",
+    ],
+    [
+      "page-wide tags",
+      '<base href="https://evil.test/"><meta http-equiv="refresh" content="0;url=https://evil.test"><link rel=stylesheet href=https://evil.test/x.css>t',
+      "t",
+    ],
+    [
+      "forms",
+      `<form action="javascript:${x}"><button formaction="javascript:${x}">b</button><input autofocus onfocus=${x}></form>`,
+      "b",
+    ],
+    [
+      "embedded documents",
+      `<iframe srcdoc="<script>${x}</script>"></iframe><object data="javascript:${x}"></object><embed src="javascript:${x}">after`,
+      "after",
+    ],
+    [
+      "the opener of a link",
+      '<a href="https://ok.test" target="_self" rel="opener">t</a><a rel="opener" href="/#narrow">u</a>',
+      '<a href="https://ok.test" target="_blank" rel="noopener noreferrer">t</a><a href="/#narrow">u</a>',
+    ],
+    [
+      "an emoji span holding markup",
+      `<span class="emoji emoji-1f44d" title="thumbs up">:thumbs_up:<img src=x onerror=${x}></span>`,
+      '<span class="emoji emoji-1f44d" title="thumbs up">👍<img /></span>',
+    ],
+    [
+      "a <time> with a handler",
+      `<time datetime="2024-05-01T08:00:00Z" onmouseover="${x}">t</time>`,
+      '<time datetime="2024-05-01T08:00:00Z">t</time>',
+    ],
+    // Last: what follows it is lost, as htmlparser2 reads the rest as the textarea's text.
+    ["a </textarea/> end tag", `<textarea></textarea/><img src=x onerror=${x}>after`, ""],
+  ];
+
+  it.each(cases)("%s", (_name, attack, shown) => {
+    const safe = sanitizeMessageHtml(attack);
+    expect(safe).toBe(shown);
+    expectInert(safe);
+  });
+
+  it("keeps every output inert, whatever the attacks are glued to", () => {
+    const all = cases.map(([, attack]) => attack);
+    for (const glued of [all.join(""), all.join("<p>"), `<table><tr><td>${all.join("<td>")}`])
+      expectInert(sanitizeMessageHtml(glued));
   });
 });
 
