@@ -38,6 +38,22 @@ export const HTML_ATTACKS: [name: string, attack: string, shown: string][] = [
     `<noscript><p title="</noscript><img src=x onerror=${x}>"></noscript>after`,
     "after",
   ],
+  // sanitize-html 2.17.6 fixed raw text inside foreign content; the console drops SVG and MathML whole.
+  [
+    "a textarea inside SVG",
+    `<svg><textarea><img src=x onerror=${x}></textarea></svg>after`,
+    "after",
+  ],
+  [
+    "xmp inside MathML",
+    `<math><mtext><xmp></mtext><img src=x onerror=${x}></xmp></mtext></math>after`,
+    "after",
+  ],
+  [
+    "a style inside SVG inside a paragraph",
+    `<p><svg><style></p><img src=x onerror=${x}></style></svg>after`,
+    "<p>after</p>",
+  ],
   ["<xmp> raw text", `<xmp><img src=x onerror=${x}></xmp>after`, "after"],
   [
     "a script inside its own name",
