@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emojiOfCode, emojiOfName, sanitizeMessageHtml } from "../../src/dev/web/render.js";
 import { readWidget, voteFor } from "../../src/dev/web/widgets.js";
 import { renderMarkdown } from "../../src/sandbox/markdown.js";
+import { HTML_ATTACKS } from "../helpers/html-attacks.js";
 
 describe("the console's message HTML", () => {
   it("keeps the server's Markdown and shows Unicode emoji spans as the emoji", () => {
@@ -44,17 +45,66 @@ describe("the console's message HTML", () => {
     expect(safe).toContain(
       '<a href="https://ok.test/x?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">d</a>',
     );
-    expect(safe).toContain('<img><img src="/user_uploads/1/a.png" alt="a">');
-    expect(safe).toContain('<div class="x">e');
+    expect(safe).toContain('<img /><img src="/user_uploads/1/a.png" alt="a" />');
+    // A <div> closes the open <p>, as in a browser; stray end tags are dropped.
+    expect(safe).toContain('</p><div class="x">e');
     expect(safe).toContain("a &lt; b &amp; c");
     // Whatever was left open is closed, in order.
-    expect(safe.endsWith("</div></p>")).toBe(true);
+    expect(safe.endsWith("broken</div>")).toBe(true);
   });
 
   it("keeps a custom emoji image from the server's own paths", () => {
     const html =
       '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/3.png" title="green tick"></p>';
-    expect(sanitizeMessageHtml(html)).toBe(html);
+    expect(sanitizeMessageHtml(html)).toBe(html.replace('"></p>', '" /></p>'));
+  });
+});
+
+describe("the console's message HTML against classic sanitizer attacks", () => {
+  const TAGS = new Set(
+    "a abbr b blockquote br code del details div em h1 h2 h3 h4 h5 h6 hr i img li ol p pre s span strong sub summary sup table tbody td th thead time tr ul".split(
+      " ",
+    ),
+  );
+  const ATTRIBUTES = new Set(
+    "class title aria-label role data-user-id data-user-group-id data-stream-id data-code-language href target rel src alt width height datetime start align".split(
+      " ",
+    ),
+  );
+  /** A tag as the sanitizer writes it: lower-case allowed name, allowed attributes, double-quoted values with no `"`, `<` or `>` inside. */
+  const WRITTEN_TAG = /^<(\/?)([a-z][a-z0-9]*)((?:\s[a-z-]+="[^"<>]*")*)\s*(\/?)>/;
+
+  /** Every `<` of the output opens an allowed tag with allowed attributes; links and images only to safe places. */
+  function expectInert(safe: string): void {
+    let at = safe.indexOf("<");
+    while (at !== -1) {
+      const tag = WRITTEN_TAG.exec(safe.slice(at));
+      expect(tag, `a tag at ${at} of ${safe}`).not.toBeNull();
+      expect(TAGS.has(tag![2]!), `<${tag![2]}> in ${safe}`).toBe(true);
+      for (const [, name, value] of tag![3]!.matchAll(/\s([a-z-]+)="([^"]*)"/g)) {
+        expect(ATTRIBUTES.has(name!), `${name} in ${safe}`).toBe(true);
+        const url = value!.replace(/&amp;/g, "&");
+        if (name === "href")
+          expect(url).toMatch(/^(https?:\/\/|mailto:|#|\/(?![/\\])|[^:/?#\\]*([/?#]|$))/i);
+        if (name === "src")
+          expect(url).toMatch(
+            /^(\/(user_uploads|user_avatars|static|external_content|thumbnail)\/|data:image\/(png|gif|jpeg|webp);base64,)/,
+          );
+      }
+      at = safe.indexOf("<", at + 1);
+    }
+  }
+
+  it.each(HTML_ATTACKS)("%s", (_name, attack, shown) => {
+    const safe = sanitizeMessageHtml(attack);
+    expect(safe).toBe(shown);
+    expectInert(safe);
+  });
+
+  it("keeps every output inert, whatever the attacks are glued to", () => {
+    const all = HTML_ATTACKS.map(([, attack]) => attack);
+    for (const glued of [all.join(""), all.join("<p>"), `<table><tr><td>${all.join("<td>")}`])
+      expectInert(sanitizeMessageHtml(glued));
   });
 });
 

@@ -1,8 +1,10 @@
-// A message's HTML as the console shows it: the server's rendering kept, cut down to an allowlist, emoji spans as Unicode.
+// A message's HTML as the console shows it: the server's rendering cut down to an allowlist by sanitize-html, emoji spans as Unicode.
+import { createRequire } from "node:module";
+import type SanitizeHtml from "sanitize-html";
 import { unicodeCodeOfName } from "../../sandbox/emoji.js";
 
 /** Tags the server's Markdown produces and the console keeps (everything else is unwrapped). */
-const ALLOWED = new Set([
+const ALLOWED = [
   "a",
   "abbr",
   "b",
@@ -40,24 +42,36 @@ const ALLOWED = new Set([
   "time",
   "tr",
   "ul",
-]);
-/** Tags whose content goes too (scripts, styles, embedded documents). */
-const DROPPED_WITH_CONTENT = new Set([
+];
+/**
+ * Tags whose content goes too: scripts and styles, embedded documents, and the raw-text and
+ * foreign-content elements (textarea, xmp, svg, math …) whose content a browser parses
+ * differently from an HTML body.
+ */
+const DROPPED_WITH_CONTENT = [
   "script",
   "style",
   "iframe",
+  "frame",
+  "frameset",
   "object",
   "embed",
   "template",
   "noscript",
+  "noembed",
+  "noframes",
+  "plaintext",
   "textarea",
+  "xmp",
+  "listing",
+  "option",
+  "select",
   "title",
   "svg",
   "math",
-]);
-const VOID = new Set(["br", "hr", "img"]);
+];
 /** Attributes kept on any allowed tag. */
-const GLOBAL_ATTRIBUTES = new Set([
+const GLOBAL_ATTRIBUTES = [
   "class",
   "title",
   "aria-label",
@@ -66,9 +80,10 @@ const GLOBAL_ATTRIBUTES = new Set([
   "data-user-group-id",
   "data-stream-id",
   "data-code-language",
-]);
-const TAG_ATTRIBUTES: Record<string, readonly string[]> = {
-  a: ["href"],
+];
+const TAG_ATTRIBUTES: Record<string, string[]> = {
+  // target and rel are the console's own, set on outside links (see `checkedAttributes`).
+  a: ["href", "target", "rel"],
   img: ["src", "alt", "width", "height"],
   time: ["datetime"],
   ol: ["start"],
@@ -77,41 +92,6 @@ const TAG_ATTRIBUTES: Record<string, readonly string[]> = {
 };
 /** Server paths the console fetches for the page (images of uploads, avatars, emoji, previews). */
 export const SERVER_PATHS = /^\/(user_uploads|user_avatars|static|external_content|thumbnail)\//;
-
-const escapeText = (text: string): string =>
-  text
-    .replace(/&(?!(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});)/gi, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;");
-
-const escapeAttribute = (value: string): string =>
-  value.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
-  );
-
-const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-/** Decodes the character references of an attribute value (the common named ones and numeric). */
-function decodeEntities(value: string): string {
-  return value.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref[0] !== "#") return NAMED[ref.toLowerCase()] ?? whole;
-    const code =
-      ref[1] === "x" || ref[1] === "X" ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
-  });
-}
-
-/** A link target the page may follow: http(s), mailto, or a path or fragment on the chat server. */
-function safeHref(value: string): string | undefined {
-  // Browsers ignore control characters and spaces inside a scheme (`java\tscript:`), and read `\` as `/`.
-  const squashed = [...value]
-    .filter((c) => c.charCodeAt(0) > 0x20 && c.charCodeAt(0) !== 0x7f)
-    .join("")
-    .replace(/\\/g, "/");
-  if (/^(https?:|mailto:)/i.test(squashed)) return value.trim();
-  if (/^[a-z][a-z0-9+.-]*:/i.test(squashed) || squashed.startsWith("//")) return undefined;
-  return value.trim();
-}
 
 /** An image source the page may load: only the chat server's own paths, fetched through the console. */
 function safeSrc(value: string): string | undefined {
@@ -135,107 +115,87 @@ export function emojiOfName(name: string): string | undefined {
   return code === undefined ? undefined : emojiOfCode(code);
 }
 
-const TAG =
-  /^<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*\/?>/;
-const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+/** A URL as a browser reads its scheme: control characters and spaces inside it are skipped. */
+const withoutControls = (url: string): string =>
+  [...url].filter((c) => c.charCodeAt(0) > 0x20).join("");
 
-/** The attributes of a tag the console keeps, checked and written out again. */
-function keptAttributes(tag: string, source: string): { html: string; classes: string } {
-  const allowed = TAG_ATTRIBUTES[tag] ?? [];
-  let html = "";
-  let classes = "";
-  const seen = new Set<string>();
-  for (const match of source.matchAll(ATTRIBUTE)) {
-    const name = match[1]!.toLowerCase();
-    if (seen.has(name) || (!GLOBAL_ATTRIBUTES.has(name) && !allowed.includes(name))) continue;
-    seen.add(name);
-    let value: string | undefined = decodeEntities(match[2] ?? match[3] ?? match[4] ?? "");
-    if (name === "href") value = safeHref(value);
-    else if (name === "src") value = safeSrc(value);
-    else if (name === "role" && value !== "img") value = undefined;
-    else if (
-      (name === "width" || name === "height" || name === "start") &&
-      !/^\d{1,5}$/.test(value)
-    )
+/**
+ * The console's rules for attribute values, on top of sanitize-html's name allowlist and scheme
+ * check (which see the values decoded, as the browser will): images only from the server's
+ * paths, `role` only `img`, sizes and list starts only numbers, and outside links (http(s),
+ * mailto) opened in a new tab without the console as opener. Attributes come out in one order.
+ */
+function checkedAttributes(tag: string, attribs: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(attribs)) {
+    let value: string | undefined = raw;
+    if (name === "target" || name === "rel") value = undefined;
+    else if (name === "href") value = raw.trim();
+    else if (name === "src") value = tag === "img" ? safeSrc(raw) : undefined;
+    else if (name === "role" && raw !== "img") value = undefined;
+    else if ((name === "width" || name === "height" || name === "start") && !/^\d{1,5}$/.test(raw))
       value = undefined;
-    if (value === undefined) continue;
-    if (name === "class") classes = value;
-    html += ` ${name}="${escapeAttribute(value)}"`;
+    if (value !== undefined) kept[name] = value;
   }
-  if (tag === "a" && /\shref="(https?:|mailto:)/i.test(html))
-    html += ' target="_blank" rel="noopener noreferrer"';
-  return { html, classes };
+  if (tag === "a" && /^(https?|mailto):/i.test(withoutControls(kept.href ?? ""))) {
+    kept.target = "_blank";
+    kept.rel = "noopener noreferrer";
+  }
+  return kept;
+}
+
+/** The emoji a Unicode emoji span (`<span class="emoji emoji-1f44d">`) stands for, or undefined. */
+function emojiOfSpan(attribs: Record<string, string>): string | undefined {
+  const classes = attribs.class ?? "";
+  if (!/(?:^|\s)emoji(?:\s|$)/.test(classes)) return undefined;
+  const code = /(?:^|\s)emoji-([0-9a-f-]+)(?:\s|$)/i.exec(classes)?.[1];
+  return code === undefined ? undefined : emojiOfCode(code);
+}
+
+const OPTIONS: SanitizeHtml.IOptions = {
+  allowedTags: ALLOWED,
+  allowedAttributes: { "*": GLOBAL_ATTRIBUTES, ...TAG_ATTRIBUTES },
+  allowedSchemes: ["http", "https", "mailto"],
+  // A link without a scheme stays on the chat server: `//host` (or `/\host`) would leave it.
+  allowProtocolRelative: false,
+  disallowedTagsMode: "discard",
+  nonTextTags: DROPPED_WITH_CONTENT,
+  // `<img>`, `<br>`, `<hr>` come out as `<img … />`: the same element to an HTML parser.
+  selfClosing: ["img", "br", "hr"],
+  parseStyleAttributes: false,
+  transformTags: {
+    // The span's text (`:thumbs_up:`) is replaced by the emoji itself.
+    span: (tagName, attribs) => {
+      const emoji = emojiOfSpan(attribs);
+      return emoji === undefined ? { tagName, attribs } : { tagName, attribs, text: emoji };
+    },
+    "*": (tagName, attribs) => ({ tagName, attribs: checkedAttributes(tagName, attribs) }),
+  },
+};
+
+let sanitizeHtml: typeof SanitizeHtml | undefined;
+
+/**
+ * sanitize-html and its HTML parser, loaded on the first message the console shows: `bot dev` in
+ * the terminal never loads them. Required synchronously (the package is CommonJS).
+ */
+function loadSanitizeHtml(): typeof SanitizeHtml {
+  sanitizeHtml ??= createRequire(import.meta.url)("sanitize-html") as typeof SanitizeHtml;
+  return sanitizeHtml;
 }
 
 /**
- * Makes the server's rendered message HTML safe for the console page: only the tags and
- * attributes of Zulip's Markdown survive, written out again (so nothing unbalanced or unquoted
- * gets through), links only to http(s), mailto or the server's own paths, images only from the
- * server's paths (the console fetches them), and Unicode emoji spans (`<span class="emoji
- * emoji-1f44d">:thumbs_up:</span>`) show the emoji itself. `<time datetime>` is kept for the
- * page to show in the reader's time zone.
+ * Makes the server's rendered message HTML safe for the console page with sanitize-html: only the
+ * tags and attributes of Zulip's Markdown survive, written out again from the parsed tree (so
+ * nothing unbalanced or unquoted gets through), links only to http(s), mailto or the server's own
+ * paths, images only from the server's paths (the console fetches them), and Unicode emoji spans
+ * (`<span class="emoji emoji-1f44d">:thumbs_up:</span>`) show the emoji itself. `<time datetime>`
+ * is kept for the page to show in the reader's time zone.
  *
  * @example
  * sanitizeMessageHtml('<p>ok <span class="emoji emoji-2705" title="check">:check:</span><script>x</script></p>');
  * // '<p>ok <span class="emoji emoji-2705" title="check">✅</span></p>'
  */
 export function sanitizeMessageHtml(html: string): string {
-  let out = "";
-  /** Open allowed tags; an emoji span notes the character its text becomes. */
-  const open: { tag: string; emoji?: string; shown?: boolean }[] = [];
-  let dropping: string | undefined;
-  let at = 0;
-  while (at < html.length) {
-    const lt = html.indexOf("<", at);
-    const text = html.slice(at, lt === -1 ? html.length : lt);
-    if (text && !dropping) {
-      const top = open.at(-1);
-      if (top?.emoji !== undefined) {
-        if (!top.shown) out += escapeText(top.emoji);
-        top.shown = true;
-      } else out += escapeText(text);
-    }
-    if (lt === -1) break;
-    const rest = html.slice(lt);
-    if (rest.startsWith("<!--")) {
-      const end = html.indexOf("-->", lt + 4);
-      at = end === -1 ? html.length : end + 3;
-      continue;
-    }
-    const match = TAG.exec(rest);
-    if (!match) {
-      if (!dropping) out += "&lt;";
-      at = lt + 1;
-      continue;
-    }
-    at = lt + match[0].length;
-    const closing = match[1] === "/";
-    const tag = match[2]!.toLowerCase();
-    if (dropping) {
-      if (closing && tag === dropping) dropping = undefined;
-      continue;
-    }
-    if (DROPPED_WITH_CONTENT.has(tag)) {
-      if (!closing && !match[0].endsWith("/>")) dropping = tag;
-      continue;
-    }
-    if (!ALLOWED.has(tag)) continue;
-    if (closing) {
-      const index = open.map((o) => o.tag).lastIndexOf(tag);
-      if (index === -1) continue;
-      // Closing an outer tag closes what is still open inside it, as a browser would.
-      for (const inner of open.splice(index).reverse()) out += `</${inner.tag}>`;
-      continue;
-    }
-    const { html: attributes, classes } = keptAttributes(tag, match[3] ?? "");
-    out += `<${tag}${attributes}>`;
-    if (VOID.has(tag)) continue;
-    const code =
-      tag === "span" && /(?:^|\s)emoji(?:\s|$)/.test(classes)
-        ? /(?:^|\s)emoji-([0-9a-f-]+)(?:\s|$)/i.exec(classes)?.[1]
-        : undefined;
-    open.push({ tag, emoji: code === undefined ? undefined : emojiOfCode(code) });
-  }
-  for (const inner of open.reverse()) out += `</${inner.tag}>`;
-  return out;
+  return loadSanitizeHtml()(html, OPTIONS);
 }
