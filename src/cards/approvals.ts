@@ -68,11 +68,20 @@ export class Approvals {
     const card = token === undefined ? undefined : await this.#o.cards.book.card(token);
     if (!card?.approval) return;
     const { via, ...by } = ctx.actor;
-    await this.decide(card.approval, { outcome, approved: outcome === "approved", by: { ...by, via }, at: this.#o.timers.now() });
+    await this.decide(card.approval, {
+      outcome,
+      approved: outcome === "approved",
+      by: { ...by, via },
+      at: this.#o.timers.now(),
+    });
   }
 
   /** `ctx.approve(question, options)`. */
-  async approve(origin: CardOrigin, question: string, options: ApproveOptions): Promise<ApprovalDecision> {
+  async approve(
+    origin: CardOrigin,
+    question: string,
+    options: ApproveOptions,
+  ): Promise<ApprovalDecision> {
     const key = `${origin.message.id}:${origin.nextApproval()}`;
     const known = await this.#o.cards.book.approval(key);
     if (known?.decision) {
@@ -137,7 +146,9 @@ export class Approvals {
     const emoji = decision.outcome === "expired" ? "hourglass" : DONE_EMOJI;
     await this.#o.cards
       .mark(card.messageId, emoji)
-      .catch((error: unknown) => this.#o.log.warn({ err: error }, "cards: could not mark an approval decided"));
+      .catch((error: unknown) =>
+        this.#o.log.warn({ err: error }, "cards: could not mark an approval decided"),
+      );
   }
 
   /** Hands the decision on: to the handler still waiting, else to a new run of its message. */
@@ -158,13 +169,23 @@ export class Approvals {
   #arm(record: ApprovalRecord): void {
     this.#disarm(record.key);
     const left = record.expiresAt - this.#o.timers.now();
-    const handle = this.#o.timers.setTimer(() => {
-      this.#timers.delete(record.key);
-      if (this.#o.timers.now() < record.expiresAt) return this.#arm(record);
-      void this.decide(record.key, { outcome: "expired", approved: false, at: record.expiresAt }).catch(
-        (error: unknown) => this.#o.log.error({ err: error, approval: record.key }, "cards: an approval's expiry failed"),
-      );
-    }, Math.min(Math.max(0, left), MAX_TIMER_MS));
+    const handle = this.#o.timers.setTimer(
+      () => {
+        this.#timers.delete(record.key);
+        if (this.#o.timers.now() < record.expiresAt) return this.#arm(record);
+        void this.decide(record.key, {
+          outcome: "expired",
+          approved: false,
+          at: record.expiresAt,
+        }).catch((error: unknown) =>
+          this.#o.log.error(
+            { err: error, approval: record.key },
+            "cards: an approval's expiry failed",
+          ),
+        );
+      },
+      Math.min(Math.max(0, left), MAX_TIMER_MS),
+    );
     this.#timers.set(record.key, handle);
   }
 
@@ -180,7 +201,10 @@ export class Approvals {
       if (!record.decision) this.#arm(record);
       else if (!record.delivered)
         await this.#deliver(record).catch((error: unknown) =>
-          this.#o.log.error({ err: error, approval: record.key }, "cards: could not hand on a decision"),
+          this.#o.log.error(
+            { err: error, approval: record.key },
+            "cards: could not hand on a decision",
+          ),
         );
     }
   }

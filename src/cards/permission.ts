@@ -10,8 +10,7 @@ export interface Clicker {
 }
 
 const isEmpty = (allow: Allow | undefined): boolean =>
-  allow === undefined ||
-  (!allow.roles?.length && !allow.users?.length && allow.asker !== true);
+  allow === undefined || (!allow.roles?.length && !allow.users?.length && allow.asker !== true);
 
 /** Whether `allow` admits `who` (`askerId` sent the message the card answers). */
 export async function admits(
@@ -25,9 +24,7 @@ export async function admits(
   if (rules.asker === true && who.userId === askerId) return true;
   const email = who.email.toLowerCase();
   if (
-    rules.users?.some((u) =>
-      typeof u === "number" ? u === who.userId : u.toLowerCase() === email,
-    )
+    rules.users?.some((u) => (typeof u === "number" ? u === who.userId : u.toLowerCase() === email))
   )
     return true;
   if (rules.roles?.length) {
@@ -37,7 +34,7 @@ export async function admits(
   return false;
 }
 
-/** Who `allow` admits, in words (`the asker, administrators or 2 listed people`). */
+/** Who `allow` admits, in words (`the person who asked, or administrators and owners`). */
 export function describeAllow(allow: Allow | undefined): string {
   if (isEmpty(allow)) return "everyone";
   const parts: string[] = [];
@@ -45,5 +42,5 @@ export function describeAllow(allow: Allow | undefined): string {
   if (allow!.roles?.length) parts.push(describeRoles(allow!.roles));
   const n = allow!.users?.length ?? 0;
   if (n > 0) parts.push(n === 1 ? "one listed person" : `the ${n} listed people`);
-  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(", ")} or ${parts.at(-1)!}`;
+  return parts.join(", or ");
 }

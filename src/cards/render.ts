@@ -117,8 +117,7 @@ export function checkChoices(choices: readonly CardChoice[], what: string): void
   for (const [i, choice] of choices.entries()) {
     if (!/^\S+$/.test(choice.action))
       throw new TypeError(`${what}: choices[${i}].action "${choice.action}" must be one word`);
-    if (oneLine(choice.label) === "")
-      throw new TypeError(`${what}: choices[${i}].label is empty`);
+    if (oneLine(choice.label) === "") throw new TypeError(`${what}: choices[${i}].label is empty`);
     if (choice.emoji !== undefined) {
       if (!/^[a-z0-9_+-]+$/.test(choice.emoji))
         throw new TypeError(`${what}: choices[${i}].emoji "${choice.emoji}" is not an emoji name`);

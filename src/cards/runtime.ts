@@ -235,7 +235,11 @@ export class CardRuntime {
         ...(changes.allow && { allow: changes.allow }),
         ...(changes.done && { done: true }),
       };
-      const spec = { heading: next.heading, body: next.body, choices: next.done ? [] : next.choices };
+      const spec = {
+        heading: next.heading,
+        body: next.body,
+        choices: next.done ? [] : next.choices,
+      };
       const content = cardContent(spec, token, this.#addressing(), {
         expiresAt: next.done ? undefined : next.expiresAt,
       });
@@ -300,7 +304,8 @@ export class CardRuntime {
     const argsText = canonicalArgs(ctx.command!.text.trim().replace(/^\S+/, ""));
     const card = await this.book.card(token);
     const choice = card?.choices.findIndex(
-      (c) => c.action.toLowerCase() === action.name.toLowerCase() && canonicalArgs(c.args) === argsText,
+      (c) =>
+        c.action.toLowerCase() === action.name.toLowerCase() && canonicalArgs(c.args) === argsText,
     );
     const click: Click = {
       ctx,
@@ -308,9 +313,16 @@ export class CardRuntime {
       clickId: `m:${ctx.message.id}`,
       where: conversationKey(ctx.conversation),
     };
-    if (!card) return this.#refuse(click, `There is no card ${code(token)}: check the token, or use the card's own buttons.`);
+    if (!card)
+      return this.#refuse(
+        click,
+        `There is no card ${code(token)}: check the token, or use the card's own buttons.`,
+      );
     if (choice === undefined || choice < 0)
-      return this.#refuse(click, `${code(`${action.name} ${token} ${argsText}`.trim())} is not one of that card's choices.`);
+      return this.#refuse(
+        click,
+        `${code(`${action.name} ${token} ${argsText}`.trim())} is not one of that card's choices.`,
+      );
     await this.#click(action, card.token, choice, click);
   }
 
@@ -332,8 +344,15 @@ export class CardRuntime {
     if (!(await this.book.firstSight(clickId))) return;
     const chosen = card.choices[choice]!;
     const action = this.#actions.get(chosen.action.toLowerCase());
-    if (!action) return this.#o.log.warn({ action: chosen.action }, "cards: a chip names no action");
-    const click = await this.#syntheticClick(messageId, userId, clickText(chosen, card.token), "reaction", clickId);
+    if (!action)
+      return this.#o.log.warn({ action: chosen.action }, "cards: a chip names no action");
+    const click = await this.#syntheticClick(
+      messageId,
+      userId,
+      clickText(chosen, card.token),
+      "reaction",
+      clickId,
+    );
     if (click) await this.#click(action, card.token, choice, click);
   }
 
@@ -354,16 +373,27 @@ export class CardRuntime {
     if (!(await this.book.firstSight(clickId))) return;
     const action = this.#actions.get(poll.action.toLowerCase());
     if (!action) return;
-    let text = /^canned,(\d+)$/.exec(vote.key) ? poll.options[Number(vote.key.slice(7))] : undefined;
+    let text = /^canned,(\d+)$/.exec(vote.key)
+      ? poll.options[Number(vote.key.slice(7))]
+      : undefined;
     if (text === undefined) {
       const { message } = await this.#o.api.messages.get({ message_id: vote.messageId });
       text = pollTally(message.submessages ?? [])?.options.find((o) => o.key === vote.key)?.text;
     }
     if (text === undefined) return;
-    const click = await this.#syntheticClick(vote.messageId, vote.voterId, `${poll.action} ${text}`, "vote", clickId);
+    const click = await this.#syntheticClick(
+      vote.messageId,
+      vote.voterId,
+      `${poll.action} ${text}`,
+      "vote",
+      clickId,
+    );
     if (!click) return;
     if (!(await admits(poll.allow, click.actor, poll.askerId, this.#o.directory)))
-      return this.#refuse(click, `your vote does not run ${code(poll.action)}: only ${describeAllow(poll.allow)} may.`);
+      return this.#refuse(
+        click,
+        `your vote does not run ${code(poll.action)}: only ${describeAllow(poll.allow)} may.`,
+      );
     const parsed = await this.#parse(action, click, text);
     if (!parsed) return;
     await this.#run(action, click, parsed, undefined, undefined);
@@ -382,7 +412,10 @@ export class CardRuntime {
   ): Promise<Click | undefined> {
     const user = await this.#o.directory.user(userId).catch(() => undefined);
     if (!user) return undefined;
-    const { message } = await this.#o.api.messages.get({ message_id: messageId, apply_markdown: false });
+    const { message } = await this.#o.api.messages.get({
+      message_id: messageId,
+      apply_markdown: false,
+    });
     const clicked: Message = {
       ...message,
       sender_id: user.userId,
@@ -405,8 +438,14 @@ export class CardRuntime {
   }
 
   /** The checks every card click passes, in order; the first that fails is answered. */
-  #click(action: RegisteredAction, token: string, choice: number, click: Click): Promise<void> {
-    return this.book.exclusive(`card:${token}`, async () => {
+  async #click(
+    action: RegisteredAction,
+    token: string,
+    choice: number,
+    click: Click,
+  ): Promise<void> {
+    // Checked and claimed under the card's lock; the handler runs after (it may update the card).
+    const claimed = await this.book.exclusive(`card:${token}`, async () => {
       const card = (await this.book.card(token))!;
       const chosen = card.choices[choice]!;
       if (card.place.key !== click.where)
@@ -414,12 +453,21 @@ export class CardRuntime {
       if (card.taken !== undefined && card.taken.clickId !== click.clickId) {
         const by = silentMention({ userId: card.taken.userId, fullName: card.taken.fullName });
         const label = card.choices[card.taken.choice]?.label ?? "a choice";
-        return this.#refuse(click, `That card was already answered: **${escapeText(label)}** by ${by}.`);
+        return this.#refuse(
+          click,
+          `That card was already answered: **${escapeText(label)}** by ${by}.`,
+        );
       }
-      if (card.expiresAt !== undefined && this.#o.now() >= card.expiresAt && card.taken === undefined)
-        return this.#refuse(click, `That card expired <time:${new Date(card.expiresAt).toISOString()}>.`);
-      if (card.taken === undefined && card.done)
-        return this.#refuse(click, "That card is closed.");
+      if (
+        card.expiresAt !== undefined &&
+        this.#o.now() >= card.expiresAt &&
+        card.taken === undefined
+      )
+        return this.#refuse(
+          click,
+          `That card expired <time:${new Date(card.expiresAt).toISOString()}>.`,
+        );
+      if (card.taken === undefined && card.done) return this.#refuse(click, "That card is closed.");
       const allow = [card.allow, action.spec.allow];
       for (const rules of allow)
         if (!(await admits(rules, click.actor, card.askerId, this.#o.directory)))
@@ -437,8 +485,9 @@ export class CardRuntime {
         card.done = true;
         await this.book.putCard(card);
       }
-      await this.#run(action, click, parsed, card, chosen);
+      return { parsed, card, chosen };
     });
+    if (claimed) await this.#run(action, click, claimed.parsed, claimed.card, claimed.chosen);
   }
 
   /** The action's arguments read from the click's text as a command's are; a bad one is answered. */
@@ -522,9 +571,13 @@ export class CardRuntime {
       try {
         const { message } = await this.#o.api.messages.get({ message_id: card.messageId });
         for (const r of message.reactions ?? [])
-          if (r.user_id !== this.#env.me.userId) await this.#reaction(card.messageId, r.user_id, r.emoji_name);
+          if (r.user_id !== this.#env.me.userId)
+            await this.#reaction(card.messageId, r.user_id, r.emoji_name);
       } catch (error) {
-        this.#o.log.warn({ err: error, card: card.token }, "cards: could not read a card's reactions");
+        this.#o.log.warn(
+          { err: error, card: card.token },
+          "cards: could not read a card's reactions",
+        );
       }
     }
   }

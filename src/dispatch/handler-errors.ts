@@ -38,7 +38,8 @@ export function handlerErrorReporter(
     if (cause instanceof DeliveryFencedError)
       return log.info({ messageId: ctx.message.id }, cause.message);
     // The bot stopped while the handler waited for an approval: its decision runs it again.
-    if (cause instanceof ApprovalPendingError) return log.info({ messageId: ctx.message.id }, cause.message);
+    if (cause instanceof ApprovalPendingError)
+      return log.info({ messageId: ctx.message.id }, cause.message);
     if (cause instanceof HandlerTimeoutError)
       return reportTimeout(cause, ctx, origin, log, quarantine);
     const refused = cause instanceof ApiError;

@@ -141,7 +141,12 @@ export interface CardService {
   card(origin: CardOrigin, spec: CardSpec): Promise<Card>;
   approve(origin: CardOrigin, question: string, options: ApproveOptions): Promise<ApprovalDecision>;
   /** Records a poll the bot posted whose votes run an action. */
-  watchPoll(origin: CardOrigin, messageId: number, options: string[], poll: PollOptions): Promise<void>;
+  watchPoll(
+    origin: CardOrigin,
+    messageId: number,
+    options: string[],
+    poll: PollOptions,
+  ): Promise<void>;
 }
 
 /**
@@ -150,7 +155,9 @@ export interface CardService {
  */
 export class ApprovalPendingError extends Error {
   constructor(readonly approval: string) {
-    super(`the bot stopped while approval ${approval} was open; its decision runs the handler again`);
+    super(
+      `the bot stopped while approval ${approval} was open; its decision runs the handler again`,
+    );
     this.name = "ApprovalPendingError";
   }
 }
