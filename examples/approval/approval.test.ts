@@ -44,7 +44,7 @@ describe("approval example", () => {
     t = await start();
     await t.send("!deploy v2.0");
     const card = await t.reply();
-    await t.restart({ whileDown: () => t.click(card.id, "Approve", { as: "adam" }).then(() => undefined) });
+    await t.restart({ whileDown: () => t.click(card.id, "Approve", { as: "adam" }) });
     await t.expectReply("Adam Admin approved: deploying v2.0.");
     await t.restart();
     await t.settle();

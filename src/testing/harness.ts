@@ -148,7 +148,7 @@ export interface TestBot {
    * `whileDown` runs in between (people keep talking, clicking and reacting). Resolves when the
    * new bot has started.
    */
-  restart(options?: { whileDown?: () => Promise<void> }): Promise<void>;
+  restart(options?: { whileDown?: () => Promise<unknown> }): Promise<void>;
   /** The reactions a message has now. */
   reactions(messageId: number): { emoji: string; userId: number; userName: string }[];
   /**
