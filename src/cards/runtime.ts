@@ -133,6 +133,7 @@ export class CardRuntime {
     const commandSpec: CommandSpec = {
       description: spec.description ?? `Answers a card (${name} <card> ...)`,
       args: { card: arg.string().describe("the card's token"), ...spec.args } as ArgsShape,
+      hidden: true,
       ...(spec.options && { options: spec.options }),
       ...(spec.timeoutMs !== undefined && { timeoutMs: spec.timeoutMs }),
     };
