@@ -121,6 +121,15 @@ describe("cards and actions", () => {
     expect(ran.at(-1)).toEqual({ version: "v3", by: "Olivia Owner", via: "reaction" });
   });
 
+  it("takes a click in a direct message, where the web client sends the reply text alone", async () => {
+    t = await createTestBot({ plugins: [deployer] });
+    await t.dm("release v7");
+    const card = await t.reply();
+    const click = await t.click(card.id, "Hold");
+    expect(t.realm.message(click)!.content).toBe(`hold ${tokenIn(card.content)}`);
+    await t.expectReply("Held by Mia Member");
+  });
+
   it("refuses forged clicks: an unknown token, a choice the card does not offer, another conversation, a clicker not allowed, an expired card", async () => {
     t = await createTestBot({ plugins: [deployer], now: "2026-03-02T09:00:00Z" });
     await t.send("!release v1");
