@@ -22,6 +22,9 @@ describe("approval example", () => {
     const card = await t.expectReply(/\*\*Deploy v1\.2\?\*\*/);
     expect(card.content).toContain("Only the on-call group can decide.");
     expect(card.content).toMatch(/`!approve [a-z2-9]{6}` \(or react :check:\)/);
+    // The open approval does not hold up its topic.
+    await t.send("!help deploy");
+    await t.expectReply(/Ask the on-call group to approve a deploy/);
     await t.click(card.id, "Approve", { as: "olivia" });
     await t.expectReply("Olivia Owner approved: deploying v1.2.");
     expect(await deployed(t)).toEqual(["v1.2"]);

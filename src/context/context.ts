@@ -350,10 +350,13 @@ export class MessageContextObject {
   }
 
   /**
-   * Replies with a poll widget that people vote in.
+   * Replies with a poll widget that people vote in, and hands back the message with `tally()`
+   * (the votes counted now, as the web client counts them). With `action`, each vote runs that
+   * action (`bot.action`) once, its arguments the option's text, for voters `allow` admits.
    *
    * @example
-   * await ctx.poll("Lunch?", ["Pizza", "Sushi"]);
+   * const poll = await ctx.poll("Lunch?", ["Pizza", "Sushi"]);
+   * const { options } = await poll.tally(); // [{ text: "Pizza", votes: 2, ... }, ...]
    */
   async poll(
     question: string,
