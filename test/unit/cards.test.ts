@@ -1,5 +1,6 @@
 // Cards' pure parts: the card's Markdown and zform, tokens and expiry, who may click, and poll tallies as the web client counts them.
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { arg, definePlugin, type Actor, type ApprovalDecision, type Card } from "topicbot";
 import {
   canonicalArgs,
   cardContent,
@@ -196,5 +197,32 @@ describe("polls the bot reads", () => {
     ).toBeUndefined();
     expect(pollVoteOf({ ...event, content: "{" })).toBeUndefined();
     expect(pollVoteOf({ ...event, msg_type: "other" })).toBeUndefined();
+  });
+});
+
+describe("types", () => {
+  it("types an action's arguments from its spec, and ctx.actor, ctx.card and ctx.approve", () => {
+    const plugin = definePlugin({
+      name: "typed",
+      setup(bot) {
+        bot.action(
+          "ship",
+          { args: { version: arg.string(), count: arg.integer().optional() } },
+          (ctx) => {
+            expectTypeOf(ctx.action.args.version).toEqualTypeOf<string>();
+            expectTypeOf(ctx.action.args.count).toEqualTypeOf<number | undefined>();
+            expectTypeOf(ctx.command.args.version).toEqualTypeOf<string>();
+            expectTypeOf(ctx.actor).toEqualTypeOf<Actor>();
+            // @ts-expect-error: no such argument
+            void ctx.action.args.nope;
+          },
+        );
+        bot.command("ask", {}, async (ctx) => {
+          expectTypeOf(await ctx.card({ heading: "Q", choices: [] })).toEqualTypeOf<Card>();
+          expectTypeOf(await ctx.approve("Q")).toEqualTypeOf<ApprovalDecision>();
+        });
+      },
+    });
+    expect(plugin.name).toBe("typed");
   });
 });
