@@ -449,7 +449,7 @@ export class CardRuntime {
     const claimed = await this.book.exclusive(`card:${token}`, async () => {
       const card = (await this.book.card(token))!;
       const chosen = card.choices[choice]!;
-      if (card.place.key !== click.where)
+      if (card.place.key !== click.where && !(await this.#movedTo(card, click.where)))
         return this.#refuse(click, "That card is in another conversation: answer it there.");
       if (card.taken !== undefined && card.taken.clickId !== click.clickId) {
         const by = silentMention({ userId: card.taken.userId, fullName: card.taken.fullName });
@@ -489,6 +489,19 @@ export class CardRuntime {
       return { parsed, card, chosen };
     });
     if (claimed) await this.#run(action, click, claimed.parsed, claimed.card, claimed.chosen);
+  }
+
+  /**
+   * Whether the card's message now lies in conversation `where` (its topic was renamed or moved
+   * since it was posted); the journal then follows it.
+   */
+  async #movedTo(card: CardRecord, where: string): Promise<boolean> {
+    const { message } = await this.#o.api.messages.get({ message_id: card.messageId });
+    const conversation = conversationOf(message);
+    if (conversationKey(conversation) !== where) return false;
+    card.place = { conversation, key: where };
+    await this.book.putCard(card);
+    return true;
   }
 
   /** The action's arguments read from the click's text as a command's are; a bad one is answered. */

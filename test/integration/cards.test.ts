@@ -130,6 +130,16 @@ describe("cards and actions", () => {
     await t.expectReply("Held by Mia Member");
   });
 
+  it("follows its card when the topic is renamed: a click in the new topic counts", async () => {
+    t = await createTestBot({ plugins: [deployer] });
+    await t.send("!release v8", { topic: "old name" });
+    const card = await t.reply();
+    await t.renameTopic("general", "old name", "new name");
+    await t.click(card.id, "Hold");
+    await t.expectReply("Held by Mia Member");
+    expect(t.realm.message(card.id)!.topic).toBe("new name");
+  });
+
   it("refuses forged clicks: an unknown token, a choice the card does not offer, another conversation, a clicker not allowed, an expired card", async () => {
     t = await createTestBot({ plugins: [deployer], now: "2026-03-02T09:00:00Z" });
     await t.send("!release v1");
