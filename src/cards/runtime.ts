@@ -16,19 +16,11 @@ import {
 } from "../context/context.js";
 import { postTo, replyParams } from "../context/actions.js";
 import type { Directory } from "../context/directory.js";
-import { isTimeZone } from "../context/time.js";
-import {
-  compileSpec,
-  resolveInvocation,
-  type CommandSpec,
-  type CompiledSpec,
-} from "../commands/command.js";
-import { UsageError } from "../commands/parse.js";
-import { arg, type ArgEnv, type ArgsShape } from "../commands/types.js";
+import { compileSpec, type CommandSpec } from "../commands/command.js";
+import { arg, type ArgsShape } from "../commands/types.js";
 import type { Handler, Router } from "../dispatch/router.js";
 import { conversationKey, conversationOf } from "../model/conversation.js";
 import type {
-  Actor,
   Card,
   CardOrigin,
   CardSpec,
@@ -50,6 +42,14 @@ import {
   type Addressing,
 } from "./render.js";
 import type { ActionContext, ActionSpec } from "./actions.js";
+import {
+  parseClick,
+  refuse,
+  runAction,
+  type Click,
+  type Poster,
+  type RegisteredAction,
+} from "./clicks.js";
 
 /** DELETE /messages/{message_id}: not among the client's endpoints (the spec shows none). */
 const deleteMessage = endpoint({
@@ -74,28 +74,6 @@ export interface CardRuntimeOptions {
   now(): number;
   timeZone(): string;
 }
-
-/** An action as registered: its spec compiled as a command's, with the click's token first. */
-interface RegisteredAction {
-  plugin: string;
-  name: string;
-  spec: ActionSpec;
-  compiled: CompiledSpec;
-  handler: Handler<ActionContext>;
-}
-
-/** A click about to be checked: where it came from and who made it. */
-interface Click {
-  ctx: MessageContext;
-  actor: Actor;
-  /** Unique per click: `m:<message>`, `r:<message>:<user>:<emoji>`, `v:<submessage>`. */
-  clickId: string;
-  /** Where the click was made (its conversation key), checked against the card's. */
-  where: string;
-}
-
-/** Posts a card's next version (through the reply guard when a context is at hand). */
-type Poster = (content: string, widget: Record<string, unknown>) => Promise<{ id: number }>;
 
 /**
  * The cards of one bot. `action` registers an action as a command (`<action> <token> [args]`), so
@@ -315,13 +293,15 @@ export class CardRuntime {
       where: conversationKey(ctx.conversation),
     };
     if (!card)
-      return this.#refuse(
+      return refuse(
         click,
+        this.#o.log,
         `There is no card ${code(token)}: check the token, or use the card's own buttons.`,
       );
     if (choice === undefined || choice < 0)
-      return this.#refuse(
+      return refuse(
         click,
+        this.#o.log,
         `${code(`${action.name} ${token} ${argsText}`.trim())} is not one of that card's choices.`,
       );
     await this.#click(action, card.token, choice, click);
@@ -391,13 +371,14 @@ export class CardRuntime {
     );
     if (!click) return;
     if (!(await admits(poll.allow, click.actor, poll.askerId, this.#o.directory)))
-      return this.#refuse(
+      return refuse(
         click,
+        this.#o.log,
         `your vote does not run ${code(poll.action)}: only ${describeAllow(poll.allow)} may.`,
       );
-    const parsed = await this.#parse(action, click, text);
+    const parsed = await parseClick(action, click, this.#o, text);
     if (!parsed) return;
-    await this.#run(action, click, parsed, undefined, undefined);
+    await runAction(action, click, parsed, this.#o.log);
   }
 
   /**
@@ -450,12 +431,13 @@ export class CardRuntime {
       const card = (await this.book.card(token))!;
       const chosen = card.choices[choice]!;
       if (card.place.key !== click.where && !(await this.#movedTo(card, click.where)))
-        return this.#refuse(click, "That card is in another conversation: answer it there.");
+        return refuse(click, this.#o.log, "That card is in another conversation: answer it there.");
       if (card.taken !== undefined && card.taken.clickId !== click.clickId) {
         const by = silentMention({ userId: card.taken.userId, fullName: card.taken.fullName });
         const label = card.choices[card.taken.choice]?.label ?? "a choice";
-        return this.#refuse(
+        return refuse(
           click,
+          this.#o.log,
           `That card was already answered: **${escapeText(label)}** by ${by}.`,
         );
       }
@@ -464,16 +446,23 @@ export class CardRuntime {
         this.#o.now() >= card.expiresAt &&
         card.taken === undefined
       )
-        return this.#refuse(
+        return refuse(
           click,
+          this.#o.log,
           `That card expired <time:${new Date(card.expiresAt).toISOString()}>.`,
         );
-      if (card.taken === undefined && card.done) return this.#refuse(click, "That card is closed.");
+      if (card.taken === undefined && card.done)
+        return refuse(click, this.#o.log, "That card is closed.");
       const allow = [card.allow, action.spec.allow];
       for (const rules of allow)
         if (!(await admits(rules, click.actor, card.askerId, this.#o.directory)))
-          return this.#refuse(click, `only ${describeAllow(rules)} may answer that card.`);
-      const parsed = await this.#parse(action, click, `${token} ${canonicalArgs(chosen.args)}`);
+          return refuse(click, this.#o.log, `only ${describeAllow(rules)} may answer that card.`);
+      const parsed = await parseClick(
+        action,
+        click,
+        this.#o,
+        `${token} ${canonicalArgs(chosen.args)}`,
+      );
       if (!parsed) return;
       if (card.taken === undefined) {
         card.taken = {
@@ -488,7 +477,12 @@ export class CardRuntime {
       }
       return { parsed, card, chosen };
     });
-    if (claimed) await this.#run(action, click, claimed.parsed, claimed.card, claimed.chosen);
+    if (claimed)
+      await runAction(action, click, claimed.parsed, this.#o.log, (post) => ({
+        card: this.#handle(claimed.card, post),
+        choice: claimed.chosen,
+        token: claimed.card.token,
+      }));
   }
 
   /**
@@ -502,75 +496,6 @@ export class CardRuntime {
     card.place = { conversation, key: where };
     await this.book.putCard(card);
     return true;
-  }
-
-  /** The action's arguments read from the click's text as a command's are; a bad one is answered. */
-  async #parse(
-    action: RegisteredAction,
-    click: Click,
-    text: string,
-  ): Promise<{ args: Record<string, unknown>; options: Record<string, unknown> } | undefined> {
-    const env: ArgEnv = {
-      directory: this.#o.directory,
-      senderId: click.actor.userId,
-      now: this.#o.now(),
-      timeZone: async () => {
-        const user = await this.#o.directory.user(click.actor.userId).catch(() => undefined);
-        return user?.timezone && isTimeZone(user.timezone) ? user.timezone : this.#o.timeZone();
-      },
-    };
-    const compiled = click.actor.via === "vote" ? votesSpec(action) : action.compiled;
-    try {
-      const resolved = await resolveInvocation(compiled, text, env);
-      const { card: _card, ...args } = resolved.args;
-      return { args, options: resolved.options };
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      await this.#refuse(click, `that click does not fit ${code(action.name)}: ${error.message}`);
-      return undefined;
-    }
-  }
-
-  async #run(
-    action: RegisteredAction,
-    click: Click,
-    parsed: { args: Record<string, unknown>; options: Record<string, unknown> },
-    card: CardRecord | undefined,
-    choice: CardRecord["choices"][number] | undefined,
-  ): Promise<void> {
-    const ctx = click.ctx as MessageContext & Partial<Pick<ActionContext, "action" | "actor">>;
-    ctx.plugin = action.plugin;
-    const raw = ctx.command?.raw ?? click.ctx.text;
-    ctx.command = { name: action.name, args: parsed.args, options: parsed.options, text: raw, raw };
-    const post: Poster = (content, widget) =>
-      ctx.reply(content, { widget: widget as never }).then((sent) => ({ id: sent.id }));
-    ctx.actor = click.actor;
-    ctx.action = {
-      name: action.name,
-      args: parsed.args,
-      options: parsed.options,
-      ...(card && choice && { card: this.#handle(card, post), choice, token: card.token }),
-    };
-    if (click.actor.via === "message") {
-      await action.handler(ctx as ActionContext);
-      return;
-    }
-    try {
-      await action.handler(ctx as ActionContext);
-    } catch (error) {
-      this.#o.log.error(
-        { err: error, plugin: action.plugin, action: action.name },
-        `plugin "${action.plugin}" failed handling a ${click.actor.via} click of action "${action.name}"`,
-      );
-    }
-  }
-
-  /** Answers a refused click in its conversation, addressed to the clicker (silently). */
-  async #refuse(click: Click, why: string): Promise<void> {
-    const who = silentMention({ userId: click.actor.userId, fullName: click.actor.fullName });
-    const text = why[0] === why[0]!.toUpperCase() ? why : why[0]!.toUpperCase() + why.slice(1);
-    this.#o.log.info({ clickId: click.clickId, why }, "cards: click refused");
-    await click.ctx.reply(`${who}: ${text}`);
   }
 
   // ---- after a restart ----
@@ -595,12 +520,4 @@ export class CardRuntime {
       }
     }
   }
-}
-
-/** A vote's action reads the option's text after the action name: its own spec, without a token. */
-function votesSpec(action: RegisteredAction): CompiledSpec {
-  return compileSpec(action.name, {
-    ...(action.spec.args && { args: action.spec.args }),
-    ...(action.spec.options && { options: action.spec.options }),
-  });
 }
