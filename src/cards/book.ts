@@ -119,8 +119,14 @@ export class CardBook {
     return this.#store.get<PollRecord>(`poll:${messageId}`);
   }
 
+  /** Kept as long as its votes are remembered: a poll older than that runs no more actions. */
   putPoll(record: PollRecord): Promise<void> {
-    return this.#store.set(`poll:${record.messageId}`, record);
+    return this.#store.set(`poll:${record.messageId}`, record, { ttlMs: SEEN_TTL_MS });
+  }
+
+  /** The message IDs of the polls whose votes run actions. */
+  async pollIds(): Promise<number[]> {
+    return (await this.#store.list("poll:")).map((key) => Number(key.slice(5)));
   }
 
   /** Notes a click ID (a vote's submessage); true when it is new, false when seen before. */

@@ -501,10 +501,28 @@ export class CardRuntime {
   // ---- after a restart ----
 
   /**
-   * At start: chips added to open cards while the bot was away are clicks too (reactions are not
-   * caught up like messages); each is taken once (`firstSight`).
+   * At start: chips added to open cards while the bot was away are clicks too, and so are votes
+   * on action polls (events are not caught up like messages); each is taken once (`firstSight`).
    */
   async reconcile(): Promise<void> {
+    for (const messageId of await this.book.pollIds()) {
+      try {
+        const { message } = await this.#o.api.messages.get({ message_id: messageId });
+        for (const sub of message.submessages ?? [])
+          if (sub.sender_id !== this.#env.me.userId)
+            await this.#vote({
+              id: -1,
+              type: "submessage",
+              msg_type: sub.msg_type,
+              message_id: messageId,
+              submessage_id: sub.id,
+              sender_id: sub.sender_id,
+              content: sub.content,
+            });
+      } catch (error) {
+        this.#o.log.warn({ err: error, poll: messageId }, "cards: could not read a poll's votes");
+      }
+    }
     for (const card of await this.book.openCards()) {
       if (!card.choices.some((c) => c.emoji)) continue;
       try {

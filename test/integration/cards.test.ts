@@ -177,6 +177,12 @@ describe("cards and actions", () => {
     await t.expectReply("Mia Member votes soup");
     await t.send(`!tally ${poll.id}`);
     await t.expectReply("pizza=0 soup=2");
+    // A vote made while the bot is down runs the action once, after the restart.
+    await t.restart({ whileDown: () => t.vote(poll.id, "pizza", { as: "adam" }) });
+    await t.expectReply("Adam Admin votes pizza");
+    await t.restart();
+    await t.settle();
+    expect(t.botMessages().filter((m) => m.content.endsWith("votes pizza"))).toHaveLength(2);
   });
 
   it("handles a click sent while the bot was down once, after the restart; chips added meanwhile too", async () => {
