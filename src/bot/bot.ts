@@ -237,7 +237,8 @@ export function createBot(options: BotOptions): Bot {
     router,
     directory,
     log: log.child({ component: "cards" }),
-    prefix,
+    // Under `respondTo: mentions` the prefix addresses nothing: cards show the mention to type.
+    prefix: respondTo === "mentions" ? "" : prefix,
     now,
     timeZone,
     timers: options.schedulerClock ?? systemClock,

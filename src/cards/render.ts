@@ -41,12 +41,15 @@ export function clickText(choice: CardChoice, token: string): string {
 /** How a typed click is addressed: the prefix, or a mention when the bot has no prefix. */
 export interface Addressing {
   prefix: string;
-  /** The bot's mention (`@**Deploy Bot**`), for a bot without a prefix. */
+  /** The bot's silent mention (`@_**Deploy Bot**`), for a bot without a prefix. */
   mention: string;
 }
 
+/** The command to type, as Markdown: in a code span, after the bot's (silent) mention without a prefix. */
 const typed = (text: string, how: Addressing): string =>
-  how.prefix === "" ? `${how.mention} ${text}` : `${how.prefix}${text}`;
+  how.prefix === ""
+    ? `${how.mention} ${code(text, Infinity)}`
+    : code(`${how.prefix}${text}`, Infinity);
 
 /** What a card shows when it is closed: the choice taken, or why it closed. */
 export interface CardState {
@@ -77,7 +80,7 @@ export function cardContent(
     for (const choice of spec.choices) {
       const chip = choice.emoji ? ` (or react :${choice.emoji}:)` : "";
       lines.push(
-        `- **${escapeText(oneLine(choice.label))}**: ${code(typed(clickText(choice, token), how), Infinity)}${chip}`,
+        `- **${escapeText(oneLine(choice.label))}**: ${typed(clickText(choice, token), how)}${chip}`,
       );
     }
   }

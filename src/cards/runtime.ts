@@ -103,7 +103,7 @@ export class CardRuntime {
   }
 
   #addressing(): Addressing {
-    return { prefix: this.#o.prefix, mention: this.#env.me.mention };
+    return { prefix: this.#o.prefix, mention: this.#env.me.silentMention };
   }
 
   /** Registers `name` as an action of `plugin`, and as the command its clicks arrive as. */

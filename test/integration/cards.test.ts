@@ -140,6 +140,15 @@ describe("cards and actions", () => {
     expect(t.realm.message(card.id)!.topic).toBe("new name");
   });
 
+  it("shows the mention to type under respondTo: mentions, where the prefix addresses nothing", async () => {
+    t = await createTestBot({ plugins: [deployer], config: { respondTo: "mentions" } });
+    await t.send("@**Topic Bot** release v9");
+    const card = await t.reply();
+    const token = /@_\*\*Topic Bot\*\* `hold ([a-z2-9]{6})`/.exec(card.content)![1]!;
+    await t.send(`@**Topic Bot** hold ${token}`);
+    await t.expectReply("Held by Mia Member");
+  });
+
   it("refuses forged clicks: an unknown token, a choice the card does not offer, another conversation, a clicker not allowed, an expired card", async () => {
     t = await createTestBot({ plugins: [deployer], now: "2026-03-02T09:00:00Z" });
     await t.send("!release v1");

@@ -15,7 +15,7 @@ import { admits, describeAllow } from "../../src/cards/permission.js";
 import { pollTally, pollVoteOf } from "../../src/context/polls.js";
 import type { Directory } from "../../src/context/directory.js";
 
-const how = { prefix: "!", mention: "@**Deploy Bot**" };
+const how = { prefix: "!", mention: "@_**Deploy Bot**" };
 const choices = [
   { label: "Approve", action: "approve", emoji: "check" },
   { label: "Ship it", action: "ship", args: "  v1.2   --force " },
@@ -43,7 +43,7 @@ describe("a card as a message", () => {
     );
     // A bot without a prefix is addressed by its mention; a closed card offers nothing.
     expect(cardContent({ heading: "Q", choices }, "k3f9x2", { ...how, prefix: "" })).toContain(
-      "`@\u200b**Deploy Bot** approve k3f9x2`",
+      "@_**Deploy Bot** `approve k3f9x2`",
     );
     expect(cardContent({ heading: "Q", choices }, "t", how, { closedNote: "Done." })).toBe(
       "**Q**\n\nDone.",
