@@ -214,5 +214,6 @@ describe("cards and actions", () => {
     await t.settle();
     expect(ran).toEqual([{ version: "v4", by: "Mia Member", via: "message" }]);
     expect(t.botMessages().filter((m) => m.content.startsWith("Held by"))).toHaveLength(1);
+    expect(t.errors()).toEqual([]);
   });
 });
