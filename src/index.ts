@@ -35,6 +35,26 @@ export type {
 export { splitMessage } from "./context/actions.js";
 export type { MessageRef } from "./context/chat-actions.js";
 export { pollContent, todoContent } from "./context/widgets.js";
+export type { Poll } from "./context/context.js";
+export { pollTally, pollVoteOf } from "./context/polls.js";
+export type { PollVote, SubmessageLike } from "./context/polls.js";
+export { ApprovalPendingError } from "./model/cards.js";
+export type {
+  Actor,
+  Allow,
+  ApprovalDecision,
+  ApproveOptions,
+  Card,
+  CardChoice,
+  CardSpec,
+  CardUpdate,
+  ClickTransport,
+  PollOptions,
+  PollOptionTally,
+  PollTally,
+} from "./model/cards.js";
+export type { ActionContext, ActionInvocation, ActionSpec } from "./cards/actions.js";
+export { cardContent, cardWidget } from "./cards/render.js";
 export { AmbiguousNameError } from "./context/directory.js";
 export type { Directory, ChatUser, UserLookup } from "./context/directory.js";
 export {

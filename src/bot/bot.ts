@@ -38,6 +38,8 @@ import { BOT_FETCH_EVENT_TYPES } from "../inbound/registration.js";
 import { isTimeZone } from "../context/time.js";
 import { processTimeZone } from "../time/zoned.js";
 import { BotLifecycle } from "./lifecycle.js";
+import { createCards } from "../cards/index.js";
+import { systemClock } from "../scheduler/clock.js";
 
 export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
   /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
@@ -229,6 +231,21 @@ export function createBot(options: BotOptions): Bot {
     respondTo,
     observer: options.observer,
   });
+  const cards = createCards({
+    api,
+    store: storage.namespace("topicbot:cards"),
+    router,
+    directory,
+    log: log.child({ component: "cards" }),
+    // Under `respondTo: mentions` the prefix addresses nothing: cards show the mention to type.
+    prefix: respondTo === "mentions" ? "" : prefix,
+    now,
+    timeZone,
+    timers: options.schedulerClock ?? systemClock,
+    rehandle: (message, flags) => handler.handle(message, flags, undefined),
+  });
+  bus.on("reaction", cards.runtime.onReaction);
+  bus.on("submessage", cards.runtime.onSubmessage);
   const intake = new Intake({
     api,
     log: log.child({ component: "events" }),
@@ -254,6 +271,7 @@ export function createBot(options: BotOptions): Bot {
       sessions: storage.namespace("topicbot:sessions"),
       services: outside.plugins,
       users: directory,
+      cards: cards.runtime,
       me: () => {
         if (!lifecycle.me)
           throw new Error(`plugin "${plugin}": bot.me is available once the bot starts`);
@@ -283,6 +301,7 @@ export function createBot(options: BotOptions): Bot {
     intake,
     outside,
     handler,
+    cards,
     reportHandlerError: handlerErrorReporter(
       log,
       outside,

@@ -24,6 +24,7 @@ import { notify } from "../model/observer.js";
 import type { PluginApi } from "./plugin-api.js";
 import type { BotServices } from "./services.js";
 import type { ServerFacts } from "../context/actions.js";
+import type { Cards } from "../cards/index.js";
 
 export type BotState = "new" | "starting" | "running" | "stopping" | "stopped";
 
@@ -46,6 +47,8 @@ export interface BotParts {
   intake: Intake;
   outside: BotServices;
   handler: MessageHandler;
+  /** Cards, actions and approvals. */
+  cards: Cards;
   reportHandlerError: HandlerErrorReporter;
   /** Time limits and quarantine. */
   watch: HandlerWatch;
@@ -95,6 +98,7 @@ export class BotLifecycle {
       this.me = me;
       const services = contextServices(p, me);
       await setUpPlugins(p);
+      p.cards.approvals.register();
       p.commands.registerHelp(p.router, pluginDescriptions(options));
       const pipeline = compose([
         p.handler.admit,
@@ -104,6 +108,7 @@ export class BotLifecycle {
         p.commands.unknownCommand(p.router),
       ]);
       p.handler.ready(pipeline, services);
+      p.cards.runtime.ready(services);
       await p.delivery.load();
       await p.watch.quarantine.load();
       await p.dialogs.load();
@@ -129,6 +134,7 @@ export class BotLifecycle {
         },
       });
       this.state = "running";
+      await p.cards.start();
       if (options.handleSignals ?? true) {
         process.once("SIGINT", this.#onSignal);
         process.once("SIGTERM", this.#onSignal);
@@ -183,6 +189,7 @@ export class BotLifecycle {
       let drained = await within(p.dispatcher.whenIdle(), stopTimeoutMs);
       // Open questions end unanswered, so the handlers waiting on them can finish.
       p.dialogs.cancelAll();
+      p.cards.stop();
       if (drained)
         drained = await within(p.handler.inflight.whenNone(), Math.max(0, deadline - now()));
       if (!drained)
@@ -224,6 +231,7 @@ export function contextServices(p: BotParts, me: BotAccount): ContextServices {
     now: p.now,
     guard: p.delivery.replies.guard,
     firstReply: p.outside.firstReply,
+    cards: p.cards.service,
   };
   return Object.defineProperty(services, "timeZone", {
     get: () => p.timeZone(),

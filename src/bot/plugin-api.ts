@@ -26,6 +26,8 @@ import type {
 } from "../dispatch/router.js";
 import type { BotAccount } from "../model/account.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "../context/session.js";
+import type { CardRuntime } from "../cards/runtime.js";
+import type { ActionContext, ActionSpec } from "../cards/actions.js";
 
 export type EventListener<T extends ServerEventType> = (event: EventOf<T>) => unknown;
 
@@ -144,6 +146,22 @@ export interface PluginApi {
    *   ctx.reply(bot.commands().map((c) => `\`${c.name}\``).join(", ")));
    */
   commands(): CommandInfo[];
+  /**
+   * An action: what a card's choice runs when clicked, by the zform button (web), the same text
+   * typed (`!approve k3f9x2`), a reaction chip, or a poll vote. Arguments are typed as a
+   * command's; the card's token, expiry, single use and `allow` are checked before the handler.
+   * `ctx.actor` is who clicked, `ctx.action` the card and choice. See docs/cards.md.
+   *
+   * @example
+   * bot.action("deploy", { args: { version: arg.string() } }, async (ctx) => {
+   *   await ctx.reply(`Deploying ${ctx.action.args.version} for ${ctx.actor.fullName}`);
+   * });
+   */
+  action<A extends ArgsShape = NoArgs, O extends ArgsShape = NoArgs>(
+    name: string,
+    spec: ActionSpec<A, O>,
+    handler: Handler<ActionContext<A, O>>,
+  ): void;
   use(middleware: Middleware<MessageContext>): void;
   on<T extends ServerEventType>(type: T, listener: EventListener<T>): void;
   /**
@@ -195,6 +213,8 @@ export interface PluginApiDeps {
   me(): BotAccount;
   /** The bot's directory of users. */
   users: UserLookup;
+  /** Cards and their actions. */
+  cards: CardRuntime;
 }
 
 /** The storage namespace every plugin shares (`bot.sharedStorage`). */
@@ -216,6 +236,8 @@ export function createPluginApi(plugin: string, deps: PluginApiDeps): PluginApi 
     filter: (filter, handler, options) => deps.router.filter(plugin, filter, handler, options),
     followed: (handler, options) => deps.router.followed(plugin, handler, options),
     commands: () => deps.router.commands(),
+    action: (name, spec, handler) =>
+      deps.cards.action(plugin, name, spec as ActionSpec, handler as Handler<ActionContext>),
     use: (mw) => deps.addMiddleware(plugin, mw),
     on: (type, listener) => {
       deps.bus.on(type, (event: AnyEvent) => {

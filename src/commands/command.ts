@@ -19,6 +19,11 @@ export interface CommandSpec<A extends ArgsShape = ArgsShape, O extends ArgsShap
   /** Example invocations shown by `help`, without the prefix. */
   examples?: string[];
   /**
+   * Left out of `help`'s list and `bot.commands()` (still run, and `help <name>` explains it):
+   * what a card's button sends (`bot.action`), which nobody needs listed.
+   */
+  hidden?: boolean;
+  /**
    * Subcommands by name (`!todo add <text>`, `!todo list`), each made with `subcommand()`, with
    * its own arguments, options, usage and handler. A command with subcommands takes no `args`.
    */

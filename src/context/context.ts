@@ -44,6 +44,17 @@ import { streamAnswer, type StreamOptions, type StreamResult, type TextSource } 
 import { fetchHistory, type HistoryOptions, type Turn } from "./history.js";
 import type { Follows, FollowOptions } from "./follows.js";
 import type { TypingParams } from "../api/typing.js";
+import type {
+  ApprovalDecision,
+  ApproveOptions,
+  Card,
+  CardOrigin,
+  CardService,
+  CardSpec,
+  PollOptions,
+  PollTally,
+} from "../model/cards.js";
+import { pollTally } from "./polls.js";
 
 export interface Sender {
   userId: number;
@@ -52,6 +63,12 @@ export interface Sender {
 }
 
 export type { SentMessage } from "./actions.js";
+
+/** A poll the bot posted (`ctx.poll`): the message, and its votes counted on demand. */
+export interface Poll extends SentMessage {
+  /** The question and each option's votes, read from the server now (as the web client counts). */
+  tally(): Promise<PollTally>;
+}
 
 export interface AskOptions {
   /** How long to wait for the answer. Default 5 minutes. */
@@ -95,6 +112,8 @@ export interface ContextServices extends ActionEnv {
   follows?: Follows;
   /** Told when a context sends its first reply, with its turn's `arrivedAt` (reply latency metrics). */
   firstReply?: (ctx: MessageContext, arrivedAt: number) => void;
+  /** The bot's cards, actions and approvals (`ctx.card`, `ctx.approve`); none outside a bot. */
+  cards?: CardService;
 }
 
 export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
@@ -187,6 +206,8 @@ export class MessageContextObject {
   #log: Logger | undefined = undefined;
   #state: ContextState | undefined = undefined;
   #sends = 0;
+  /** Cards and approvals this handling made, counted from 0 (their journal keys). */
+  #cardsMade = 0;
   #replied = false;
 
   constructor(init: ContextInit) {
@@ -330,13 +351,85 @@ export class MessageContextObject {
   }
 
   /**
-   * Replies with a poll widget that people vote in.
+   * Replies with a poll widget that people vote in, and hands back the message with `tally()`
+   * (the votes counted now, as the web client counts them). With `action`, each vote runs that
+   * action (`bot.action`) once, its arguments the option's text, for voters `allow` admits.
    *
    * @example
-   * await ctx.poll("Lunch?", ["Pizza", "Sushi"]);
+   * const poll = await ctx.poll("Lunch?", ["Pizza", "Sushi"]);
+   * const { options } = await poll.tally(); // [{ text: "Pizza", votes: 2, ... }, ...]
    */
-  poll(question: string, options: readonly string[]): Promise<SentMessage> {
-    return this.reply(pollContent(question, options));
+  async poll(
+    question: string,
+    options: readonly string[],
+    settings: PollOptions = {},
+  ): Promise<Poll> {
+    const sent = await this.reply(pollContent(question, options));
+    if (settings.action !== undefined)
+      await this.#cardsOf("poll").watchPoll(this.#origin(), sent.id, [...options], settings);
+    const api = this.#services.api;
+    return {
+      ...sent,
+      async tally() {
+        const { message } = await api.messages.get({ message_id: sent.id });
+        const tally = pollTally(message.submessages ?? []);
+        if (!tally) throw new Error(`poll: message ${sent.id} is not a poll`);
+        return tally;
+      },
+    };
+  }
+
+  /**
+   * Posts a card: its Markdown lists every choice as a command one can type (and its reaction
+   * chip), with a zform on top whose buttons the web client draws. A click runs the choice's
+   * action (`bot.action`) once, after the card's checks (token, expiry, single use, `allow`).
+   *
+   * @example
+   * await ctx.card({
+   *   heading: "Deploy v1.2?",
+   *   choices: [{ label: "Deploy", action: "deploy", args: "v1.2", emoji: "rocket" }],
+   *   allow: { roles: ["administrator"] },
+   *   expires: "1h",
+   * });
+   */
+  card(spec: CardSpec): Promise<Card> {
+    return this.#cardsOf("card").card(this.#origin(), spec);
+  }
+
+  /**
+   * Asks for an approval with an Approve / Reject card and waits (for days, across restarts:
+   * after a restart the handler runs again for the same message, and this call returns the
+   * decision at once; replies before it are not sent twice). Resolves `expired` after `expires`.
+   *
+   * @example
+   * const decision = await ctx.approve("Deploy v1.2?", { approvers: { users: oncall }, expires: "1d" });
+   * if (decision.approved) await deploy("v1.2");
+   */
+  approve(question: string, options: ApproveOptions = {}): Promise<ApprovalDecision> {
+    return this.#cardsOf("approve").approve(this.#origin(), question, options);
+  }
+
+  #cardsOf(action: string): CardService {
+    const cards = this.#services.cards;
+    if (!cards) throw new Error(`ctx.${action}() needs a running bot (this context has none)`);
+    return cards;
+  }
+
+  /** This context as the card service sees it. */
+  #origin(): CardOrigin {
+    return {
+      message: this.message,
+      messageFlags: this.messageFlags,
+      plugin: this.plugin,
+      post: (content, widget) =>
+        this.#deliver("reply", undefined, content, widget as unknown as Widget),
+      skipSend: () => void this.#sends++,
+      nextApproval: () => this.#cardsMade++,
+      suspend: () => {
+        this.waitingForAnswer = true;
+        this.#turn?.suspend();
+      },
+    };
   }
 
   /** Adds an emoji reaction (by name, e.g. `thumbs_up`) to the message handled, or to `message`. */

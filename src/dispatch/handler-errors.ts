@@ -1,4 +1,5 @@
 // When a handler throws: the log line, the count, and the reply the sender gets; and the debug line per handled message.
+import { ApprovalPendingError } from "../model/cards.js";
 import { ApiError } from "../client/errors.js";
 import { describeHandlerFailure } from "../log/handler-failure.js";
 import type { Logger } from "../log/logger.js";
@@ -35,6 +36,9 @@ export function handlerErrorReporter(
     if (cause instanceof LoopGuardError) return;
     // Cluster mode: this node lost the message's partition; its new owner handles it.
     if (cause instanceof DeliveryFencedError)
+      return log.info({ messageId: ctx.message.id }, cause.message);
+    // The bot stopped while the handler waited for an approval: its decision runs it again.
+    if (cause instanceof ApprovalPendingError)
       return log.info({ messageId: ctx.message.id }, cause.message);
     if (cause instanceof HandlerTimeoutError)
       return reportTimeout(cause, ctx, origin, log, quarantine);

@@ -375,9 +375,9 @@ export class Router {
     );
   }
 
-  /** Every registered command, once each, in registration order. */
+  /** Every registered command but hidden ones, once each, in registration order. */
   commands(): CommandInfo[] {
-    return [...new Set(this.#commands.values())].map((c) => c.info);
+    return [...new Set(this.#commands.values())].filter((c) => !c.spec.hidden).map((c) => c.info);
   }
 
   /** The command called `name` (or with that alias). */
@@ -385,9 +385,9 @@ export class Router {
     return this.#commands.get(name.toLowerCase());
   }
 
-  /** Every name and alias, for suggestions. */
+  /** Every name and alias but hidden commands', for suggestions. */
   names(): string[] {
-    return [...this.#commands.keys()];
+    return [...this.#commands].filter(([, c]) => !c.spec.hidden).map(([name]) => name);
   }
 
   /**

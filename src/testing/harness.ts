@@ -26,7 +26,8 @@ import { People, type NewUser } from "./people.js";
 import { Replies, type ReplyOptions } from "./replies.js";
 import { observeReports, type ObservedReport } from "./reports.js";
 import type { Expectation } from "./transcript.js";
-import { itemKey, pollOptions, todoTasks } from "./widgets.js";
+import { itemKey, pollOptions, todoTasks, zformChoices } from "./widgets.js";
+import { createMemoryStore } from "../state/key-value/store.js";
 import type { WidgetData } from "../api/submessages.js";
 import { EDIT_GRACE_SECONDS } from "../sandbox/editRules.js";
 
@@ -135,6 +136,23 @@ export interface TestBot {
   drain(): ObservedMessage[];
   /** Adds a reaction as a human (`as`, default `mia`). */
   react(messageId: number, emoji: string, options?: { as?: string }): Promise<void>;
+  /**
+   * Clicks a card's button as the web client does: sends the choice's `reply` text as `as`
+   * (default `mia`) in the card's conversation, after a mention of the bot in a channel. `choice`
+   * is the button's label or index; `card` a message ID or what `ctx.card` returned. Returns the
+   * click's message ID.
+   */
+  click(
+    card: number | { messageId: number },
+    choice: string | number,
+    options?: { as?: string },
+  ): Promise<number>;
+  /**
+   * Stops the bot and starts a new one over the same storage (a restart, or a deploy);
+   * `whileDown` runs in between (people keep talking, clicking and reacting). Resolves when the
+   * new bot has started.
+   */
+  restart(options?: { whileDown?: () => Promise<unknown> }): Promise<void>;
   /** The reactions a message has now. */
   reactions(messageId: number): { emoji: string; userId: number; userName: string }[];
   /**
@@ -270,32 +288,38 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
   const people = new People(sandbox);
   const clientFor = (handle: string): ApiClient => people.client(handle);
 
-  const bot = createBot({
-    server: {
-      ...options.client,
-      site: sandbox.url,
-      email: sandbox.bot.email,
-      apiKey: sandbox.bot.apiKey,
-    },
-    plugins: options.plugins,
-    logger: options.logger ?? memory!.logger,
-    handleSignals: false,
-    rateLimit: false,
-    now: () => clock.now(),
-    ...options.config,
-    // Webhook routes get a free loopback port; cron jobs and burst windows run on the fake clock.
-    http: { port: 0, ...options.config?.http },
-    schedulerClock: clock,
-    observer: {
-      ...options.config?.observer,
-      overlapCalls: (running) => {
-        replies.overlapCalls(running);
-        options.config?.observer?.overlapCalls?.(running);
+  const storage = options.config?.storage ?? createMemoryStore(() => clock.now());
+  const makeBot = (): Bot => {
+    const made = createBot({
+      server: {
+        ...options.client,
+        site: sandbox.url,
+        email: sandbox.bot.email,
+        apiKey: sandbox.bot.apiKey,
       },
-    },
-  });
-  bot.use(replies.tracker);
-  bot.on("message", replies.seen);
+      plugins: options.plugins,
+      logger: options.logger ?? memory!.logger,
+      handleSignals: false,
+      rateLimit: false,
+      now: () => clock.now(),
+      ...options.config,
+      storage,
+      // Webhook routes get a free loopback port; cron jobs and burst windows run on the fake clock.
+      http: { port: 0, ...options.config?.http },
+      schedulerClock: clock,
+      observer: {
+        ...options.config?.observer,
+        overlapCalls: (running) => {
+          replies.overlapCalls(running);
+          options.config?.observer?.overlapCalls?.(running);
+        },
+      },
+    });
+    made.use(replies.tracker);
+    made.on("message", replies.seen);
+    return made;
+  };
+  let bot = makeBot();
   const closeAll = async (): Promise<void> => {
     observer.close();
     await people.close();
@@ -318,7 +342,9 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
   const t: TestBot = {
     sandbox,
     realm,
-    bot,
+    get bot() {
+      return bot;
+    },
     clock,
     async send(content, { as = "mia", channel = "general", topic = "test" } = {}) {
       await people.channel(channel);
@@ -352,6 +378,38 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
         message_id: messageId,
         emoji_name: emoji.replace(/^:|:$/g, ""),
       });
+    },
+    async click(card, choice, { as = "mia" } = {}) {
+      const messageId = typeof card === "number" ? card : card.messageId;
+      const choices = zformChoices(realm, messageId);
+      const picked =
+        typeof choice === "number" ? choices[choice] : choices.find((c) => c.label === choice);
+      if (!picked)
+        throw new Error(
+          `click: message ${messageId} has no button ${JSON.stringify(choice)}; it has: ${choices.map((c) => JSON.stringify(c.label)).join(", ")}`,
+        );
+      const message = realm.message(messageId)!;
+      const client = clientFor(as);
+      if (message.streamId !== undefined) {
+        const bot = realm.users.get(message.senderId)!;
+        const { id } = await client.messages.send({
+          type: "channel",
+          to: message.streamId,
+          topic: message.topic,
+          content: `@**${bot.fullName}** ${picked.reply}`,
+        });
+        return said(id);
+      }
+      const clicker = people.account(as).userId;
+      const to = message.recipients.filter((u) => u !== clicker);
+      const { id } = await client.messages.send({ type: "direct", to, content: picked.reply });
+      return said(id);
+    },
+    async restart({ whileDown } = {}) {
+      await bot.stop();
+      await whileDown?.();
+      bot = makeBot();
+      await bot.start();
     },
     reactions(messageId) {
       const message = realm.message(messageId);

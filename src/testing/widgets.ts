@@ -84,3 +84,18 @@ export function itemKey(items: WidgetItem[], which: string | number, what: strin
     );
   return item.key;
 }
+
+/** A zform's choices (`short_name` and the `reply` a click sends), read from its widget submessage. */
+export function zformChoices(realm: Realm, messageId: number): { label: string; reply: string }[] {
+  const message = realm.message(messageId);
+  if (!message) throw new Error(`click: there is no message ${messageId}`);
+  const widget = message.submessages.find((s) => s.msgType === "widget");
+  const data = widget ? parse(widget.content) : undefined;
+  const extra = data?.extra_data as { type?: unknown; choices?: unknown[] } | undefined;
+  if (data?.widget_type !== "zform" || extra?.type !== "choices" || !Array.isArray(extra.choices))
+    throw new Error(`click: message ${messageId} has no zform buttons (post it with ctx.card)`);
+  return extra.choices.map((c) => {
+    const choice = c as { short_name?: unknown; reply?: unknown };
+    return { label: String(choice.short_name), reply: String(choice.reply) };
+  });
+}
