@@ -66,7 +66,7 @@ export interface EventQueueOptions {
    * While the bot streams an answer, a poll that brought only the bot's own echoes (its content
    * edits, its typing notices) is followed by the next one only after this long, or once no
    * stream is open: the edits of a stream then wake the poll a few times, not once each. A
-   * message sent meanwhile waits at most this much longer. Default 2000 ms; 0 polls at once.
+   * message sent meanwhile waits at most this much longer. Default 500 ms (a person's message costs at most that); 0 polls at once.
    */
   ownEchoHoldMs?: number;
   /**
@@ -102,7 +102,7 @@ export interface EventSource {
 }
 
 export const DEFAULT_REREGISTER_AFTER_MS = 5 * 60_000;
-export const DEFAULT_OWN_ECHO_HOLD_MS = 2_000;
+export const DEFAULT_OWN_ECHO_HOLD_MS = 500;
 const WATCHDOG_GRACE_MS = 15_000;
 /** The most events one call of the sink gets (see `#handOver`). */
 export const HANDOVER_SLICE = 64;
