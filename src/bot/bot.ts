@@ -38,6 +38,7 @@ import { BOT_FETCH_EVENT_TYPES } from "../inbound/registration.js";
 import { isTimeZone } from "../context/time.js";
 import { processTimeZone } from "../time/zoned.js";
 import { BotLifecycle } from "./lifecycle.js";
+import { followTopicMoves } from "../dispatch/topic-moves.js";
 
 export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
   /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
@@ -218,6 +219,17 @@ export function createBot(options: BotOptions): Bot {
       ...(options.schedulerClock && { timers: options.schedulerClock }),
       onCalls: (running) => notify(options.observer?.overlapCalls, running),
     }),
+  });
+  followTopicMoves(bus, {
+    follows,
+    dialogs,
+    sessionStores: () =>
+      ["bot", ...(options.plugins ?? []).map((e) => ("plugin" in e ? e.plugin : e).name)].map(
+        (name) => storage.namespace("topicbot:sessions").namespace(name),
+      ),
+    overlap: router.overlap,
+    dispatcher,
+    log,
   });
   const handler = new MessageHandler({
     quarantine: watch.quarantine,

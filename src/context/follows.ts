@@ -1,5 +1,5 @@
 // Followed conversations: after a mention the bot hears every message of a topic or DM until unfollowed or idle.
-import type { KeyValueStore } from "../state/key-value/store.js";
+import { takeEntry, type KeyValueStore } from "../state/key-value/store.js";
 
 /** One follow: which plugin follows, and until when it stays without activity. */
 export interface Follow {
@@ -35,6 +35,8 @@ export class Follows {
   readonly #cache = new Map<string, Entry>();
   /** After `load()`, the cache holds every follow this bot has: no storage read per message. */
   #loaded = false;
+  /** Conversations another node may have moved follows into: read from storage on next use. */
+  readonly #unsure = new Set<string>();
 
   constructor(store: KeyValueStore, now: () => number = Date.now) {
     this.#store = store;
@@ -52,7 +54,25 @@ export class Follows {
 
   /** False while no conversation is followed: the runtime then skips the look-up entirely. */
   get maybeAny(): boolean {
-    return !this.#loaded || this.#cache.size > 0;
+    return !this.#loaded || this.#cache.size > 0 || this.#unsure.size > 0;
+  }
+
+  /**
+   * The conversation `from` is now `to` (a topic renamed or moved): its follows go there, merged
+   * with any already there (per plugin, the later activity wins). The cached entry moves at once,
+   * so a message in `to` right after finds it; the stored one is taken once, however many nodes of
+   * a cluster apply the same move, and a node that had not cached it reads `to` again on next use.
+   */
+  async move(from: string, to: string): Promise<void> {
+    if (from === to) return;
+    const cached = this.#cache.get(from);
+    this.#cache.delete(from);
+    if (cached) this.#cache.set(to, merged(this.#cache.get(to) ?? {}, cached, to));
+    else if (this.#loaded) this.#unsure.add(to);
+    const taken = await takeEntry<Entry>(this.#store, from);
+    if (!taken) return;
+    const there = (await this.#store.get<Entry>(to)) ?? {};
+    await this.#write(to, merged(merged(there, taken.value, to), this.#cache.get(to) ?? {}, to));
   }
 
   async follow(conversation: string, plugin: string, options: FollowOptions = {}): Promise<void> {
@@ -107,7 +127,7 @@ export class Follows {
   async #read(conversation: string): Promise<Entry> {
     const cached = this.#cache.get(conversation);
     if (cached) return cached;
-    if (this.#loaded) return {};
+    if (this.#loaded && !this.#unsure.delete(conversation)) return {};
     const stored = (await this.#store.get<Entry>(conversation)) ?? {};
     this.#cache.set(conversation, stored);
     return stored;
@@ -120,6 +140,16 @@ export class Follows {
     if (longest === 0) await this.#store.delete(conversation);
     else await this.#store.set(conversation, entry, { ttlMs: longest });
   }
+}
+
+/** Two conversations' follows as one, under `conversation`: per plugin, the later activity wins. */
+function merged(a: Entry, b: Entry, conversation: string): Entry {
+  const out: Entry = {};
+  for (const f of [...Object.values(a), ...Object.values(b)]) {
+    const kept = out[f.plugin];
+    if (!kept || f.lastActive > kept.lastActive) out[f.plugin] = { ...f, conversation };
+  }
+  return out;
 }
 
 /** Names for the channels and users in conversation keys (from the server, for people). */

@@ -1,5 +1,5 @@
 // Conversation state: sessions per conversation (and per user) in the key-value store, and ask-and-wait dialogs.
-import type { KeyValueStore } from "../state/key-value/store.js";
+import { takeEntry, type KeyValueStore } from "../state/key-value/store.js";
 import { conversationKey, type Conversation } from "../model/conversation.js";
 
 /** JSON state of one conversation (or one user in it), kept in the bot's storage. */
@@ -79,9 +79,36 @@ export function sessionKind<T>(
   };
 }
 
+/**
+ * The sessions of conversation `from` (its own and each user's) become those of `to`, in one
+ * plugin's session store: a topic renamed or moved. A session `to` already has is kept (the moved
+ * one is dropped); each is taken once, however many nodes of a cluster apply the same move, and
+ * keeps the time it had left. Resolves the number moved.
+ */
+export async function moveSessions(
+  store: KeyValueStore,
+  from: string,
+  to: string,
+): Promise<number> {
+  if (from === to) return 0;
+  let moved = 0;
+  for (const key of await store.list(from)) {
+    if (key !== from && !key.startsWith(`${from}:user:`)) continue;
+    const taken = await takeEntry(store, key);
+    if (!taken) continue;
+    const target = `${to}${key.slice(from.length)}`;
+    if (await store.has(target)) continue;
+    await store.set(target, taken.value, taken.ttlMs === undefined ? {} : { ttlMs: taken.ttlMs });
+    moved++;
+  }
+  return moved;
+}
+
 interface Waiter<A> {
   resolve(answer: A | undefined): void;
   timer: NodeJS.Timeout;
+  /** Told where the question's conversation went when its topic moved. */
+  moved: ((to: Conversation) => void) | undefined;
 }
 
 /** A question a handler asked, as kept in storage while it waits for its answer. */
@@ -126,9 +153,15 @@ export class Dialogs<A> {
 
   /**
    * Waits for the answer under `key`; an earlier question under the same key resolves undefined.
-   * `question` is what is kept in the store.
+   * `question` is what is kept in the store; `moved` is told where the conversation went when a
+   * move (`move`) takes the question along.
    */
-  wait(key: string, timeoutMs: number, question = ""): Promise<A | undefined> {
+  wait(
+    key: string,
+    timeoutMs: number,
+    question = "",
+    moved?: (to: Conversation) => void,
+  ): Promise<A | undefined> {
     this.#settle(key, undefined);
     this.#orphans.delete(key); // superseded by the new question
     const open: OpenQuestion = {
@@ -139,7 +172,7 @@ export class Dialogs<A> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.#settle(key, undefined), timeoutMs);
       timer.unref?.();
-      this.#waiting.set(key, { resolve, timer });
+      this.#waiting.set(key, { resolve, timer, moved });
     });
   }
 
@@ -157,6 +190,41 @@ export class Dialogs<A> {
     const open = await this.#store.get<OpenQuestion>(key);
     if (open) await this.#store.delete(key);
     return open;
+  }
+
+  /**
+   * A topic moved: every question whose key starts with `from` now waits under `to` in its place
+   * (and its asker is told `conversation`), so the answer comes from where the conversation went.
+   * A question already waiting there stays; the moved one resolves undefined. The stored
+   * questions move too, each taken once however many nodes of a cluster apply the same move.
+   */
+  async move(from: string, to: string, conversation: Conversation): Promise<void> {
+    if (from === to) return;
+    const target = (key: string) => `${to}${key.slice(from.length)}`;
+    for (const [key, waiter] of [...this.#waiting]) {
+      if (!key.startsWith(from)) continue;
+      this.#waiting.delete(key);
+      if (this.#waiting.has(target(key))) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(undefined);
+        continue;
+      }
+      this.#waiting.set(target(key), waiter);
+      waiter.moved?.(conversation);
+    }
+    for (const key of [...this.#orphans])
+      if (key.startsWith(from)) {
+        this.#orphans.delete(key);
+        this.#orphans.add(target(key));
+      }
+    if (!this.#store) return;
+    for (const key of await this.#store.list(from)) {
+      const taken = await takeEntry(this.#store, key);
+      if (taken)
+        await this.#store.set(target(key), taken.value, {
+          ...(taken.ttlMs !== undefined && { ttlMs: taken.ttlMs }),
+        });
+    }
   }
 
   /** Hands `answer` to the question waiting under `key`; true when there was one. */

@@ -45,6 +45,14 @@ export class OverlapRoom {
     this.#onCalls?.(this.#running);
   }
 
+  /**
+   * A topic moved (its conversation `from` is now `to`): each handler's lane there goes with it,
+   * so the next message in `to` meets the call still running (and the messages held) for `from`.
+   */
+  move(from: string, to: string): void {
+    if (from !== to) for (const lanes of this.#all) lanes.move(from, to);
+  }
+
   /** The bot is stopping: messages no call has taken are abandoned (caught up after a restart). */
   close(): void {
     this.#closed = true;
@@ -76,6 +84,8 @@ export class OverlapLanes {
   readonly strategy: Required<OverlapStrategy>;
   readonly #room: OverlapRoom;
   readonly #controllers = new Map<string, OverlapController<MessageContext>>();
+  /** The conversation each controller serves now (a topic move changes it). */
+  readonly #keys = new WeakMap<OverlapController<MessageContext>, string>();
   /** Runs one call of the handler (set by the router once it knows how to report errors). */
   #run: ((ctx: MessageContext) => Promise<void>) | undefined;
 
@@ -99,10 +109,12 @@ export class OverlapLanes {
         {
           ...(this.#room.timers && { timers: this.#room.timers }),
           onIdle: () => {
-            if (this.#controllers.get(key) === created) this.#controllers.delete(key);
+            const now = this.#keys.get(created)!;
+            if (this.#controllers.get(now) === created) this.#controllers.delete(now);
           },
         },
       );
+      this.#keys.set(created, key);
       if (this.#room.closed) created.close();
       this.#controllers.set(key, created);
       controller = created;
@@ -125,6 +137,15 @@ export class OverlapLanes {
     } finally {
       this.#room.called(-1);
     }
+  }
+
+  /** The lane of conversation `from` serves `to` now, unless `to` has a lane of its own already. */
+  move(from: string, to: string): void {
+    const controller = this.#controllers.get(from);
+    if (!controller || this.#controllers.has(to)) return;
+    this.#controllers.delete(from);
+    this.#controllers.set(to, controller);
+    this.#keys.set(controller, to);
   }
 
   close(): void {

@@ -17,6 +17,12 @@ export interface KeyValueStore {
   set(key: string, value: unknown, options?: SetOptions): Promise<void>;
   /** Removes the key; resolves true when it existed. */
   delete(key: string): Promise<boolean>;
+  /**
+   * Removes the key and resolves its value and the time it had left (`ttlMs`, absent for none),
+   * or undefined when there was none: of callers racing for one key (every node of a cluster over
+   * one Redis), only the one whose removal took it gets the value. Optional for stores of one's own.
+   */
+  take?<T = unknown>(key: string): Promise<{ value: T; ttlMs?: number } | undefined>;
   /** Keys starting with `prefix` (all keys without it), sorted. */
   list(prefix?: string): Promise<string[]>;
   /** A view of this store whose keys all live under `name`. */
@@ -43,6 +49,19 @@ export interface StoredEntry {
 }
 
 const SEPARATOR = "\u0000";
+
+/**
+ * `store.take(key)`, or for a store without it, a read and a delete (where only the caller whose
+ * delete found the key gets the value, but the time it had left is lost).
+ */
+export async function takeEntry<T>(
+  store: KeyValueStore,
+  key: string,
+): Promise<{ value: T; ttlMs?: number } | undefined> {
+  if (store.take) return store.take<T>(key);
+  const value = await store.get<T>(key);
+  return value !== undefined && (await store.delete(key)) ? { value } : undefined;
+}
 
 /** Builds the namespaced, expiring store view over any backend. */
 export function storeOver(
@@ -74,6 +93,13 @@ export function storeOver(
       await backend.write(full(key), entry);
     },
     delete: (key) => backend.remove(full(key)),
+    async take<T>(key: string) {
+      const entry = await backend.read(full(key));
+      if (!entry || !(await backend.remove(full(key)))) return undefined;
+      if (entry.expiresAt === undefined) return { value: structuredClone(entry.value) as T };
+      const ttlMs = entry.expiresAt - now();
+      return ttlMs > 0 ? { value: structuredClone(entry.value) as T, ttlMs } : undefined;
+    },
     async list(keyPrefix = "") {
       const all = await backend.keys();
       const wanted = full(keyPrefix);

@@ -1,0 +1,179 @@
+// Topic moves applied to conversation state: the event read, each stored piece moved once when every node of a cluster applies the move, overlap lanes rekeyed.
+import { describe, expect, it } from "vitest";
+import { EventEmitter } from "eventemitter3";
+import type { UpdateMessageEvent } from "../../src/api/events.js";
+import type { MessageContext } from "../../src/context/context.js";
+import { Follows } from "../../src/context/follows.js";
+import { Dialogs, moveSessions, openSession } from "../../src/context/session.js";
+import { Dispatcher } from "../../src/dispatch/dispatcher.js";
+import { OverlapLanes, OverlapRoom } from "../../src/dispatch/overlap-lanes.js";
+import { resolveOverlap } from "../../src/dispatch/overlap.js";
+import {
+  followTopicMoves,
+  topicMoveOf,
+  type TopicMovesOptions,
+} from "../../src/dispatch/topic-moves.js";
+import { silentLogger } from "../../src/log/logger.js";
+import type { Conversation } from "../../src/model/conversation.js";
+import { createMemoryStore, takeEntry } from "../../src/state/key-value/store.js";
+
+const rename = (over: Partial<UpdateMessageEvent> = {}): UpdateMessageEvent => ({
+  id: 1,
+  type: "update_message",
+  user_id: 8,
+  message_id: 40,
+  message_ids: [38, 39, 40],
+  flags: [],
+  edit_timestamp: 1_800_000_000,
+  rendering_only: false,
+  stream_id: 3,
+  stream_name: "general",
+  orig_subject: "Draft",
+  subject: "Final",
+  propagate_mode: "change_all",
+  ...over,
+});
+
+describe("topicMoveOf reads the move an update_message event reports", () => {
+  it("a rename, a channel move without a new topic, and a content edit (no move)", () => {
+    expect(topicMoveOf(rename())).toEqual({
+      from: { streamId: 3, topic: "Draft" },
+      to: { streamId: 3, topic: "Final" },
+      mode: "change_all",
+      messageIds: [38, 39, 40],
+      channel: "general",
+    });
+    const { subject: _, ...channelOnly } = rename({
+      new_stream_id: 9,
+      propagate_mode: "change_later",
+    });
+    expect(topicMoveOf(channelOnly)).toMatchObject({
+      from: { streamId: 3, topic: "Draft" },
+      to: { streamId: 9, topic: "Draft" },
+      mode: "change_later",
+      channel: undefined,
+    });
+    const edit = rename({ content: "new words" });
+    delete edit.propagate_mode;
+    delete edit.orig_subject;
+    delete edit.subject;
+    expect(topicMoveOf(edit)).toBeUndefined();
+  });
+});
+
+/** One node of a cluster: its own caches and waiters over the store every node shares. */
+function node(shared: ReturnType<typeof createMemoryStore>, now: () => number) {
+  const follows = new Follows(shared.namespace("topicbot:follows"), now);
+  const dialogs = new Dialogs<MessageContext>({
+    store: shared.namespace("topicbot:questions"),
+    now,
+  });
+  const bus = new EventEmitter();
+  const dispatcher = new Dispatcher({ concurrency: 4, maxQueued: 100 });
+  const options: TopicMovesOptions = {
+    follows,
+    dialogs,
+    sessionStores: () => [shared.namespace("topicbot:sessions").namespace("keeper")],
+    overlap: new OverlapRoom(),
+    dispatcher,
+    log: silentLogger(),
+  };
+  followTopicMoves(bus, options);
+  return { follows, dialogs, bus, dispatcher };
+}
+
+describe("in cluster mode every node applies the move; the stored state moves once", () => {
+  it("two nodes over one store: the follow, the sessions and the open question are under the new key once, with the time they had left", async () => {
+    let at = 1_000_000;
+    const now = () => at;
+    const shared = createMemoryStore(now);
+    const a = node(shared, now);
+    const b = node(shared, now);
+    await a.follows.load();
+    await b.follows.load();
+    // Node a handled the topic: it followed it, kept sessions and asked a question there.
+    await a.follows.follow("channel:3:draft", "keeper", { idleMinutes: 30 });
+    const sessions = shared.namespace("topicbot:sessions").namespace("keeper");
+    await openSession(sessions, "channel:3:draft").set({ heard: 2 }, { ttlMs: 60_000 });
+    await openSession(sessions, "channel:3:draft:user:7").set({ mine: true });
+    await openSession(sessions, "channel:3:drafts").set({ other: "topic" });
+    let movedTo: Conversation | undefined;
+    const answer = a.dialogs.wait("channel:3:draft|7", 600_000, "What's your name?", (to) => {
+      movedTo = to;
+    });
+    // Node b never saw the topic (the new name may fall in its partition).
+    expect(await b.follows.followers("channel:3:final")).toEqual([]);
+    at += 10_000;
+    for (const n of [a, b]) n.bus.emit("update_message", rename());
+    await Promise.all([a.dispatcher.whenIdle(), b.dispatcher.whenIdle()]);
+
+    expect(await a.follows.followers("channel:3:final")).toEqual(["keeper"]);
+    expect(await b.follows.followers("channel:3:final")).toEqual(["keeper"]);
+    expect(await a.follows.followers("channel:3:draft")).toEqual([]);
+    expect(await shared.namespace("topicbot:follows").list()).toEqual(["channel:3:final"]);
+    expect(await sessions.list()).toEqual([
+      "channel:3:drafts",
+      "channel:3:final",
+      "channel:3:final:user:7",
+    ]);
+    expect(await sessions.get("channel:3:final")).toEqual({ heard: 2 });
+    at += 50_001; // the session had 50 s left after the move: it still expires on time
+    expect(await sessions.get("channel:3:final")).toBeUndefined();
+    expect(await sessions.get("channel:3:final:user:7")).toEqual({ mine: true });
+    expect(await shared.namespace("topicbot:questions").list()).toEqual(["channel:3:final|7"]);
+    expect(movedTo).toEqual({ type: "channel", streamId: 3, channel: "general", topic: "Final" });
+    expect(a.dialogs.offer("channel:3:draft|7", {} as MessageContext)).toBe(false);
+    const reply = { text: "Mia" } as MessageContext;
+    expect(a.dialogs.offer("channel:3:final|7", reply)).toBe(true);
+    expect(await answer).toBe(reply);
+    await Promise.resolve();
+    expect(await shared.namespace("topicbot:questions").list()).toEqual([]);
+  });
+
+  it("only the caller whose removal found a key takes it", async () => {
+    const store = createMemoryStore();
+    await store.set("k", { v: 1 }, { ttlMs: 5_000 });
+    const [first, second] = await Promise.all([takeEntry(store, "k"), takeEntry(store, "k")]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    expect((first ?? second)!.value).toEqual({ v: 1 });
+    expect(await store.has("k")).toBe(false);
+  });
+
+  it("a session the destination already has is kept; a rename that only changes case moves nothing", async () => {
+    const store = createMemoryStore();
+    await store.set("channel:3:a", { from: "a" });
+    await store.set("channel:3:b", { from: "b" });
+    expect(await moveSessions(store, "channel:3:a", "channel:3:b")).toBe(0);
+    expect(await store.get("channel:3:b")).toEqual({ from: "b" });
+    expect(await moveSessions(store, "channel:3:b", "channel:3:b")).toBe(0);
+    expect(await store.get("channel:3:b")).toEqual({ from: "b" });
+  });
+});
+
+describe("an overlap lane follows its topic", () => {
+  it("a queued handler's next message in the renamed topic waits for the call still running for the old name", async () => {
+    const room = new OverlapRoom();
+    const lanes = new OverlapLanes(resolveOverlap("queue", "test"), room);
+    const order: string[] = [];
+    let finishFirst!: () => void;
+    lanes.runWith(async (ctx) => {
+      order.push(`start ${ctx.message.content}`);
+      if (ctx.message.content === "one") await new Promise<void>((r) => (finishFirst = r));
+      order.push(`end ${ctx.message.content}`);
+    });
+    const ctx = (content: string, topic: string) =>
+      ({
+        conversation: { type: "channel", streamId: 3, channel: "general", topic },
+        message: { content },
+      }) as unknown as MessageContext;
+    await lanes.admit(ctx("one", "draft"));
+    room.move("channel:3:draft", "channel:3:final");
+    await lanes.admit(ctx("two", "final"));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(order).toEqual(["start one"]);
+    finishFirst();
+    const deadline = Date.now() + 5_000;
+    while (order.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(order).toEqual(["start one", "end one", "start two", "end two"]);
+  });
+});
