@@ -38,7 +38,7 @@ import { BOT_FETCH_EVENT_TYPES } from "../inbound/registration.js";
 import { isTimeZone } from "../context/time.js";
 import { processTimeZone } from "../time/zoned.js";
 import { BotLifecycle } from "./lifecycle.js";
-import { followTopicMoves } from "../dispatch/topic-moves.js";
+import { TopicMoves } from "../dispatch/topic-moves.js";
 
 export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
   /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
@@ -220,7 +220,7 @@ export function createBot(options: BotOptions): Bot {
       onCalls: (running) => notify(options.observer?.overlapCalls, running),
     }),
   });
-  followTopicMoves(bus, {
+  const moves = new TopicMoves(bus, {
     follows,
     dialogs,
     sessionStores: () =>
@@ -228,7 +228,6 @@ export function createBot(options: BotOptions): Bot {
         (name) => storage.namespace("topicbot:sessions").namespace(name),
       ),
     overlap: router.overlap,
-    dispatcher,
     log,
   });
   const handler = new MessageHandler({
@@ -240,6 +239,7 @@ export function createBot(options: BotOptions): Bot {
     prefix,
     respondTo,
     observer: options.observer,
+    moves,
   });
   const intake = new Intake({
     api,

@@ -1,5 +1,5 @@
 // Followed conversations: after a mention the bot hears every message of a topic or DM until unfollowed or idle.
-import { takeEntry, type KeyValueStore } from "../state/key-value/store.js";
+import type { KeyValueStore } from "../state/key-value/store.js";
 
 /** One follow: which plugin follows, and until when it stays without activity. */
 export interface Follow {
@@ -35,8 +35,6 @@ export class Follows {
   readonly #cache = new Map<string, Entry>();
   /** After `load()`, the cache holds every follow this bot has: no storage read per message. */
   #loaded = false;
-  /** Conversations another node may have moved follows into: read from storage on next use. */
-  readonly #unsure = new Set<string>();
 
   constructor(store: KeyValueStore, now: () => number = Date.now) {
     this.#store = store;
@@ -54,25 +52,26 @@ export class Follows {
 
   /** False while no conversation is followed: the runtime then skips the look-up entirely. */
   get maybeAny(): boolean {
-    return !this.#loaded || this.#cache.size > 0 || this.#unsure.size > 0;
+    return !this.#loaded || this.#cache.size > 0;
   }
 
   /**
    * The conversation `from` is now `to` (a topic renamed or moved): its follows go there, merged
-   * with any already there (per plugin, the later activity wins). The cached entry moves at once,
-   * so a message in `to` right after finds it; the stored one is taken once, however many nodes of
-   * a cluster apply the same move, and a node that had not cached it reads `to` again on next use.
+   * with any already there (per plugin, the later activity wins). The cached entry moves at once;
+   * the stored one is written under `to` before it is deleted under `from`, so every node of a
+   * cluster can apply the same move: one that finds `from` gone reads what another wrote.
    */
   async move(from: string, to: string): Promise<void> {
     if (from === to) return;
     const cached = this.#cache.get(from);
     this.#cache.delete(from);
     if (cached) this.#cache.set(to, merged(this.#cache.get(to) ?? {}, cached, to));
-    else if (this.#loaded) this.#unsure.add(to);
-    const taken = await takeEntry<Entry>(this.#store, from);
-    if (!taken) return;
+    const stored = await this.#store.get<Entry>(from);
     const there = (await this.#store.get<Entry>(to)) ?? {};
-    await this.#write(to, merged(merged(there, taken.value, to), this.#cache.get(to) ?? {}, to));
+    const all = merged(merged(there, stored ?? {}, to), this.#cache.get(to) ?? {}, to);
+    if (stored) await this.#write(to, all);
+    else if (Object.keys(all).length > 0) this.#cache.set(to, all);
+    await this.#store.delete(from);
   }
 
   async follow(conversation: string, plugin: string, options: FollowOptions = {}): Promise<void> {
@@ -127,7 +126,7 @@ export class Follows {
   async #read(conversation: string): Promise<Entry> {
     const cached = this.#cache.get(conversation);
     if (cached) return cached;
-    if (this.#loaded && !this.#unsure.delete(conversation)) return {};
+    if (this.#loaded) return {};
     const stored = (await this.#store.get<Entry>(conversation)) ?? {};
     this.#cache.set(conversation, stored);
     return stored;

@@ -1,5 +1,5 @@
 // Conversation state: sessions per conversation (and per user) in the key-value store, and ask-and-wait dialogs.
-import { takeEntry, type KeyValueStore } from "../state/key-value/store.js";
+import { readEntry, type KeyValueStore } from "../state/key-value/store.js";
 import { conversationKey, type Conversation } from "../model/conversation.js";
 
 /** JSON state of one conversation (or one user in it), kept in the bot's storage. */
@@ -82,8 +82,9 @@ export function sessionKind<T>(
 /**
  * The sessions of conversation `from` (its own and each user's) become those of `to`, in one
  * plugin's session store: a topic renamed or moved. A session `to` already has is kept (the moved
- * one is dropped); each is taken once, however many nodes of a cluster apply the same move, and
- * keeps the time it had left. Resolves the number moved.
+ * one is dropped); a moved one keeps the time it had left. Each is written under `to` before it
+ * is deleted under `from`, so every node of a cluster can apply the same move. Resolves the
+ * number this call moved.
  */
 export async function moveSessions(
   store: KeyValueStore,
@@ -94,14 +95,20 @@ export async function moveSessions(
   let moved = 0;
   for (const key of await store.list(from)) {
     if (key !== from && !key.startsWith(`${from}:user:`)) continue;
-    const taken = await takeEntry(store, key);
-    if (!taken) continue;
-    const target = `${to}${key.slice(from.length)}`;
-    if (await store.has(target)) continue;
-    await store.set(target, taken.value, taken.ttlMs === undefined ? {} : { ttlMs: taken.ttlMs });
-    moved++;
+    if (await moveEntry(store, key, `${to}${key.slice(from.length)}`)) moved++;
   }
   return moved;
+}
+
+/** Copies the entry under `from` to `to` unless `to` has one, then deletes `from`; true when copied. */
+async function moveEntry(store: KeyValueStore, from: string, to: string): Promise<boolean> {
+  const entry = await readEntry(store, from);
+  if (!entry) return false;
+  const copied = !(await store.has(to));
+  if (copied)
+    await store.set(to, entry.value, entry.ttlMs === undefined ? {} : { ttlMs: entry.ttlMs });
+  await store.delete(from);
+  return copied;
 }
 
 interface Waiter<A> {
@@ -196,7 +203,7 @@ export class Dialogs<A> {
    * A topic moved: every question whose key starts with `from` now waits under `to` in its place
    * (and its asker is told `conversation`), so the answer comes from where the conversation went.
    * A question already waiting there stays; the moved one resolves undefined. The stored
-   * questions move too, each taken once however many nodes of a cluster apply the same move.
+   * questions move too, written before they are deleted (every node of a cluster may apply it).
    */
   async move(from: string, to: string, conversation: Conversation): Promise<void> {
     if (from === to) return;
@@ -218,13 +225,7 @@ export class Dialogs<A> {
         this.#orphans.add(target(key));
       }
     if (!this.#store) return;
-    for (const key of await this.#store.list(from)) {
-      const taken = await takeEntry(this.#store, key);
-      if (taken)
-        await this.#store.set(target(key), taken.value, {
-          ...(taken.ttlMs !== undefined && { ttlMs: taken.ttlMs }),
-        });
-    }
+    for (const key of await this.#store.list(from)) await moveEntry(this.#store, key, target(key));
   }
 
   /** Hands `answer` to the question waiting under `key`; true when there was one. */

@@ -15,6 +15,7 @@ import type { Middleware } from "./compose.js";
 import { conversationKey } from "../model/conversation.js";
 import { address, isOneToOne, type RespondTo } from "./gate.js";
 import type { HandedOn } from "./overlap-lanes.js";
+import type { TopicMoves } from "./topic-moves.js";
 import { MessageTurn, PromisedRelease, type ClaimedTurn, type TurnHooks } from "./turn.js";
 
 /** What the bot's services learn of each message: its count (metrics) and the outgoing-webhook split. */
@@ -49,6 +50,8 @@ export interface MessageHandlerOptions {
   observer?: BotObserver;
   /** Messages quarantined (their handler failed too often) are not run again. */
   quarantine?: Pick<Quarantine, "has">;
+  /** Topic moves: a message of a conversation that state is moving into waits for it. */
+  moves?: Pick<TopicMoves, "any" | "pending">;
 }
 
 /**
@@ -174,6 +177,20 @@ export class MessageHandler {
 
   /** Runs the pipeline for the turn's context (ctx.ask may release the turn before it ends). */
   #run(turn: MessageTurn): void {
+    const moves = this.#o.moves;
+    if (moves?.any) {
+      const moving = moves.pending(conversationKey(turn.ctx.conversation));
+      if (moving)
+        return void moving
+          .then(() => this.#run(turn))
+          .catch((error: unknown) => {
+            this.#o.log.error(
+              { err: error, messageId: turn.ctx.message.id },
+              "message pipeline failed",
+            );
+            turn.end();
+          });
+    }
     if (this.#o.outside.leaveToWebhook(turn.ctx)) return turn.end();
     if (this.#o.quarantine?.has(turn.ctx.message.id)) {
       this.#o.log.warn(

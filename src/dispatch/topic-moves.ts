@@ -7,7 +7,6 @@ import { moveSessions, type Dialogs } from "../context/session.js";
 import type { Logger } from "../log/logger.js";
 import { conversationKey, type Conversation } from "../model/conversation.js";
 import type { KeyValueStore } from "../state/key-value/store.js";
-import type { Dispatcher } from "./dispatcher.js";
 import type { OverlapRoom } from "./overlap-lanes.js";
 
 /** Where a channel topic is. */
@@ -63,50 +62,73 @@ export interface TopicMovesOptions {
   /** Each plugin's session store (the `bot` one included). */
   sessionStores(): Iterable<KeyValueStore>;
   overlap: OverlapRoom;
-  /** The move runs in the destination's lane: a message there waits until its state has arrived. */
-  dispatcher: Dispatcher;
   log: Logger;
 }
 
 /**
  * Applies every topic move on `bus` (`update_message` events) to the bot's conversation state:
  * follows, sessions (the conversation's and each user's), open questions (`ctx.ask`, whose asker
- * replies in the new place afterwards) and overlap lanes. The state kept in memory moves at once;
- * the stored state moves in the destination conversation's lane, taken once from storage, so on a
- * cluster, where every node sees the move, one node moves it and the others read it from there.
+ * replies in the new place afterwards) and overlap lanes. What is kept in memory moves at once;
+ * what is stored moves after, and a message of the new conversation waits for it (`pending`).
+ * Every node of a cluster sees each move and applies it: each stored entry is written under its
+ * new key before it is deleted under the old one, so a node that comes second finds it moved.
+ *
+ * @example
+ * const moves = new TopicMoves(bus, { follows, dialogs, sessionStores, overlap, log });
+ * if (moves.any) await moves.pending("channel:3:final"); // undefined: no move into it under way
  */
-export function followTopicMoves(bus: EventEmitter, options: TopicMovesOptions): void {
-  bus.on("update_message", (event: UpdateMessageEvent) => {
-    const move = topicMoveOf(event);
-    if (move && movesConversation(move)) applyTopicMove(move, options);
-  });
-}
+export class TopicMoves {
+  readonly #o: TopicMovesOptions;
+  /** Moves under way, by the conversation they go to. */
+  readonly #pending = new Map<string, Promise<void>>();
 
-/** Moves the conversation state of `move.from` to `move.to` (see `followTopicMoves`). */
-export function applyTopicMove(move: TopicMove, options: TopicMovesOptions): void {
-  const to: Conversation = {
-    type: "channel",
-    streamId: move.to.streamId,
-    channel: move.channel ?? "",
-    topic: move.to.topic,
-  };
-  const fromKey = conversationKey({ type: "channel", channel: "", ...move.from });
-  const toKey = conversationKey(to);
-  if (fromKey === toKey) return; // only the topic's case changed: the same conversation
-  const { follows, dialogs, overlap, log } = options;
-  overlap.move(fromKey, toKey);
-  // Synchronous parts first (the cached follows, the waiting questions), then storage.
-  const stored = [
-    follows.move(fromKey, toKey),
-    dialogs.move(`${fromKey}|`, `${toKey}|`, to),
-    ...[...options.sessionStores()].map((store) => moveSessions(store, fromKey, toKey)),
-  ];
-  options.dispatcher.push(toKey, async () => {
-    const failed = (await Promise.allSettled(stored)).filter((r) => r.status === "rejected");
-    for (const failure of failed)
-      log.warn(
-        { err: failure.reason, from: fromKey, to: toKey },
-        "a topic moved, and part of what the bot kept of it could not be moved in storage",
-      );
-  });
+  constructor(bus: EventEmitter, options: TopicMovesOptions) {
+    this.#o = options;
+    bus.on("update_message", (event: UpdateMessageEvent) => {
+      const move = topicMoveOf(event);
+      if (move && movesConversation(move)) this.apply(move);
+    });
+  }
+
+  /** Whether any move is under way (false nearly always: then no message waits for one). */
+  get any(): boolean {
+    return this.#pending.size > 0;
+  }
+
+  /** Settles when the moves into `conversation` (a conversation key) under way have finished. */
+  pending(conversation: string): Promise<void> | undefined {
+    return this.#pending.get(conversation);
+  }
+
+  /** Moves the conversation state of `move.from` to `move.to`. */
+  apply(move: TopicMove): void {
+    const to: Conversation = {
+      type: "channel",
+      streamId: move.to.streamId,
+      channel: move.channel ?? "",
+      topic: move.to.topic,
+    };
+    const fromKey = conversationKey({ type: "channel", channel: "", ...move.from });
+    const toKey = conversationKey(to);
+    if (fromKey === toKey) return; // only the topic's case changed: the same conversation
+    const { follows, dialogs, overlap, log } = this.#o;
+    overlap.move(fromKey, toKey);
+    // Each starts with what it keeps in memory (the cached follows, the waiting questions).
+    const stored = [
+      follows.move(fromKey, toKey),
+      dialogs.move(`${fromKey}|`, `${toKey}|`, to),
+      ...[...this.#o.sessionStores()].map((store) => moveSessions(store, fromKey, toKey)),
+    ];
+    const before = this.#pending.get(toKey);
+    const done: Promise<void> = Promise.allSettled([before, ...stored]).then((results) => {
+      for (const result of results)
+        if (result.status === "rejected")
+          log.warn(
+            { err: result.reason, from: fromKey, to: toKey },
+            "a topic moved, and part of what the bot kept of it could not be moved in storage",
+          );
+      if (this.#pending.get(toKey) === done) this.#pending.delete(toKey);
+    });
+    this.#pending.set(toKey, done);
+  }
 }

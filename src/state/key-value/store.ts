@@ -18,11 +18,10 @@ export interface KeyValueStore {
   /** Removes the key; resolves true when it existed. */
   delete(key: string): Promise<boolean>;
   /**
-   * Removes the key and resolves its value and the time it had left (`ttlMs`, absent for none),
-   * or undefined when there was none: of callers racing for one key (every node of a cluster over
-   * one Redis), only the one whose removal took it gets the value. Optional for stores of one's own.
+   * The value under `key` with the time it has left (`ttlMs`, absent for none), or undefined: what
+   * copying an entry elsewhere needs to keep its expiry. Optional for stores of one's own.
    */
-  take?<T = unknown>(key: string): Promise<{ value: T; ttlMs?: number } | undefined>;
+  entry?<T = unknown>(key: string): Promise<{ value: T; ttlMs?: number } | undefined>;
   /** Keys starting with `prefix` (all keys without it), sorted. */
   list(prefix?: string): Promise<string[]>;
   /** A view of this store whose keys all live under `name`. */
@@ -50,17 +49,14 @@ export interface StoredEntry {
 
 const SEPARATOR = "\u0000";
 
-/**
- * `store.take(key)`, or for a store without it, a read and a delete (where only the caller whose
- * delete found the key gets the value, but the time it had left is lost).
- */
-export async function takeEntry<T>(
+/** `store.entry(key)`, or for a store without it the value alone (its time left unknown). */
+export async function readEntry<T>(
   store: KeyValueStore,
   key: string,
 ): Promise<{ value: T; ttlMs?: number } | undefined> {
-  if (store.take) return store.take<T>(key);
+  if (store.entry) return store.entry<T>(key);
   const value = await store.get<T>(key);
-  return value !== undefined && (await store.delete(key)) ? { value } : undefined;
+  return value === undefined ? undefined : { value };
 }
 
 /** Builds the namespaced, expiring store view over any backend. */
@@ -93,12 +89,13 @@ export function storeOver(
       await backend.write(full(key), entry);
     },
     delete: (key) => backend.remove(full(key)),
-    async take<T>(key: string) {
+    async entry<T>(key: string) {
       const entry = await backend.read(full(key));
-      if (!entry || !(await backend.remove(full(key)))) return undefined;
-      if (entry.expiresAt === undefined) return { value: structuredClone(entry.value) as T };
+      if (!entry) return undefined;
+      const value = structuredClone(entry.value) as T;
+      if (entry.expiresAt === undefined) return { value };
       const ttlMs = entry.expiresAt - now();
-      return ttlMs > 0 ? { value: structuredClone(entry.value) as T, ttlMs } : undefined;
+      return ttlMs > 0 ? { value, ttlMs } : undefined;
     },
     async list(keyPrefix = "") {
       const all = await backend.keys();
