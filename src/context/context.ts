@@ -217,6 +217,15 @@ export class MessageContextObject {
     return (this.#conversation ??= conversationOf(this.message));
   }
 
+  /**
+   * The conversation's topic moved (renamed, or moved to another channel) while this context's
+   * handler runs: from now on `conversation` and the replies go to `to`. `message` stays as
+   * delivered.
+   */
+  relocate(to: Conversation): void {
+    this.#conversation = to;
+  }
+
   /** The bot's own account: ID, email, name and its mention strings (`@**Name**`, `@_**Name**`). */
   get me(): BotAccount {
     return this.#services.me;

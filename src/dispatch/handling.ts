@@ -12,7 +12,7 @@ import type { Dialogs } from "../context/session.js";
 import type { Quarantine } from "../state/quarantine.js";
 import { notify, type BotObserver } from "../model/observer.js";
 import type { Middleware } from "./compose.js";
-import { conversationKey } from "../model/conversation.js";
+import { conversationKey, type Conversation } from "../model/conversation.js";
 import { address, isOneToOne, type RespondTo } from "./gate.js";
 import type { HandedOn } from "./overlap-lanes.js";
 import type { TopicMoves } from "./topic-moves.js";
@@ -50,8 +50,11 @@ export interface MessageHandlerOptions {
   observer?: BotObserver;
   /** Messages quarantined (their handler failed too often) are not run again. */
   quarantine?: Pick<Quarantine, "has">;
-  /** Topic moves: a message of a conversation that state is moving into waits for it. */
-  moves?: Pick<TopicMoves, "any" | "pending">;
+  /**
+   * Topic moves: a message of a conversation that state is moving into waits for it, and the
+   * handlers running in a moved conversation reply in its new place.
+   */
+  moves?: Pick<TopicMoves, "any" | "pending" | "onMove">;
 }
 
 /**
@@ -67,18 +70,30 @@ export class MessageHandler {
   #services: ContextServices | undefined;
   /** One object per bot, not per message: told when each turn's pipeline ended. */
   readonly #hooks: TurnHooks;
+  /** Contexts whose pipeline runs now (a topic move relocates those of the moved conversation). */
+  readonly #live = new Set<MessageContext>();
 
   constructor(options: MessageHandlerOptions) {
     this.#o = options;
+    options.moves?.onMove((from, to) => this.#relocate(from, to));
     const { outside, log } = options;
     const inflight = this.inflight;
+    const live = this.#live;
     this.#hooks = {
       ended(ctx, threw, error) {
+        live.delete(ctx);
         outside.finished(ctx, threw);
         if (threw) log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed");
         inflight.leave();
       },
     };
+  }
+
+  /** A topic moved: the handlers running in its conversation reply in its new place. */
+  #relocate(from: string, to: Conversation): void {
+    for (const ctx of this.#live)
+      if (ctx instanceof MessageContextObject && conversationKey(ctx.conversation) === from)
+        ctx.relocate(to);
   }
 
   /** Whether the pipeline is composed (after which middleware can no longer be added). */
@@ -200,6 +215,7 @@ export class MessageHandler {
       return turn.end();
     }
     this.inflight.enter();
+    this.#live.add(turn.ctx);
     turn.follow(this.#pipeline!(turn.ctx));
   }
 

@@ -68,7 +68,8 @@ export interface TopicMovesOptions {
 /**
  * Applies every topic move on `bus` (`update_message` events) to the bot's conversation state:
  * follows, sessions (the conversation's and each user's), open questions (`ctx.ask`, whose asker
- * replies in the new place afterwards) and overlap lanes. What is kept in memory moves at once;
+ * replies in the new place afterwards), overlap lanes, and (through `onMove`) the contexts of
+ * handlers running there, whose replies go to the new place. What is kept in memory moves at once;
  * what is stored moves after, and a message of the new conversation waits for it (`pending`).
  * Every node of a cluster sees each move and applies it: each stored entry is written under its
  * new key before it is deleted under the old one, so a node that comes second finds it moved.
@@ -81,6 +82,8 @@ export class TopicMoves {
   readonly #o: TopicMovesOptions;
   /** Moves under way, by the conversation they go to. */
   readonly #pending = new Map<string, Promise<void>>();
+  /** Told of each move applied (the handler relocates the contexts of handlers running there). */
+  readonly #listeners: ((from: string, to: Conversation) => void)[] = [];
 
   constructor(bus: EventEmitter, options: TopicMovesOptions) {
     this.#o = options;
@@ -93,6 +96,11 @@ export class TopicMoves {
   /** Whether any move is under way (false nearly always: then no message waits for one). */
   get any(): boolean {
     return this.#pending.size > 0;
+  }
+
+  /** Calls `listener` with the old conversation key and the new conversation of every move applied. */
+  onMove(listener: (from: string, to: Conversation) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Settles when the moves into `conversation` (a conversation key) under way have finished. */
@@ -113,6 +121,7 @@ export class TopicMoves {
     if (fromKey === toKey) return; // only the topic's case changed: the same conversation
     const { follows, dialogs, overlap, log } = this.#o;
     overlap.move(fromKey, toKey);
+    for (const listener of this.#listeners) listener(fromKey, to);
     // Each starts with what it keeps in memory (the cached follows, the waiting questions).
     const stored = [
       follows.move(fromKey, toKey),

@@ -4,15 +4,22 @@ import { definePlugin, type MessageContext } from "topicbot";
 import { createTestBot, type TestBot } from "topicbot/testing";
 import { until } from "../helpers/bot.js";
 
-/** Follows a topic on `!watch`, counts in the topic's session what it hears there, asks on `!name`. */
+/** Follows a topic on `!watch`, counts in the topic's session what it hears there, asks on `!name`, waits on `!slow`. */
 const keeper = definePlugin({
   name: "keeper",
   setup(bot) {
     const tally = bot.session<{ heard: number }>();
+    // Plugins hear an event after the bot has applied it (its own listener comes first).
+    bot.on("update_message", () => void movesSeen++);
     bot.command("watch", { description: "Follow this topic" }, async (ctx) => {
       await ctx.follow({ idleMinutes: 30 });
       await tally.of(ctx).set({ heard: 0 });
       await ctx.reply("watching");
+    });
+    bot.command("slow", { description: "Answer when let go" }, async (ctx) => {
+      started();
+      await letGo;
+      await ctx.reply("done at last");
     });
     bot.command("name", { description: "Ask a name" }, async (ctx) => {
       const answer = await ctx.ask("What's your name?", { timeoutMs: 600_000 });
@@ -26,6 +33,11 @@ const keeper = definePlugin({
     });
   },
 });
+
+/** `!slow` says it started, then waits until the test lets it go. */
+let started: () => void = () => undefined;
+let movesSeen = 0;
+let letGo: Promise<void> = Promise.resolve();
 
 let t: TestBot | undefined;
 afterEach(async () => {
@@ -78,6 +90,22 @@ describe("a topic that moves takes the bot's state with it", () => {
     const hello = await t.reply();
     expect([hello.content, hello.topic]).toEqual(["Hello, Mia!", "welcome"]);
     expect(t.bot.pending).toBe(0);
+  });
+
+  it("a handler running while its topic is resolved (renamed) replies in the resolved topic, not in a new one of the old name", async () => {
+    t = await createTestBot({ plugins: [keeper], now: "2026-03-02T09:00:00Z" });
+    let release!: () => void;
+    letGo = new Promise<void>((resolve) => (release = resolve));
+    const running = new Promise<void>((resolve) => (started = resolve));
+    movesSeen = 0;
+    await t.send("!slow", { topic: "outage" });
+    await running;
+    await t.renameTopic("general", "outage", "✔ outage", { notifyNew: false });
+    // The bot has seen the move before the handler goes on.
+    await until(() => movesSeen > 0, "the move to reach the bot");
+    release();
+    const done = await t.reply();
+    expect([done.content, done.topic]).toEqual(["done at last", "✔ outage"]);
   });
 
   it("a partial move (change_one) moves only the message: the follow, the session and the question stay with the topic", async () => {
