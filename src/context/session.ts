@@ -94,7 +94,7 @@ export async function moveSessions(
   if (from === to) return 0;
   let moved = 0;
   for (const key of await store.list(from)) {
-    if (key !== from && !key.startsWith(`${from}:user:`)) continue;
+    if (key !== from && !/^:user:\d+$/.test(key.slice(from.length))) continue;
     if (await moveEntry(store, key, `${to}${key.slice(from.length)}`)) moved++;
   }
   return moved;
@@ -200,7 +200,7 @@ export class Dialogs<A> {
   }
 
   /**
-   * A topic moved: every question whose key starts with `from` now waits under `to` in its place
+   * A topic moved: every question whose key is `from` and a user ID now waits under `to` in its place
    * (and its asker is told `conversation`), so the answer comes from where the conversation went.
    * A question already waiting there stays; the moved one resolves undefined. The stored
    * questions move too, written before they are deleted (every node of a cluster may apply it).
@@ -208,8 +208,10 @@ export class Dialogs<A> {
   async move(from: string, to: string, conversation: Conversation): Promise<void> {
     if (from === to) return;
     const target = (key: string) => `${to}${key.slice(from.length)}`;
+    // `from` and a user ID, not a longer topic that starts the same ("a" is not "a|5").
+    const moves = (key: string) => key.startsWith(from) && /^\d+$/.test(key.slice(from.length));
     for (const [key, waiter] of [...this.#waiting]) {
-      if (!key.startsWith(from)) continue;
+      if (!moves(key)) continue;
       this.#waiting.delete(key);
       if (this.#waiting.has(target(key))) {
         clearTimeout(waiter.timer);
@@ -220,12 +222,13 @@ export class Dialogs<A> {
       waiter.moved?.(conversation);
     }
     for (const key of [...this.#orphans])
-      if (key.startsWith(from)) {
+      if (moves(key)) {
         this.#orphans.delete(key);
         this.#orphans.add(target(key));
       }
     if (!this.#store) return;
-    for (const key of await this.#store.list(from)) await moveEntry(this.#store, key, target(key));
+    for (const key of await this.#store.list(from))
+      if (moves(key)) await moveEntry(this.#store, key, target(key));
   }
 
   /** Hands `answer` to the question waiting under `key`; true when there was one. */

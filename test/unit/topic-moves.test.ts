@@ -89,6 +89,9 @@ describe("in cluster mode every node applies the move; the stored state moves on
     await openSession(sessions, "channel:3:draft").set({ heard: 2 }, { ttlMs: 60_000 });
     await openSession(sessions, "channel:3:draft:user:7").set({ mine: true });
     await openSession(sessions, "channel:3:drafts").set({ other: "topic" });
+    await openSession(sessions, "channel:3:draft:user:x").set({ other: "topic draft:user:x" });
+    // A question in topic "draft|9" is not one in "draft".
+    const other = a.dialogs.wait("channel:3:draft|9|7", 600_000, "Another topic's?");
     let movedTo: Conversation | undefined;
     const answer = a.dialogs.wait("channel:3:draft|7", 600_000, "What's your name?", (to) => {
       movedTo = to;
@@ -106,6 +109,7 @@ describe("in cluster mode every node applies the move; the stored state moves on
     expect(await a.follows.followers("channel:3:draft")).toEqual([]);
     expect(await shared.namespace("topicbot:follows").list()).toEqual(["channel:3:final"]);
     expect(await sessions.list()).toEqual([
+      "channel:3:draft:user:x",
       "channel:3:drafts",
       "channel:3:final",
       "channel:3:final:user:7",
@@ -114,12 +118,17 @@ describe("in cluster mode every node applies the move; the stored state moves on
     at += 50_001; // the session had 50 s left after the move: it still expires on time
     expect(await sessions.get("channel:3:final")).toBeUndefined();
     expect(await sessions.get("channel:3:final:user:7")).toEqual({ mine: true });
-    expect(await shared.namespace("topicbot:questions").list()).toEqual(["channel:3:final|7"]);
+    expect(await shared.namespace("topicbot:questions").list()).toEqual([
+      "channel:3:draft|9|7",
+      "channel:3:final|7",
+    ]);
     expect(movedTo).toEqual({ type: "channel", streamId: 3, channel: "general", topic: "Final" });
     expect(a.dialogs.offer("channel:3:draft|7", {} as MessageContext)).toBe(false);
     const reply = { text: "Mia" } as MessageContext;
     expect(a.dialogs.offer("channel:3:final|7", reply)).toBe(true);
     expect(await answer).toBe(reply);
+    expect(a.dialogs.offer("channel:3:draft|9|7", reply)).toBe(true);
+    expect(await other).toBe(reply);
     await Promise.resolve();
     expect(await shared.namespace("topicbot:questions").list()).toEqual([]);
   });
