@@ -1,6 +1,6 @@
 // Overlap lanes: one handler's OverlapController per conversation, and the hand-over of its messages to the intake.
-import type { MessageContext } from "../context/context.js";
-import { conversationKey } from "../model/conversation.js";
+import { MessageContextObject, type MessageContext } from "../context/context.js";
+import { conversationKey, type Conversation } from "../model/conversation.js";
 import type { OverlapStrategy } from "../model/overlap.js";
 import { OverlapController, type OverlapCall, type OverlapTimers } from "./overlap.js";
 
@@ -47,10 +47,11 @@ export class OverlapRoom {
 
   /**
    * A topic moved (its conversation `from` is now `to`): each handler's lane there goes with it,
-   * so the next message in `to` meets the call still running (and the messages held) for `from`.
+   * so the next message in `to` meets the call still running (and the messages held) for `from`,
+   * and those messages' calls reply in `conversation`.
    */
-  move(from: string, to: string): void {
-    if (from !== to) for (const lanes of this.#all) lanes.move(from, to);
+  move(from: string, to: string, conversation: Conversation): void {
+    if (from !== to) for (const lanes of this.#all) lanes.move(from, to, conversation);
   }
 
   /** The bot is stopping: messages no call has taken are abandoned (caught up after a restart). */
@@ -139,10 +140,16 @@ export class OverlapLanes {
     }
   }
 
-  /** The lane of conversation `from` serves `to` now, unless `to` has a lane of its own already. */
-  move(from: string, to: string): void {
+  /**
+   * The lane of conversation `from` serves `to` now, unless `to` has a lane of its own already;
+   * either way the messages it holds reply in `to` (their contexts are relocated).
+   */
+  move(from: string, to: string, conversation: Conversation): void {
     const controller = this.#controllers.get(from);
-    if (!controller || this.#controllers.has(to)) return;
+    if (!controller) return;
+    for (const ctx of controller.held())
+      if (ctx instanceof MessageContextObject) ctx.relocate(conversation);
+    if (this.#controllers.has(to)) return;
     this.#controllers.delete(from);
     this.#controllers.set(to, controller);
     this.#keys.set(controller, to);

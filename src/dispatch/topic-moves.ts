@@ -120,7 +120,7 @@ export class TopicMoves {
     const toKey = conversationKey(to);
     if (fromKey === toKey) return; // only the topic's case changed: the same conversation
     const { follows, dialogs, overlap, log } = this.#o;
-    overlap.move(fromKey, toKey);
+    overlap.move(fromKey, toKey, to);
     for (const listener of this.#listeners) listener(fromKey, to);
     // Each starts with what it keeps in memory (the cached follows, the waiting questions).
     const stored = [

@@ -21,6 +21,11 @@ const keeper = definePlugin({
       await letGo;
       await ctx.reply("done at last");
     });
+    bot.command(
+      "later",
+      { description: "Answer after a quiet moment", overlap: { mode: "burst", quietMs: 1500 } },
+      (ctx) => ctx.reply(`later: ${ctx.message.id}`),
+    );
     bot.command("name", { description: "Ask a name" }, async (ctx) => {
       const answer = await ctx.ask("What's your name?", { timeoutMs: 600_000 });
       await ctx.reply(answer ? `Hello, ${answer.text}!` : "Never mind.");
@@ -106,6 +111,18 @@ describe("a topic that moves takes the bot's state with it", () => {
     release();
     const done = await t.reply();
     expect([done.content, done.topic]).toEqual(["done at last", "✔ outage"]);
+  });
+
+  it("a message an overlap strategy holds while its topic is renamed is answered in the new name", async () => {
+    t = await createTestBot({ plugins: [keeper], now: "2026-03-02T09:00:00Z" });
+    movesSeen = 0;
+    const id = await t.send("!later", { topic: "queue" });
+    await until(() => t!.bot.pending === 1, "the message held in its burst window");
+    await t.renameTopic("general", "queue", "queued", { notifyNew: false });
+    await until(() => movesSeen > 0, "the move to reach the bot");
+    await t.clock.advance(1500);
+    const later = await t.reply();
+    expect([later.content, later.topic]).toEqual([`later: ${id}`, "queued"]);
   });
 
   it("a partial move (change_one) moves only the message: the follow, the session and the question stay with the topic", async () => {

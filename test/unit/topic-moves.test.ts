@@ -181,7 +181,12 @@ describe("an overlap lane follows its topic", () => {
         message: { content },
       }) as unknown as MessageContext;
     await lanes.admit(ctx("one", "draft"));
-    room.move("channel:3:draft", "channel:3:final");
+    room.move("channel:3:draft", "channel:3:final", {
+      type: "channel",
+      streamId: 3,
+      channel: "general",
+      topic: "final",
+    });
     await lanes.admit(ctx("two", "final"));
     await new Promise((r) => setTimeout(r, 20));
     expect(order).toEqual(["start one"]);
