@@ -40,6 +40,7 @@ import { processTimeZone } from "../time/zoned.js";
 import { BotLifecycle } from "./lifecycle.js";
 import { createCards } from "../cards/index.js";
 import { systemClock } from "../scheduler/clock.js";
+import { TopicMoves } from "../dispatch/topic-moves.js";
 
 export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
   /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
@@ -221,6 +222,16 @@ export function createBot(options: BotOptions): Bot {
       onCalls: (running) => notify(options.observer?.overlapCalls, running),
     }),
   });
+  const moves = new TopicMoves(bus, {
+    follows,
+    dialogs,
+    sessionStores: () =>
+      ["bot", ...(options.plugins ?? []).map((e) => ("plugin" in e ? e.plugin : e).name)].map(
+        (name) => storage.namespace("topicbot:sessions").namespace(name),
+      ),
+    overlap: router.overlap,
+    log,
+  });
   const handler = new MessageHandler({
     quarantine: watch.quarantine,
     log,
@@ -230,6 +241,7 @@ export function createBot(options: BotOptions): Bot {
     prefix,
     respondTo,
     observer: options.observer,
+    moves,
   });
   const cards = createCards({
     api,

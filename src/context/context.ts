@@ -231,9 +231,21 @@ export class MessageContextObject {
     });
   }
 
-  /** Where the message was sent: a channel topic or a direct-message group. */
+  /**
+   * Where the message was sent: a channel topic or a direct-message group; after its topic moved
+   * while `ask` waited, where the topic went (so the replies that follow go there too).
+   */
   get conversation(): Conversation {
     return (this.#conversation ??= conversationOf(this.message));
+  }
+
+  /**
+   * The conversation's topic moved (renamed, or moved to another channel) while this context's
+   * handler runs: from now on `conversation` and the replies go to `to`. `message` stays as
+   * delivered.
+   */
+  relocate(to: Conversation): void {
+    this.#conversation = to;
   }
 
   /** The bot's own account: ID, email, name and its mention strings (`@**Name**`, `@_**Name**`). */
@@ -486,7 +498,15 @@ export class MessageContextObject {
   async ask(question: string, options: AskOptions = {}): Promise<MessageContext | undefined> {
     const { dialogs } = this.#services;
     const key = dialogKey(this.conversation, this.message.sender_id);
-    const answer = dialogs.wait(key, options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS, question);
+    // When the topic moves while the question waits, this context's replies go where it went.
+    const answer = dialogs.wait(
+      key,
+      options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
+      question,
+      (to) => {
+        this.#conversation = to;
+      },
+    );
     try {
       await this.reply(question);
     } catch (error) {

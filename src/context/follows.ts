@@ -55,6 +55,25 @@ export class Follows {
     return !this.#loaded || this.#cache.size > 0;
   }
 
+  /**
+   * The conversation `from` is now `to` (a topic renamed or moved): its follows go there, merged
+   * with any already there (per plugin, the later activity wins). The cached entry moves at once;
+   * the stored one is written under `to` before it is deleted under `from`, so every node of a
+   * cluster can apply the same move: one that finds `from` gone reads what another wrote.
+   */
+  async move(from: string, to: string): Promise<void> {
+    if (from === to) return;
+    const cached = this.#cache.get(from);
+    this.#cache.delete(from);
+    if (cached) this.#cache.set(to, merged(this.#cache.get(to) ?? {}, cached, to));
+    const stored = await this.#store.get<Entry>(from);
+    const there = (await this.#store.get<Entry>(to)) ?? {};
+    const all = merged(merged(there, stored ?? {}, to), this.#cache.get(to) ?? {}, to);
+    if (stored) await this.#write(to, all);
+    else if (Object.keys(all).length > 0) this.#cache.set(to, all);
+    await this.#store.delete(from);
+  }
+
   async follow(conversation: string, plugin: string, options: FollowOptions = {}): Promise<void> {
     const idleMinutes = options.idleMinutes ?? 60;
     if (!(idleMinutes > 0 && idleMinutes <= 60 * 24 * 365))
@@ -120,6 +139,16 @@ export class Follows {
     if (longest === 0) await this.#store.delete(conversation);
     else await this.#store.set(conversation, entry, { ttlMs: longest });
   }
+}
+
+/** Two conversations' follows as one, under `conversation`: per plugin, the later activity wins. */
+function merged(a: Entry, b: Entry, conversation: string): Entry {
+  const out: Entry = {};
+  for (const f of [...Object.values(a), ...Object.values(b)]) {
+    const kept = out[f.plugin];
+    if (!kept || f.lastActive > kept.lastActive) out[f.plugin] = { ...f, conversation };
+  }
+  return out;
 }
 
 /** Names for the channels and users in conversation keys (from the server, for people). */

@@ -1,5 +1,5 @@
 // Conversation state: sessions per conversation (and per user) in the key-value store, and ask-and-wait dialogs.
-import type { KeyValueStore } from "../state/key-value/store.js";
+import { readEntry, type KeyValueStore } from "../state/key-value/store.js";
 import { conversationKey, type Conversation } from "../model/conversation.js";
 
 /** JSON state of one conversation (or one user in it), kept in the bot's storage. */
@@ -79,9 +79,43 @@ export function sessionKind<T>(
   };
 }
 
+/**
+ * The sessions of conversation `from` (its own and each user's) become those of `to`, in one
+ * plugin's session store: a topic renamed or moved. A session `to` already has is kept (the moved
+ * one is dropped); a moved one keeps the time it had left. Each is written under `to` before it
+ * is deleted under `from`, so every node of a cluster can apply the same move. Resolves the
+ * number this call moved.
+ */
+export async function moveSessions(
+  store: KeyValueStore,
+  from: string,
+  to: string,
+): Promise<number> {
+  if (from === to) return 0;
+  let moved = 0;
+  for (const key of await store.list(from)) {
+    if (key !== from && !/^:user:\d+$/.test(key.slice(from.length))) continue;
+    if (await moveEntry(store, key, `${to}${key.slice(from.length)}`)) moved++;
+  }
+  return moved;
+}
+
+/** Copies the entry under `from` to `to` unless `to` has one, then deletes `from`; true when copied. */
+async function moveEntry(store: KeyValueStore, from: string, to: string): Promise<boolean> {
+  const entry = await readEntry(store, from);
+  if (!entry) return false;
+  const copied = !(await store.has(to));
+  if (copied)
+    await store.set(to, entry.value, entry.ttlMs === undefined ? {} : { ttlMs: entry.ttlMs });
+  await store.delete(from);
+  return copied;
+}
+
 interface Waiter<A> {
   resolve(answer: A | undefined): void;
   timer: NodeJS.Timeout;
+  /** Told where the question's conversation went when its topic moved. */
+  moved: ((to: Conversation) => void) | undefined;
 }
 
 /** A question a handler asked, as kept in storage while it waits for its answer. */
@@ -126,9 +160,15 @@ export class Dialogs<A> {
 
   /**
    * Waits for the answer under `key`; an earlier question under the same key resolves undefined.
-   * `question` is what is kept in the store.
+   * `question` is what is kept in the store; `moved` is told where the conversation went when a
+   * move (`move`) takes the question along.
    */
-  wait(key: string, timeoutMs: number, question = ""): Promise<A | undefined> {
+  wait(
+    key: string,
+    timeoutMs: number,
+    question = "",
+    moved?: (to: Conversation) => void,
+  ): Promise<A | undefined> {
     this.#settle(key, undefined);
     this.#orphans.delete(key); // superseded by the new question
     const open: OpenQuestion = {
@@ -139,7 +179,7 @@ export class Dialogs<A> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.#settle(key, undefined), timeoutMs);
       timer.unref?.();
-      this.#waiting.set(key, { resolve, timer });
+      this.#waiting.set(key, { resolve, timer, moved });
     });
   }
 
@@ -157,6 +197,38 @@ export class Dialogs<A> {
     const open = await this.#store.get<OpenQuestion>(key);
     if (open) await this.#store.delete(key);
     return open;
+  }
+
+  /**
+   * A topic moved: every question whose key is `from` and a user ID now waits under `to` in its place
+   * (and its asker is told `conversation`), so the answer comes from where the conversation went.
+   * A question already waiting there stays; the moved one resolves undefined. The stored
+   * questions move too, written before they are deleted (every node of a cluster may apply it).
+   */
+  async move(from: string, to: string, conversation: Conversation): Promise<void> {
+    if (from === to) return;
+    const target = (key: string) => `${to}${key.slice(from.length)}`;
+    // `from` and a user ID, not a longer topic that starts the same ("a" is not "a|5").
+    const moves = (key: string) => key.startsWith(from) && /^\d+$/.test(key.slice(from.length));
+    for (const [key, waiter] of [...this.#waiting]) {
+      if (!moves(key)) continue;
+      this.#waiting.delete(key);
+      if (this.#waiting.has(target(key))) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(undefined);
+        continue;
+      }
+      this.#waiting.set(target(key), waiter);
+      waiter.moved?.(conversation);
+    }
+    for (const key of [...this.#orphans])
+      if (moves(key)) {
+        this.#orphans.delete(key);
+        this.#orphans.add(target(key));
+      }
+    if (!this.#store) return;
+    for (const key of await this.#store.list(from))
+      if (moves(key)) await moveEntry(this.#store, key, target(key));
   }
 
   /** Hands `answer` to the question waiting under `key`; true when there was one. */

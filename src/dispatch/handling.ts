@@ -12,9 +12,10 @@ import type { Dialogs } from "../context/session.js";
 import type { Quarantine } from "../state/quarantine.js";
 import { notify, type BotObserver } from "../model/observer.js";
 import type { Middleware } from "./compose.js";
-import { conversationKey } from "../model/conversation.js";
+import { conversationKey, type Conversation } from "../model/conversation.js";
 import { address, isOneToOne, type RespondTo } from "./gate.js";
 import type { HandedOn } from "./overlap-lanes.js";
+import type { TopicMoves } from "./topic-moves.js";
 import { MessageTurn, PromisedRelease, type ClaimedTurn, type TurnHooks } from "./turn.js";
 
 /** What the bot's services learn of each message: its count (metrics) and the outgoing-webhook split. */
@@ -49,6 +50,11 @@ export interface MessageHandlerOptions {
   observer?: BotObserver;
   /** Messages quarantined (their handler failed too often) are not run again. */
   quarantine?: Pick<Quarantine, "has">;
+  /**
+   * Topic moves: a message of a conversation that state is moving into waits for it, and the
+   * handlers running in a moved conversation reply in its new place.
+   */
+  moves?: Pick<TopicMoves, "any" | "pending" | "onMove">;
 }
 
 /**
@@ -64,18 +70,30 @@ export class MessageHandler {
   #services: ContextServices | undefined;
   /** One object per bot, not per message: told when each turn's pipeline ended. */
   readonly #hooks: TurnHooks;
+  /** Contexts whose pipeline runs now (a topic move relocates those of the moved conversation). */
+  readonly #live = new Set<MessageContext>();
 
   constructor(options: MessageHandlerOptions) {
     this.#o = options;
+    options.moves?.onMove((from, to) => this.#relocate(from, to));
     const { outside, log } = options;
     const inflight = this.inflight;
+    const live = this.#live;
     this.#hooks = {
       ended(ctx, threw, error) {
+        live.delete(ctx);
         outside.finished(ctx, threw);
         if (threw) log.error({ err: error, messageId: ctx.message.id }, "message pipeline failed");
         inflight.leave();
       },
     };
+  }
+
+  /** A topic moved: the handlers running in its conversation reply in its new place. */
+  #relocate(from: string, to: Conversation): void {
+    for (const ctx of this.#live)
+      if (ctx instanceof MessageContextObject && conversationKey(ctx.conversation) === from)
+        ctx.relocate(to);
   }
 
   /** Whether the pipeline is composed (after which middleware can no longer be added). */
@@ -174,6 +192,20 @@ export class MessageHandler {
 
   /** Runs the pipeline for the turn's context (ctx.ask may release the turn before it ends). */
   #run(turn: MessageTurn): void {
+    const moves = this.#o.moves;
+    if (moves?.any) {
+      const moving = moves.pending(conversationKey(turn.ctx.conversation));
+      if (moving)
+        return void moving
+          .then(() => this.#run(turn))
+          .catch((error: unknown) => {
+            this.#o.log.error(
+              { err: error, messageId: turn.ctx.message.id },
+              "message pipeline failed",
+            );
+            turn.end();
+          });
+    }
     if (this.#o.outside.leaveToWebhook(turn.ctx)) return turn.end();
     if (this.#o.quarantine?.has(turn.ctx.message.id)) {
       this.#o.log.warn(
@@ -183,6 +215,7 @@ export class MessageHandler {
       return turn.end();
     }
     this.inflight.enter();
+    this.#live.add(turn.ctx);
     turn.follow(this.#pipeline!(turn.ctx));
   }
 

@@ -1,6 +1,6 @@
 // Overlap lanes: one handler's OverlapController per conversation, and the hand-over of its messages to the intake.
-import type { MessageContext } from "../context/context.js";
-import { conversationKey } from "../model/conversation.js";
+import { MessageContextObject, type MessageContext } from "../context/context.js";
+import { conversationKey, type Conversation } from "../model/conversation.js";
 import type { OverlapStrategy } from "../model/overlap.js";
 import { OverlapController, type OverlapCall, type OverlapTimers } from "./overlap.js";
 
@@ -45,6 +45,15 @@ export class OverlapRoom {
     this.#onCalls?.(this.#running);
   }
 
+  /**
+   * A topic moved (its conversation `from` is now `to`): each handler's lane there goes with it,
+   * so the next message in `to` meets the call still running (and the messages held) for `from`,
+   * and those messages' calls reply in `conversation`.
+   */
+  move(from: string, to: string, conversation: Conversation): void {
+    if (from !== to) for (const lanes of this.#all) lanes.move(from, to, conversation);
+  }
+
   /** The bot is stopping: messages no call has taken are abandoned (caught up after a restart). */
   close(): void {
     this.#closed = true;
@@ -76,6 +85,8 @@ export class OverlapLanes {
   readonly strategy: Required<OverlapStrategy>;
   readonly #room: OverlapRoom;
   readonly #controllers = new Map<string, OverlapController<MessageContext>>();
+  /** The conversation each controller serves now (a topic move changes it). */
+  readonly #keys = new WeakMap<OverlapController<MessageContext>, string>();
   /** Runs one call of the handler (set by the router once it knows how to report errors). */
   #run: ((ctx: MessageContext) => Promise<void>) | undefined;
 
@@ -99,10 +110,12 @@ export class OverlapLanes {
         {
           ...(this.#room.timers && { timers: this.#room.timers }),
           onIdle: () => {
-            if (this.#controllers.get(key) === created) this.#controllers.delete(key);
+            const now = this.#keys.get(created)!;
+            if (this.#controllers.get(now) === created) this.#controllers.delete(now);
           },
         },
       );
+      this.#keys.set(created, key);
       if (this.#room.closed) created.close();
       this.#controllers.set(key, created);
       controller = created;
@@ -125,6 +138,21 @@ export class OverlapLanes {
     } finally {
       this.#room.called(-1);
     }
+  }
+
+  /**
+   * The lane of conversation `from` serves `to` now, unless `to` has a lane of its own already;
+   * either way the messages it holds reply in `to` (their contexts are relocated).
+   */
+  move(from: string, to: string, conversation: Conversation): void {
+    const controller = this.#controllers.get(from);
+    if (!controller) return;
+    for (const ctx of controller.held())
+      if (ctx instanceof MessageContextObject) ctx.relocate(conversation);
+    if (this.#controllers.has(to)) return;
+    this.#controllers.delete(from);
+    this.#controllers.set(to, controller);
+    this.#keys.set(controller, to);
   }
 
   close(): void {

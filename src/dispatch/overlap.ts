@@ -122,6 +122,13 @@ export class OverlapController<M> {
     return this.#running.size;
   }
 
+  /** Every message held: waiting, carried into the next call, or in a call running now. */
+  held(): M[] {
+    return [...this.#pending, ...[...this.#running].flatMap((r) => r.entries)].map(
+      (e) => e.message,
+    );
+  }
+
   /** Hands a message over; resolves once it was handled (rejects if the call that had it failed). */
   offer(message: M): Promise<void> {
     return new Promise<void>((resolve, reject) => {

@@ -1,11 +1,11 @@
 // Avatar URLs as the server's get_avatar_field computes them: uploaded avatars, the external provider, and when to send null.
 import { createHash } from "node:crypto";
 import { canSeeRealEmail } from "./emailVisibility.js";
-import type { Realm } from "./realm.js";
+import type { RealmState } from "./realmState.js";
 import type { SandboxUser } from "./model.js";
 
 /** The uploaded avatar's URL, or the external provider's (computed from the real email), versioned. */
-export function avatarUrl(realm: Realm, user: SandboxUser): string {
+export function avatarUrl(realm: RealmState, user: SandboxUser): string {
   if (user.avatarUploaded)
     return `http://${realm.settings.host}/user_avatars/${user.userId}/avatar.png?version=${user.avatarVersion}`;
   const hash = createHash("md5").update(user.email.toLowerCase()).digest("hex");
@@ -18,7 +18,7 @@ export function avatarUrl(realm: Realm, user: SandboxUser): string {
  * the user never uploaded an avatar; the URL otherwise.
  */
 export function avatarField(
-  realm: Realm,
+  realm: RealmState,
   viewer: SandboxUser | undefined,
   user: SandboxUser,
   clientComputes: boolean,

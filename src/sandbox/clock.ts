@@ -1,4 +1,5 @@
-// The sandbox's sense of time: real by default, or a manual clock tests move forward.
+// The sandbox's sense of time: real by default, or the manual clock (src/time/clock.ts) tests move forward.
+export { ManualClock } from "../time/clock.js";
 
 export interface Clock {
   /** Milliseconds since the UNIX epoch. */
@@ -6,32 +7,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
-
-/** A clock that only moves when told to; listeners run after each move (scheduled deliveries, cron). */
-export class ManualClock implements Clock {
-  #now: number;
-  readonly #listeners = new Set<(now: number) => void>();
-
-  constructor(start: number | Date = Date.now()) {
-    this.#now = typeof start === "number" ? start : start.getTime();
-  }
-
-  now(): number {
-    return this.#now;
-  }
-
-  /** Moves time forward by `ms` and notifies listeners. */
-  advance(ms: number): void {
-    this.set(this.#now + ms);
-  }
-
-  set(time: number | Date): void {
-    this.#now = typeof time === "number" ? time : time.getTime();
-    for (const listener of this.#listeners) listener(this.#now);
-  }
-
-  onChange(listener: (now: number) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-}

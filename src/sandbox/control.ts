@@ -85,7 +85,7 @@ export async function handleControl(
       if (!(targets.clock instanceof ManualClock))
         throw new Error("the sandbox runs on the real clock; start it with a ManualClock");
       if (typeof body.ms !== "number" || body.ms < 0) throw new Error("ms must be a number ≥ 0");
-      targets.clock.advance(body.ms);
+      void targets.clock.advance(body.ms);
       ok({ now: targets.clock.now() });
     } else {
       return false;

@@ -1,6 +1,6 @@
 // Email address visibility: who sees a user's real email, and the placeholder API email everyone else gets.
 import { ROLES } from "../api/common.js";
-import type { Realm } from "./realm.js";
+import type { RealmState } from "./realmState.js";
 import type { SandboxUser } from "./model.js";
 
 /** `email_address_visibility` values. */
@@ -16,7 +16,7 @@ const visibilityOf = (user: SandboxUser): number =>
   Number(user.settings.email_address_visibility ?? EMAIL_VISIBILITY.everyone);
 
 /** `user<id>@<realm_host>`: the API email of a user whose real email is not public. */
-export const placeholderEmail = (realm: Realm, user: SandboxUser): string =>
+export const placeholderEmail = (realm: RealmState, user: SandboxUser): string =>
   `user${user.userId}@${realm.settings.host}`;
 
 /**
@@ -41,7 +41,7 @@ export function canSeeRealEmail(viewer: SandboxUser | undefined, target: Sandbox
 }
 
 /** The API email (`email` field): the real one only when visible to everyone. */
-export function apiEmail(realm: Realm, user: SandboxUser): string {
+export function apiEmail(realm: RealmState, user: SandboxUser): string {
   return user.isBot || visibilityOf(user) === EMAIL_VISIBILITY.everyone
     ? user.email
     : placeholderEmail(realm, user);
@@ -57,7 +57,7 @@ export function deliveryEmail(viewer: SandboxUser | undefined, target: SandboxUs
  * real email only when `viewer` may see it, and the API email always.
  */
 export function findUserByEmail(
-  realm: Realm,
+  realm: RealmState,
   viewer: SandboxUser | undefined,
   email: string,
 ): SandboxUser | undefined {

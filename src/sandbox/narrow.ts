@@ -2,7 +2,7 @@
 import type { Narrow } from "../api/common.js";
 import { badRequest, SandboxError } from "./errors.js";
 import { findUserByEmail } from "./emailVisibility.js";
-import type { Realm } from "./realm.js";
+import type { RealmState } from "./realmState.js";
 import type { SandboxUser, StoredMessage } from "./model.js";
 
 export interface NarrowTerm {
@@ -124,11 +124,11 @@ export function highlightTopic(topic: string, words: readonly string[]): string 
 export class CompiledNarrow {
   readonly terms: NarrowTerm[];
   readonly searchWords: string[];
-  readonly #realm: Realm;
+  readonly #realm: RealmState;
   readonly #viewer: SandboxUser;
   readonly #tests: ((m: StoredMessage) => boolean)[];
 
-  constructor(realm: Realm, viewer: SandboxUser, terms: NarrowTerm[]) {
+  constructor(realm: RealmState, viewer: SandboxUser, terms: NarrowTerm[]) {
     this.terms = terms;
     this.#realm = realm;
     this.#viewer = viewer;
@@ -358,7 +358,7 @@ export class CompiledNarrow {
 
 /** Parses and binds a narrow in one step. */
 export function compileNarrow(
-  realm: Realm,
+  realm: RealmState,
   viewer: SandboxUser,
   narrow: Narrow | undefined,
 ): CompiledNarrow {

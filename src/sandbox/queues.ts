@@ -1,9 +1,10 @@
 // Server-side event queues: registration, filtering, long-polls with heartbeats, idle garbage collection.
 import { randomBytes } from "node:crypto";
-import type { Realm } from "./realm.js";
+import type { RealmState } from "./realmState.js";
 import type { StoredMessage } from "./model.js";
 import { SandboxError } from "./errors.js";
 import { compileNarrow } from "./narrow.js";
+import { messageEvent } from "./messageView.js";
 
 export interface QueueOptions {
   /** Seconds a long-poll waits before answering with a heartbeat. */
@@ -166,7 +167,7 @@ export class QueueRegistry {
 
   /** Sends a `message` event to the queues of everyone who receives the message. */
   deliverMessage(
-    realm: Realm,
+    realm: RealmState,
     message: StoredMessage,
     localEcho?: { queueId: string; localId: string },
   ): void {
@@ -185,7 +186,7 @@ export class QueueRegistry {
           realm.canSee(user, message));
       if (!receives || !matchesQueueNarrow(queue.filter.narrow, message, realm, user.userId))
         continue;
-      const { message: view, flags } = realm.messageEvent(message, user, queue.filter);
+      const { message: view, flags } = messageEvent(realm, message, user, queue.filter);
       const event: Record<string, unknown> & { type: string } = {
         type: "message",
         message: view,
@@ -207,7 +208,7 @@ export class QueueRegistry {
 function matchesQueueNarrow(
   narrow: [string, string][],
   message: StoredMessage,
-  realm: Realm,
+  realm: RealmState,
   userId: number,
 ): boolean {
   if (narrow.length === 0) return true;

@@ -1,7 +1,7 @@
 // Scheduled messages: stored until the sandbox's clock (manual or real) reaches their time, then sent.
 import type { Clock } from "./clock.js";
 import { ManualClock } from "./clock.js";
-import type { Realm } from "./realm.js";
+import type { RealmState } from "./realmState.js";
 import { sendDirect, sendToChannel, resolveRecipients } from "./send.js";
 
 export interface ScheduledMessage {
@@ -25,13 +25,13 @@ export interface ScheduledMessage {
 
 /** Holds scheduled messages and sends each when its time comes, without anyone polling. */
 export class Scheduler {
-  readonly #realm: Realm;
+  readonly #realm: RealmState;
   readonly #clock: Clock;
   readonly pending = new Map<number, ScheduledMessage>();
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
 
-  constructor(realm: Realm, clock: Clock) {
+  constructor(realm: RealmState, clock: Clock) {
     this.#realm = realm;
     this.#clock = clock;
     if (clock instanceof ManualClock) this.#unsubscribe = clock.onChange(() => this.deliverDue());

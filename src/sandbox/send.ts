@@ -1,14 +1,14 @@
 // Sending a message as the server does: limits, the topic rule, wildcard mentions, topic visibility policies.
 import { NO_TOPIC } from "../api/common.js";
 import { badRequest, SandboxError } from "./errors.js";
-import type { Realm } from "./realm.js";
+import type { RealmState } from "./realmState.js";
 import type { Channel, SandboxUser, StoredMessage } from "./model.js";
 import { findUserByEmail } from "./emailVisibility.js";
 import type { WidgetContent } from "./widgets.js";
 import { findWildcards } from "./markdown.js";
 
 /** The topic rule: `(no topic)` and the realm's empty-topic display name mean the empty string. */
-export function normalizeTopic(realm: Realm, topic: string): string {
+export function normalizeTopic(realm: RealmState, topic: string): string {
   const trimmed = topic.trim();
   return trimmed === NO_TOPIC || trimmed === realm.settings.emptyTopicDisplayName ? "" : trimmed;
 }
@@ -29,7 +29,7 @@ function unprintableAt(text: string): number | undefined {
  * A channel message's topic as the server stores it: stripped, the topic rule applied, not
  * empty, no control characters, and cut to the realm's maximum with `...` (not refused).
  */
-export function checkedTopic(realm: Realm, topic: string): string {
+export function checkedTopic(realm: RealmState, topic: string): string {
   const normalized = normalizeTopic(realm, topic);
   if (normalized === "") throw badRequest("Topic can't be empty!");
   const bad = unprintableAt(normalized);
@@ -42,7 +42,7 @@ export function checkedTopic(realm: Realm, topic: string): string {
  * blank lines stripped, refused when empty or holding a null byte, and cut to the realm's maximum
  * with a `[message truncated]` line (not refused).
  */
-export function normalizedContent(realm: Realm, content: string): string {
+export function normalizedContent(realm: RealmState, content: string): string {
   const body = content.trimEnd().replace(/^\n+/, "");
   if (body === "") throw badRequest("Message must not be empty");
   if (body.includes("\0")) throw badRequest("Message must not contain null bytes");
@@ -50,12 +50,12 @@ export function normalizedContent(realm: Realm, content: string): string {
 }
 
 /** Distinct senders of a topic so far (a copy: the index's set grows with the message being sent). */
-const topicParticipants = (realm: Realm, channel: Channel, topic: string): Set<number> =>
+const topicParticipants = (realm: RealmState, channel: Channel, topic: string): Set<number> =>
   new Set(realm.index.participants(channel.streamId, topic));
 
 /** Which wildcard mentions the content makes, refused when the sender may not mention that many. */
 function wildcards(
-  realm: Realm,
+  realm: RealmState,
   sender: SandboxUser,
   channel: Channel,
   topic: string,
@@ -116,7 +116,7 @@ const UNMUTED = 2;
  * they start, 2: topics they send to) and the unmute policy for muted channels; undefined if unchanged.
  */
 function newVisibilityPolicy(
-  realm: Realm,
+  realm: RealmState,
   sender: SandboxUser,
   channel: Channel,
   topic: string,
@@ -162,7 +162,7 @@ export interface ChannelSend {
 
 /** Posts a channel message (topic already checked); returns it with any automatic policy change. */
 export function sendToChannel(
-  realm: Realm,
+  realm: RealmState,
   init: ChannelSend,
 ): { message: StoredMessage; automaticPolicy?: number } {
   const { sender, channel, topic } = init;
@@ -210,7 +210,7 @@ export function sendToChannel(
 
 /** DM recipients given as IDs or emails (API emails, or real ones `sender` may see), resolved to active users. */
 export function resolveRecipients(
-  realm: Realm,
+  realm: RealmState,
   sender: SandboxUser,
   to: readonly (string | number)[],
 ): SandboxUser[] {
@@ -227,7 +227,7 @@ export function resolveRecipients(
 
 /** Posts a direct message. */
 export function sendDirect(
-  realm: Realm,
+  realm: RealmState,
   init: {
     sender: SandboxUser;
     recipients: SandboxUser[];

@@ -1,6 +1,6 @@
 // Uploaded files: stored under a sanitised name, served only to the uploader or readers of a message that claimed them.
 import { randomBytes } from "node:crypto";
-import type { Realm } from "./realm.js";
+import type { RealmState } from "./realmState.js";
 import type { SandboxUser, StoredMessage } from "./model.js";
 
 /** Upload paths in message content, as the server finds them to claim. */
@@ -89,7 +89,7 @@ export class UploadStore {
    * Claims the files a message links, as the server does on send and edit: only files its sender
    * may read themselves. Linking someone else's file you cannot read shares nothing.
    */
-  claim(realm: Realm, message: StoredMessage): void {
+  claim(realm: RealmState, message: StoredMessage): void {
     const sender = realm.users.get(message.senderId);
     if (!sender) return;
     for (const [path] of message.content.matchAll(UPLOAD_PATH)) {
@@ -102,7 +102,7 @@ export class UploadStore {
   }
 
   /** The uploader, or anyone who can see a message that claimed the file. */
-  canRead(realm: Realm, upload: StoredUpload, user: SandboxUser): boolean {
+  canRead(realm: RealmState, upload: StoredUpload, user: SandboxUser): boolean {
     if (upload.ownerId === user.userId) return true;
     return (this.#claims.get(upload.path) ?? []).some((m) => realm.canSee(user, m));
   }

@@ -1,13 +1,6 @@
 // The harness's fake clock: one time for the sandbox (scheduled messages) and the bot's cron jobs.
-import { ManualClock } from "../sandbox/clock.js";
-import type { SchedulerClock, TimerHandle } from "../scheduler/clock.js";
+import { ManualClock, settle } from "../time/clock.js";
 import { parseDuration } from "../context/time.js";
-
-interface PendingTimer {
-  id: number;
-  at: number;
-  callback: () => void;
-}
 
 /**
  * A clock that moves only when a test says so. It is the sandbox's clock (scheduled messages are
@@ -20,28 +13,9 @@ interface PendingTimer {
  * await t.clock.advance("2h");
  * await t.expectReply(/stretch/);
  */
-export class TestClock extends ManualClock implements SchedulerClock {
-  readonly #timers = new Map<number, PendingTimer>();
-  #nextTimerId = 1;
-
+export class TestClock extends ManualClock {
   constructor(start: number | Date | string = Date.now()) {
     super(typeof start === "string" ? parseStart(start) : start);
-  }
-
-  setTimer(callback: () => void, delayMs: number): TimerHandle {
-    const id = this.#nextTimerId++;
-    this.#timers.set(id, { id, at: this.now() + Math.max(0, delayMs), callback });
-    return { id };
-  }
-
-  clearTimer(handle: TimerHandle): void {
-    if (typeof handle === "object" && "id" in handle && typeof handle.id === "number")
-      this.#timers.delete(handle.id);
-  }
-
-  /** Cron timers waiting to fire. */
-  get pendingTimers(): number {
-    return this.#timers.size;
   }
 
   /**
@@ -55,7 +29,10 @@ export class TestClock extends ManualClock implements SchedulerClock {
     await this.set(this.now() + ms);
   }
 
-  /** Moves time to `time` (never backwards), as `advance` does. */
+  /**
+   * Moves time to `time` (never backwards), as `advance` does, once what the test set going has
+   * run its ready callbacks (so a timer a handler is about to set is there before time passes).
+   */
   override async set(time: number | Date | string): Promise<void> {
     const target =
       typeof time === "string"
@@ -68,18 +45,7 @@ export class TestClock extends ManualClock implements SchedulerClock {
         `clock.set: ${new Date(target).toISOString()} is before the clock's ${new Date(this.now()).toISOString()}; time only moves forward`,
       );
     await settle();
-    for (;;) {
-      const due = [...this.#timers.values()]
-        .filter((t) => t.at <= target)
-        .sort((a, b) => a.at - b.at || a.id - b.id)[0];
-      // The sandbox side (scheduled messages) catches up to each timer's instant first.
-      super.set(Math.max(this.now(), due?.at ?? target));
-      if (!due) break;
-      this.#timers.delete(due.id);
-      due.callback();
-      await settle();
-    }
-    await settle();
+    await super.set(target);
   }
 }
 
@@ -87,9 +53,4 @@ function parseStart(text: string): number {
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) throw new RangeError(`clock: "${text}" is not a date (ISO 8601 expected)`);
   return ms;
-}
-
-/** Lets promise callbacks and I/O callbacks that are ready run: a few event loop turns. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }

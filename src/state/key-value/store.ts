@@ -17,6 +17,11 @@ export interface KeyValueStore {
   set(key: string, value: unknown, options?: SetOptions): Promise<void>;
   /** Removes the key; resolves true when it existed. */
   delete(key: string): Promise<boolean>;
+  /**
+   * The value under `key` with the time it has left (`ttlMs`, absent for none), or undefined: what
+   * copying an entry elsewhere needs to keep its expiry. Optional for stores of one's own.
+   */
+  entry?<T = unknown>(key: string): Promise<{ value: T; ttlMs?: number } | undefined>;
   /** Keys starting with `prefix` (all keys without it), sorted. */
   list(prefix?: string): Promise<string[]>;
   /** A view of this store whose keys all live under `name`. */
@@ -43,6 +48,16 @@ export interface StoredEntry {
 }
 
 const SEPARATOR = "\u0000";
+
+/** `store.entry(key)`, or for a store without it the value alone (its time left unknown). */
+export async function readEntry<T>(
+  store: KeyValueStore,
+  key: string,
+): Promise<{ value: T; ttlMs?: number } | undefined> {
+  if (store.entry) return store.entry<T>(key);
+  const value = await store.get<T>(key);
+  return value === undefined ? undefined : { value };
+}
 
 /** Builds the namespaced, expiring store view over any backend. */
 export function storeOver(
@@ -74,6 +89,14 @@ export function storeOver(
       await backend.write(full(key), entry);
     },
     delete: (key) => backend.remove(full(key)),
+    async entry<T>(key: string) {
+      const entry = await backend.read(full(key));
+      if (!entry) return undefined;
+      const value = structuredClone(entry.value) as T;
+      if (entry.expiresAt === undefined) return { value };
+      const ttlMs = entry.expiresAt - now();
+      return ttlMs > 0 ? { value, ttlMs } : undefined;
+    },
     async list(keyPrefix = "") {
       const all = await backend.keys();
       const wanted = full(keyPrefix);
