@@ -19,14 +19,12 @@ import {
   type StreamOptions,
   type ThreadInfo,
 } from "chat";
-import { endpoint } from "../api/endpoint.js";
 import type { Message } from "../api/messages.js";
 import type { ApiClient } from "../client/client.js";
 import { ApiError } from "../client/errors.js";
 import type { MessageContext } from "../context/context.js";
 import type { BotAccount } from "../model/account.js";
 import { conversationOf } from "../model/conversation.js";
-import { z } from "zod";
 import {
   channelIdFromThreadId,
   decodeThreadId,
@@ -44,15 +42,6 @@ class ZulipFormatConverter extends BaseFormatConverter {
     return stringifyMarkdown(ast);
   }
 }
-
-/** DELETE /messages/{message_id}: not among the client's endpoints, declared here. */
-const deleteMessageEndpoint = endpoint({
-  method: "DELETE",
-  path: "/messages/{message_id}",
-  params: () => z.object({ message_id: z.int() }),
-  response: () => z.looseObject({}),
-  idempotent: true,
-});
 
 const emojiName = (emoji: EmojiValue | string): string =>
   typeof emoji === "string" ? emoji.replace(/^:|:$/g, "") : emoji.name;
@@ -316,8 +305,9 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
     return { id, threadId, raw: await this.#sent(messageId(id), thread, content) };
   }
 
+  /** Deletes a message (the server's rules: the bot's own within the realm's limit, any as an administrator). */
   async deleteMessage(_threadId: string, id: string): Promise<void> {
-    await this.#client("deleteMessage").call(deleteMessageEndpoint, { message_id: messageId(id) });
+    await this.#client("deleteMessage").messages.remove({ message_id: messageId(id) });
   }
 
   /**
