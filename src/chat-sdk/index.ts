@@ -5,6 +5,7 @@ import type { Plugin } from "../bot/plugin.js";
 import type { MessageContext } from "../context/context.js";
 import type { ZulipAdapter } from "./adapter.js";
 import { encodeThreadId, threadOf } from "./thread-id.js";
+import { forwardEvents } from "./events.js";
 
 export { ZulipAdapter, type ZulipAdapterOptions } from "./adapter.js";
 export { MemoryChatState } from "./memory-state.js";
@@ -49,6 +50,7 @@ export function chatSdkPlugin(options: ChatSdkPluginOptions): Plugin {
       // Followed threads (subscribed ones) first, then every message addressed to the bot.
       bot.followed(handle);
       bot.filter(() => true, handle);
+      forwardEvents(bot, chat, adapter); // people's reactions, edits and deletions
     },
   });
 }
