@@ -128,6 +128,11 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
     this.#account = account;
   }
 
+  /** The ID of the message being handled, in its handling (undefined elsewhere). */
+  get handledId(): number | undefined {
+    return this.#handling.getStore()?.message.id;
+  }
+
   /** Runs `work` as the handling of `ctx`'s message: posts to its thread go through `ctx`. */
   handling<T>(ctx: MessageContext, work: () => Promise<T>): Promise<T> {
     return this.#handling.run(ctx, work);

@@ -103,3 +103,65 @@ describe("a Chat SDK bot restarted after a crash", () => {
     },
   );
 });
+
+describe("a Chat SDK bot's subscriptions across a restart", () => {
+  let sandbox: Sandbox | undefined;
+  const bots: Bot[] = [];
+  afterEach(async () => {
+    for (const bot of bots.splice(0)) await bot.stop().catch(() => undefined);
+    await sandbox?.close();
+  });
+
+  it("are kept in the bot's store: the restarted bot still answers the subscribed topic unaddressed", async () => {
+    sandbox = await startSandbox({ heartbeatSeconds: 0.2 });
+    const kv = createMemoryStore(); // the bot's storage, as a file or Redis keeps it across processes
+    const seen: string[] = [];
+    /** A fresh process: a new Chat SDK bot and a new MemoryChatState, on the same store. */
+    const start = () => {
+      const adapter = new ZulipAdapter();
+      const chat = new Chat({
+        adapters: { zulip: adapter },
+        state: new MemoryChatState(),
+        userName: sandbox!.bot.fullName,
+        logger: "silent",
+      });
+      chat.onNewMention(async (thread) => {
+        await thread.subscribe();
+        await thread.setState({ turns: 1 });
+        await thread.post("subscribed");
+      });
+      chat.onSubscribedMessage(async (thread, message) => {
+        const turns = ((await thread.state)?.turns as number | undefined) ?? 0;
+        await thread.setState({ turns: turns + 1 });
+        seen.push(`${message.text} (turn ${turns + 1})`);
+        await thread.post(`heard: ${message.text}`);
+      });
+      const bot = createBot({
+        server: { site: sandbox!.url, email: sandbox!.bot.email, apiKey: sandbox!.bot.apiKey },
+        plugins: [chatSdkPlugin({ chat, adapter })],
+        handleSignals: false,
+        rateLimit: false,
+        storage: kv,
+        eventLoop: { backoff: { baseMs: 5, capMs: 20 } },
+      });
+      bots.push(bot);
+      return bot;
+    };
+    const botMessages = () =>
+      sandbox!.realm.messages
+        .filter((m) => m.senderId === sandbox!.bot.userId)
+        .map((m) => m.content);
+
+    await start().start();
+    post(sandbox, `@**${sandbox.bot.fullName}** follow this`, { topic: "kept" });
+    await until(() => botMessages().length === 1, "the subscription's answer");
+    await bots[0]!.stop();
+
+    await start().start();
+    post(sandbox, "still there?", { topic: "kept" });
+    await until(() => botMessages().length === 2, "the restarted bot's answer", 10_000);
+    expect(botMessages()).toEqual(["subscribed", "heard: still there?"]);
+    // The thread's state came through the restart too.
+    expect(seen).toEqual(["still there? (turn 2)"]);
+  });
+});
