@@ -47,7 +47,7 @@ export function chatSdkPlugin(options: ChatSdkPluginOptions): Plugin {
     name: options.name ?? "chat-sdk",
     description: "Runs a Chat SDK bot through the Zulip adapter.",
     setup(bot) {
-      adapter.attach(bot.api, () => bot.me);
+      adapter.attach(bot.api, () => bot.me, bot.storage.namespace("keyed-posts"));
       // Subscriptions and thread state outlive a restart in the plugin's storage (the bot's store).
       const state = chat.getState();
       if (state instanceof MemoryChatState) state.keepIn(bot.storage, () => adapter.handledId);
