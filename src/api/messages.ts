@@ -273,6 +273,22 @@ export const removeReaction = endpoint({
   idempotent: false,
 });
 
+/**
+ * DELETE /messages/{message_id}: deletes a message for good. The server lets administrators
+ * delete any message, and a user their own (or their bots') while the realm's
+ * `can_delete_own_message_group` includes them and within `message_content_delete_limit_seconds`.
+ *
+ * @example
+ * await api.messages.remove({ message_id: 42 });
+ */
+export const remove = endpoint({
+  method: "DELETE",
+  path: "/messages/{message_id}",
+  params: () => z.object({ message_id: int }),
+  response: () => z.looseObject({}),
+  idempotent: true,
+});
+
 export const reportType = z.enum(["spam", "harassment", "inappropriate", "norms", "other"]);
 export type ReportType = z.infer<typeof reportType>;
 
@@ -299,5 +315,6 @@ export const messagesEndpoints = {
   updateFlagsForNarrow,
   addReaction,
   removeReaction,
+  remove,
   report,
 } as const;

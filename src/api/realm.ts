@@ -123,6 +123,7 @@ export const update = endpoint({
     z.object({
       allow_message_editing: optBool,
       message_content_edit_limit_seconds: timeLimit(),
+      message_content_delete_limit_seconds: timeLimit(),
       move_messages_within_stream_limit_seconds: timeLimit(),
       move_messages_between_streams_limit_seconds: timeLimit(),
     }),

@@ -19,14 +19,14 @@ import {
   type StreamOptions,
   type ThreadInfo,
 } from "chat";
-import { endpoint } from "../api/endpoint.js";
 import type { Message } from "../api/messages.js";
 import type { ApiClient } from "../client/client.js";
 import { ApiError } from "../client/errors.js";
 import type { MessageContext } from "../context/context.js";
 import type { BotAccount } from "../model/account.js";
+import type { KeyValueStore } from "../state/key-value/store.js";
+import { KeyedPosts } from "./keyed-posts.js";
 import { conversationOf } from "../model/conversation.js";
-import { z } from "zod";
 import {
   channelIdFromThreadId,
   decodeThreadId,
@@ -44,15 +44,6 @@ class ZulipFormatConverter extends BaseFormatConverter {
     return stringifyMarkdown(ast);
   }
 }
-
-/** DELETE /messages/{message_id}: not among the client's endpoints, declared here. */
-const deleteMessageEndpoint = endpoint({
-  method: "DELETE",
-  path: "/messages/{message_id}",
-  params: () => z.object({ message_id: z.int() }),
-  response: () => z.looseObject({}),
-  idempotent: true,
-});
 
 const emojiName = (emoji: EmojiValue | string): string =>
   typeof emoji === "string" ? emoji.replace(/^:|:$/g, "") : emoji.name;
@@ -133,10 +124,35 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
     return me ? String(me.userId) : undefined;
   }
 
-  /** Binds the adapter to a bot's client and account (the plugin does, in its setup). */
-  attach(api: ApiClient, account: () => BotAccount): void {
+  /** Binds the adapter to a bot's client, account and storage (the plugin does, in its setup). */
+  attach(api: ApiClient, account: () => BotAccount, store?: KeyValueStore): void {
     this.#api = api;
     this.#account = account;
+    if (store) this.#keyed = new KeyedPosts(store, api, () => this.#me?.userId);
+  }
+
+  #keyed: KeyedPosts | undefined;
+
+  /**
+   * Runs `work` with its posts outside a handled message made exactly once by `key`: run again
+   * with the same key (a retried job, a restarted process), a post already made is not made
+   * again, and one whose send a crash interrupted is looked for before it is sent. Chat SDK's
+   * `post` takes no key of its own, so the key is given around it.
+   *
+   * @example
+   * await adapter.once(`digest:${day}`, () => chat.thread(threadId).post(digest));
+   */
+  once<T>(key: string, work: () => Promise<T>): Promise<T> {
+    if (!this.#keyed)
+      throw new Error(
+        "chat-sdk: once() before the bot started (add chatSdkPlugin(...) to its plugins)",
+      );
+    return this.#keyed.run(key, work);
+  }
+
+  /** The ID of the message being handled, in its handling (undefined elsewhere). */
+  get handledId(): number | undefined {
+    return this.#handling.getStore()?.message.id;
   }
 
   /** Runs `work` as the handling of `ctx`'s message: posts to its thread go through `ctx`. */
@@ -242,13 +258,15 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
       ).id;
     } else {
       const api = this.#client("postMessage");
-      id = (
-        await api.messages.send(
-          thread.type === "channel"
-            ? { type: "stream", to: thread.streamId, topic: thread.topic, content }
-            : { type: "direct", to: thread.userIds, content },
-        )
-      ).id;
+      const send = async () =>
+        (
+          await api.messages.send(
+            thread.type === "channel"
+              ? { type: "stream", to: thread.streamId, topic: thread.topic, content }
+              : { type: "direct", to: thread.userIds, content },
+          )
+        ).id;
+      id = this.#keyed ? await this.#keyed.post(thread, content, send) : await send();
     }
     return { id: String(id), threadId, raw: await this.#sent(id, thread, content) };
   }
@@ -316,8 +334,9 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
     return { id, threadId, raw: await this.#sent(messageId(id), thread, content) };
   }
 
+  /** Deletes a message (the server's rules: the bot's own within the realm's limit, any as an administrator). */
   async deleteMessage(_threadId: string, id: string): Promise<void> {
-    await this.#client("deleteMessage").call(deleteMessageEndpoint, { message_id: messageId(id) });
+    await this.#client("deleteMessage").messages.remove({ message_id: messageId(id) });
   }
 
   /**

@@ -5,6 +5,8 @@ import type { Plugin } from "../bot/plugin.js";
 import type { MessageContext } from "../context/context.js";
 import type { ZulipAdapter } from "./adapter.js";
 import { encodeThreadId, threadOf } from "./thread-id.js";
+import { forwardEvents } from "./events.js";
+import { MemoryChatState } from "./memory-state.js";
 
 export { ZulipAdapter, type ZulipAdapterOptions } from "./adapter.js";
 export { MemoryChatState } from "./memory-state.js";
@@ -45,10 +47,14 @@ export function chatSdkPlugin(options: ChatSdkPluginOptions): Plugin {
     name: options.name ?? "chat-sdk",
     description: "Runs a Chat SDK bot through the Zulip adapter.",
     setup(bot) {
-      adapter.attach(bot.api, () => bot.me);
+      adapter.attach(bot.api, () => bot.me, bot.storage.namespace("keyed-posts"));
+      // Subscriptions and thread state outlive a restart in the plugin's storage (the bot's store).
+      const state = chat.getState();
+      if (state instanceof MemoryChatState) state.keepIn(bot.storage, () => adapter.handledId);
       // Followed threads (subscribed ones) first, then every message addressed to the bot.
       bot.followed(handle);
       bot.filter(() => true, handle);
+      forwardEvents(bot, chat, adapter); // people's reactions, edits and deletions
     },
   });
 }

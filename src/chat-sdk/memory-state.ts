@@ -1,6 +1,7 @@
-// A Chat SDK state adapter in memory: subscriptions, locks, cache, lists and queues of one process (tests, a single bot).
+// A Chat SDK state adapter: subscriptions, values and lists kept in topicbot's store once the plugin runs (in memory before), locks and queues of one process.
 import type { Lock, QueueEntry, StateAdapter } from "chat";
 import { randomUUID } from "node:crypto";
+import type { KeyValueStore } from "../state/key-value/store.js";
 
 interface Cached {
   value: unknown;
@@ -8,32 +9,64 @@ interface Cached {
 }
 
 /**
- * Chat SDK's state in this process's memory. What it holds is lost when the process ends: a
- * bot whose subscriptions must survive a restart needs a persistent state adapter (Chat SDK's
- * Redis one). Delivery does not depend on it: topicbot's journal keeps exactly-once.
+ * Chat SDK's state. `chatSdkPlugin` keeps it in the plugin's storage (`keepIn`): subscriptions,
+ * values (`thread.setState`, the cache) and lists outlive a restart wherever the bot's `storage:`
+ * keeps data (a file, Redis). Locks and queues stay in this process's memory: topicbot hands a
+ * topic's messages over one at a time, so they are never contended across processes. Without
+ * the plugin (or before it starts) everything is in memory and lost when the process ends.
  */
 export class MemoryChatState implements StateAdapter {
-  readonly #subscriptions = new Set<string>();
+  /** Subscribed threads, each with the ID of the message whose handling subscribed it (0: none). */
+  readonly #subscriptions = new Map<string, number>();
   readonly #locks = new Map<string, Lock>();
   readonly #cache = new Map<string, Cached>();
   readonly #queues = new Map<string, QueueEntry[]>();
   readonly #now: () => number;
+  #store: KeyValueStore | undefined;
+  #handling: () => number | undefined = () => undefined;
 
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Keeps subscriptions, values and lists in `store` from now on (the plugin does, at setup).
+   * `handling` names the message being handled: a thread it subscribed counts as subscribed for
+   * later messages only, so a message handled again after a crash is routed as the first time
+   * (a mention that subscribed stays a new mention), not as a message of a subscribed thread.
+   */
+  keepIn(store: KeyValueStore, handling?: () => number | undefined): void {
+    this.#store = store;
+    if (handling) this.#handling = handling;
   }
 
   async connect(): Promise<void> {}
   async disconnect(): Promise<void> {}
 
   async subscribe(threadId: string): Promise<void> {
-    this.#subscriptions.add(threadId);
+    const since = this.#handling() ?? 0;
+    if (this.#subscriptions.has(threadId) || (await this.#since(threadId)) !== undefined) return;
+    this.#subscriptions.set(threadId, since);
+    await this.#store?.set(`subscribed:${threadId}`, since);
   }
   async unsubscribe(threadId: string): Promise<void> {
     this.#subscriptions.delete(threadId);
+    await this.#store?.delete(`subscribed:${threadId}`);
   }
   async isSubscribed(threadId: string): Promise<boolean> {
-    return this.#subscriptions.has(threadId);
+    const since = await this.#since(threadId);
+    if (since === undefined) return false;
+    const current = this.#handling();
+    return current === undefined || since < current;
+  }
+
+  /** The message ID a thread was subscribed during (0: outside one), or undefined when it is not. */
+  async #since(threadId: string): Promise<number | undefined> {
+    const known = this.#subscriptions.get(threadId);
+    if (known !== undefined || !this.#store) return known;
+    const stored = await this.#store.get<number>(`subscribed:${threadId}`);
+    if (stored !== undefined) this.#subscriptions.set(threadId, stored);
+    return stored;
   }
 
   async acquireLock(threadId: string, ttlMs: number): Promise<Lock | null> {
@@ -57,6 +90,7 @@ export class MemoryChatState implements StateAdapter {
   }
 
   async get<T = unknown>(key: string): Promise<T | null> {
+    if (this.#store) return ((await this.#store.get<T>(`value:${key}`)) ?? null) as T | null;
     const cached = this.#cache.get(key);
     if (!cached) return null;
     if (cached.expiresAt !== undefined && cached.expiresAt <= this.#now()) {
@@ -66,6 +100,8 @@ export class MemoryChatState implements StateAdapter {
     return cached.value as T;
   }
   async set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void> {
+    if (this.#store)
+      return this.#store.set(`value:${key}`, value, ttlMs === undefined ? {} : { ttlMs });
     this.#cache.set(key, {
       value,
       expiresAt: ttlMs === undefined ? undefined : this.#now() + ttlMs,
@@ -78,6 +114,7 @@ export class MemoryChatState implements StateAdapter {
   }
   async delete(key: string): Promise<void> {
     this.#cache.delete(key);
+    await this.#store?.delete(`value:${key}`);
   }
 
   async appendToList(

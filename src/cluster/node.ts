@@ -23,6 +23,7 @@ import { assignedTo } from "./partition.js";
 import { FencedDeliveryStore } from "./fenced-store.js";
 import { withScripts, type Fence, type ScriptedRedis } from "./scripts.js";
 import { Reachability, within, type RedisLink } from "./reachability.js";
+import { replicaWaitOn, type ReplicaWait } from "./replicas.js";
 import { Worker } from "./worker.js";
 
 export interface ClusterNodeOptions {
@@ -113,6 +114,7 @@ export class ClusterNode implements EventSource {
     this.#log = (options.log ?? silentLogger()).child({ component: "cluster", node: this.name });
     this.#now = options.now ?? Date.now;
     this.#leaseMs = options.leaseMs ?? 1_500;
+    this.#sentinel = isSentinelUrl(options.url);
     this.#link = new Reachability({
       waitMs: Math.max(100, Math.floor(this.#leaseMs / 3)),
       now: this.#now,
@@ -123,6 +125,7 @@ export class ClusterNode implements EventSource {
     });
     const onError = (error: Error) => this.#redisDown(error);
     this.redis = withScripts(connectRedis(options.url, `topicbot-${this.name}`, onError));
+    this.#replicas = replicaWaitOn(this.redis); // counted anew after each reconnection
     this.#reader = connectRedis(options.url, `topicbot-${this.name}-partitions`, onError);
     this.#broadcastReader = connectRedis(options.url, `topicbot-${this.name}-broadcast`, onError);
     this.journal = new RedisDeliveryStore({
@@ -253,20 +256,14 @@ export class ClusterNode implements EventSource {
     };
   }
 
-  /** Replicas of the primary (Sentinel mode), as of the last heartbeat. */
-  #replicas = 0;
+  /** Sentinel mode: writes a node acts on wait (≤ 500 ms) for a replica, while the primary has one. */
+  readonly #replicas: ReplicaWait;
+  readonly #sentinel: boolean;
 
-  /** With a Sentinel set, waits (≤ 500 ms) for a replica to have what was just written (failover-safe). */
+  /** Resolves once a replica has what was just written (Sentinel mode; a no-op otherwise). */
   readonly #durable = async (): Promise<void> => {
-    if (this.#replicas > 0) await this.redis.wait(1, 500);
+    if (this.#sentinel) await this.#replicas.durable();
   };
-
-  /** Counts the primary's replicas (Sentinel mode only): whether writes can wait for one. */
-  async #countReplicas(): Promise<void> {
-    if (!isSentinelUrl(this.#o.url)) return;
-    const role = (await this.redis.role()) as [string, unknown, unknown[]?];
-    this.#replicas = role[0] === "master" ? (role[2]?.length ?? 0) : 0;
-  }
 
   #onLags: ((lags: Map<number, number>) => void) | undefined;
   #lags = new Map<number, number>();
@@ -413,7 +410,7 @@ export class ClusterNode implements EventSource {
       }),
     );
     await this.#measure();
-    await this.#countReplicas();
+    if (this.#sentinel) await this.#replicas.recount(); // a replica gone or back since
     if (taken.length > 0)
       this.#log.info(
         { taken, held: [...this.#held.keys()], members: this.#members.length },

@@ -78,6 +78,21 @@ export class MessageIndex {
     if (from.streamId !== undefined) this.#participants.delete(topicKey(from.streamId, from.topic));
   }
 
+  /** Drops a deleted message from every list (a moved one is in its old lists too). */
+  remove(m: StoredMessage): void {
+    const drop = (list: StoredMessage[] | undefined) => {
+      const at = list ? lowerBound(list, m.id) : -1;
+      if (list && list[at] === m) list.splice(at, 1);
+    };
+    if (m.kind === "stream") {
+      for (const list of this.#byChannel.values()) drop(list);
+      for (const list of this.#byTopic.values()) drop(list);
+      for (const key of this.#participants.keys())
+        if (key.startsWith(`${m.streamId!}\u0000`)) this.#participants.delete(key);
+    } else drop(this.#byConversation.get(m.recipientId));
+    for (const userId of m.flags.keys()) drop(this.#byUser.get(userId));
+  }
+
   /** Messages that were ever in the channel. */
   channel(streamId: number): readonly StoredMessage[] {
     return this.#byChannel.get(streamId) ?? NONE;

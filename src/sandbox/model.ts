@@ -101,6 +101,15 @@ export interface StoredMessage {
   lastMovedTimestamp?: number;
 }
 
+/** A system group of roles, as the realm's group settings name them. */
+export type RoleGroup =
+  | "role:everyone"
+  | "role:members"
+  | "role:moderators"
+  | "role:administrators"
+  | "role:owners"
+  | "role:nobody";
+
 export interface RealmSettings {
   /** Host part of the realm's URL, used in placeholder emails. */
   host: string;
@@ -124,8 +133,12 @@ export interface RealmSettings {
   allowMessageEditing: boolean;
   /** Seconds after sending a message's content may be edited (the server adds 20 s of grace); null: no limit. */
   messageContentEditLimitSeconds: number | null;
-  /** Announced only (deleting is not modelled). */
+  /** Seconds after sending a user may delete their own message (administrators: no limit); null: none. */
   messageContentDeleteLimitSeconds: number | null;
+  /** Who may delete their own messages (`can_delete_own_message_group`, a role group). Default everyone. */
+  canDeleteOwnMessageGroup?: RoleGroup;
+  /** Who may delete any message (`can_delete_any_message_group`). Default administrators. */
+  canDeleteAnyMessageGroup?: RoleGroup;
   /** Seconds after sending a message may move to another topic (moderators: no limit); null: none. */
   moveMessagesWithinStreamLimitSeconds: number | null;
   /** Seconds after sending a message may move to another channel (moderators: no limit); null: none. */

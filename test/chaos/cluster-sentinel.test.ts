@@ -5,11 +5,12 @@ import { awaitHealth, startCluster, streamCommands, type TestCluster } from "../
 import { startSentinelSet } from "../helpers/sentinel.js";
 
 /**
- * Runs, each on a new set: none in `npm test` (`npm run chaos` runs three). At the merge of the
- * wave-3 work this test fails here (no answer within 30 s of the promotion) while it passed on its
- * own branch before; until that is found it runs only under `npm run chaos` (issue 31's note).
+ * Runs, each on a new set: one in `npm test`, three in `npm run chaos`. It failed under load
+ * before each node counted its primary's replicas again after a reconnection: the promoted replica
+ * has none, yet every write waited the whole WAIT timeout on it, one after another on the
+ * connection, until heartbeats and lock renewals came too late and both nodes lost their partitions.
  */
-const RUNS = Number(process.env.CHAOS_SENTINEL_RUNS ?? 0);
+const RUNS = Number(process.env.CHAOS_SENTINEL_RUNS ?? 1);
 const COMMANDS = Number(process.env.CHAOS_SENTINEL_COMMANDS ?? 80);
 
 describe("chaos: a Sentinel failover of the cluster's Redis", () => {
@@ -19,7 +20,6 @@ describe("chaos: a Sentinel failover of the cluster's Redis", () => {
     cluster = undefined;
   });
 
-  if (RUNS === 0) it.todo("rides out the primary's death: CHAOS_SENTINEL_RUNS=3 npm run chaos");
   for (let run = 1; run <= RUNS; run++)
     it(`rides out the primary's death (run ${run} of ${RUNS}): 0 lost, 0 twice, order kept`, async () => {
       const set = await startSentinelSet();
@@ -59,8 +59,12 @@ describe("chaos: a Sentinel failover of the cluster's Redis", () => {
       const resumedMs = Date.now() - promotedAt;
       await stream.finish(); // every command answered once, per-topic order kept
       await awaitHealth(cluster.nodes, (s) => s === "ok", 15_000);
+      // Partition locks a node lost to the other (a promotion longer than a lease need cost none).
+      const locksLost = cluster.nodes
+        .map((n) => n.stdout.text.split("lost a partition lock").length - 1)
+        .reduce((a, b) => a + b, 0);
       console.log(
-        `sentinel failover run ${run}: ${stream.commands.length} commands, ${inFlight} in flight at the kill, promoted after ${failoverMs} ms, answering again ${resumedMs} ms later, 0 lost, 0 twice, order kept`,
+        `sentinel failover run ${run}: ${stream.commands.length} commands, ${inFlight} in flight at the kill, promoted after ${failoverMs} ms, answering again ${resumedMs} ms later, ${locksLost} partition locks lost, 0 lost, 0 twice, order kept`,
       );
     }, 240_000);
 });

@@ -3,6 +3,7 @@ import type { Route } from "../route.js";
 import { channelRoutes } from "./channels.js";
 import { eventRoutes } from "./events.js";
 import { messageRoutes } from "./messages.js";
+import { deleteRoutes } from "./deletes.js";
 import { narrowRoutes } from "./narrow.js";
 import { reactionRoutes } from "./reactions.js";
 import { reportRoutes } from "./report.js";
@@ -21,6 +22,7 @@ import { submessageRoutes } from "./submessages.js";
 export const routes: Route[] = [
   ...eventRoutes,
   ...messageRoutes,
+  ...deleteRoutes,
   ...narrowRoutes,
   ...reactionRoutes,
   ...reportRoutes,

@@ -9,6 +9,7 @@ import { activeUserIds, notifyUsers } from "../notify.js";
 const EDIT_SETTINGS = {
   allow_message_editing: "allowMessageEditing",
   message_content_edit_limit_seconds: "messageContentEditLimitSeconds",
+  message_content_delete_limit_seconds: "messageContentDeleteLimitSeconds",
   move_messages_within_stream_limit_seconds: "moveMessagesWithinStreamLimitSeconds",
   move_messages_between_streams_limit_seconds: "moveMessagesBetweenStreamsLimitSeconds",
 } as const;
