@@ -1,8 +1,6 @@
 // The bot's cards at run time: posting and updating cards, actions registered as commands, and every click (reply text, typed, chip, vote) checked and run once.
 import type { ApiClient } from "../client/client.js";
 import { ApiError } from "../client/errors.js";
-import { endpoint } from "../api/endpoint.js";
-import { z } from "zod";
 import type { Message } from "../api/messages.js";
 import type { ReactionEvent } from "../api/events.js";
 import type { SubmessageEvent } from "../api/submessages.js";
@@ -51,14 +49,6 @@ import {
   type RegisteredAction,
 } from "./clicks.js";
 
-/** DELETE /messages/{message_id}: not among the client's endpoints (the spec shows none). */
-const deleteMessage = endpoint({
-  method: "DELETE",
-  path: "/messages/{message_id}",
-  params: () => z.object({ message_id: z.int() }),
-  response: () => z.looseObject({}),
-  idempotent: true,
-});
 
 /** The reaction that marks a replaced or closed copy of a card done. */
 export const DONE_EMOJI = "check";
@@ -244,7 +234,7 @@ export class CardRuntime {
   /** The old copy of a card: deleted where the realm lets the bot, else marked done. */
   async #retire(messageId: number): Promise<void> {
     try {
-      await this.#o.api.call(deleteMessage, { message_id: messageId });
+      await this.#o.api.messages.remove({ message_id: messageId });
     } catch (error) {
       this.#o.log.debug({ err: error, messageId }, "cards: old copy not deleted; marking it done");
       await this.#react(messageId, DONE_EMOJI).catch((e: unknown) =>
