@@ -479,8 +479,8 @@ export class WebhookReceiver {
     });
   }
 
-  #metrics(res: ServerResponse): void {
-    const text = this.#options.metrics!.registry.expose();
+  async #metrics(res: ServerResponse): Promise<void> {
+    const text = await this.#options.metrics!.registry.expose();
     this.#send(res, "/metrics", 200, text, PROMETHEUS_CONTENT_TYPE);
   }
 }
