@@ -15,8 +15,7 @@ import type { ContextServices, MessageContext } from "../context/context.js";
 import { createDelivery, saveOnStop, type Delivery } from "./delivery.js";
 import { deliveryStoreOver } from "../state/delivery/memory.js";
 import { RUNTIME_NAMESPACE } from "../state/delivery/open.js";
-import { Directory, type RealmUserEvent } from "../context/directory.js";
-import { trackUserAccess, UserAccessSetting } from "../context/userAccess.js";
+import type { Directory } from "../context/directory.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import { Intake } from "../inbound/intake.js";
 import { OverlapRoom } from "../dispatch/overlap-lanes.js";
@@ -28,45 +27,32 @@ import {
 } from "../dispatch/handler-errors.js";
 import { createHandlerWatch, type HandlerWatch } from "../dispatch/handler-watch.js";
 import type { PluginErrorHandler } from "../dispatch/plugin-error.js";
-import type { HandlerErrorReporter, Router } from "../dispatch/router.js";
+import type { HandlerErrorReporter } from "../dispatch/router.js";
 import { MessageHandler } from "../dispatch/handling.js";
-import { createPluginApi, type PluginApi, type PluginApiDeps } from "./plugin-api.js";
+import type { PluginApi } from "./plugin-api.js";
+import { ownVerbs, type OwnVerbs } from "./own-api.js";
+import { realmDirectory } from "./realm-users.js";
 import { DEFAULT_LIMITS } from "../webhooks/config.js";
-import type { OutgoingMessage } from "../webhooks/outgoing.js";
-import type { ScheduleEntry } from "../scheduler/config.js";
-import type { Scheduler } from "../scheduler/scheduler.js";
-import type { BotMetrics } from "../metrics/bot.js";
-import { createBotServices, type BotServices, type BotServicesView } from "./services.js";
-import type { BotOptions } from "./options.js";
+import {
+  createBotServices,
+  showServices,
+  type BotServices,
+  type BotServicesView,
+} from "./services.js";
+import type { BotOptions, BotReload } from "./options.js";
 import type { Plugin, PluginInstance } from "./plugin.js";
-import { EventRelay, PluginSet } from "./plugin-set.js";
+import { EventRelay, PluginSet, pluginDescriptions } from "./plugin-set.js";
 import { Dialogs } from "../context/session.js";
 import { Follows } from "../context/follows.js";
 import { notify } from "../model/observer.js";
 import { BOT_FETCH_EVENT_TYPES } from "../inbound/registration.js";
 import { isTimeZone } from "../context/time.js";
 import { processTimeZone } from "../time/zoned.js";
-import { describeFatal } from "./fatal.js";
+import { describeFatal, drain } from "./fatal.js";
 
-export { DEFAULT_RATE_LIMIT, describeFatal };
+export { DEFAULT_RATE_LIMIT };
 
 export type BotState = "new" | "starting" | "running" | "stopping" | "stopped";
-
-/** What `bot.reload()` may change while the bot runs; what it leaves out stays as it is. */
-export interface BotReload {
-  /** The plugins (and their settings) in place of the running ones: commands, listeners, cron jobs, routes. */
-  plugins?: (Plugin | PluginInstance)[];
-  /** The config's cron jobs (`schedules:`) in place of the running ones. */
-  schedules?: ScheduleEntry[];
-  /** The log level from now on (`logging.level`): trace, debug, info, warn, error, fatal or silent. */
-  logLevel?: string;
-}
-
-/** The bot's own registration verbs (`bot.command(...)` outside any plugin), as PluginApi has them. */
-type OwnVerbs = Omit<PluginApi, "name" | "storage" | "me" | "commands">;
-
-/** Verbs of the bot's own API that are not router registrations, so a reload does not replay them. */
-const NOT_REPLAYED = new Set(["on", "cron", "webhook", "session", "log", "api", "users"]);
 
 const DEFAULT_ERROR_REPLY = "Sorry, something went wrong handling that. The error has been logged.";
 
@@ -194,7 +180,14 @@ export class Bot {
       maxQueued: options.maxQueued ?? 100,
       onError: (error, key) => log.error({ err: error, conversation: key }, "message task failed"),
     });
-    this.directory = this.#directoryOf(api, register);
+    this.directory = realmDirectory({
+      api,
+      bus: this.#bus,
+      register,
+      ownQueue: events instanceof EventQueue,
+      now,
+      registration: () => this.registration,
+    });
     this.#delivery = createDelivery({
       api,
       store:
@@ -262,7 +255,24 @@ export class Bot {
       this.#watch.quarantine,
     );
     this.#plugins = this.#newSet(undefined);
-    Object.assign(this, this.#ownVerbs());
+    showServices(this, outside);
+    Object.assign(
+      this,
+      ownVerbs(
+        {
+          api,
+          log,
+          bus: this.#bus,
+          storage,
+          sessions: storage.namespace("topicbot:sessions"),
+          services: outside.plugins,
+          users: this.directory,
+          me: () => this.me,
+        },
+        () => this.#plugins,
+        this.#own,
+      ),
+    );
   }
 
   /** The bot's own account; available after `start()`. */
@@ -289,28 +299,6 @@ export class Bot {
   /** Every command of every plugin, the built-in `help` included once started. */
   commands(): CommandInfo[] {
     return this.#plugins.router.commands();
-  }
-
-  /** The bot's metrics (served on the receiver's `/metrics`). */
-  get metrics(): BotMetrics {
-    return this.#outside.metrics;
-  }
-
-  /** The bot's cron jobs: `scheduler.jobs()`, `scheduler.trigger(name)`. */
-  get scheduler(): Scheduler {
-    return this.#outside.scheduler;
-  }
-
-  get webhookUrl(): string | undefined {
-    return this.#outside.webhookUrl;
-  }
-
-  webhookRoutes(): string[] {
-    return this.#outside.webhookRoutes();
-  }
-
-  handleOutgoing(message: OutgoingMessage): Promise<string | undefined> {
-    return this.#outside.handleOutgoing(message);
   }
 
   /**
@@ -360,14 +348,17 @@ export class Bot {
         handle: this.#handler.handleWhole,
         emit: (event) => this.#bus.emit(event.type, event),
       });
-      this.#firstRegistration = await this.#events.start(this.#sink(), {
-        onRegistered: (_registration, { signal }) => this.#intake.catchUp(signal),
-        onFatal: (error) => {
-          const fatal = describeFatal(error, api.site);
-          log.error({ err: error }, `stopping: ${fatal.message}`);
-          void this.#stopWith(fatal);
+      this.#firstRegistration = await this.#events.start(
+        this.#outside.observe(this.#intake.sink, options.observer?.event),
+        {
+          onRegistered: (_registration, { signal }) => this.#intake.catchUp(signal),
+          onFatal: (error) => {
+            const fatal = describeFatal(error, api.site);
+            log.error({ err: error }, `stopping: ${fatal.message}`);
+            void this.#stopWith(fatal);
+          },
         },
-      });
+      );
       this.#state = "running";
       if (options.handleSignals ?? true) {
         process.once("SIGINT", this.#onSignal);
@@ -470,45 +461,6 @@ export class Bot {
   }
 
   /**
-   * The bot's own API: the plugin verbs under the name `bot`. Router registrations (commands,
-   * listeners, middleware) go into the active set and are replayed into each new one; listeners
-   * of events, cron jobs and routes are the bot's and stay across reloads.
-   */
-  #ownVerbs(): OwnVerbs {
-    const deps: PluginApiDeps = {
-      api: this.#api,
-      log: this.#log,
-      // Read at each registration: the active set's router.
-      router: undefined as unknown as Router,
-      bus: this.#bus,
-      storage: this.storage,
-      sessions: this.storage.namespace("topicbot:sessions"),
-      services: this.#outside.plugins,
-      users: this.directory,
-      me: () => this.me,
-      addMiddleware: (_name, mw) => this.#plugins.api("bot").use(mw),
-    };
-    Object.defineProperty(deps, "router", { get: () => this.#plugins.router });
-    const base = createPluginApi("bot", deps);
-    const verbs: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(base)) {
-      if (key === "name" || key === "storage" || key === "commands") continue;
-      if (NOT_REPLAYED.has(key) || typeof value !== "function") {
-        verbs[key] = value;
-        continue;
-      }
-      verbs[key] = (...args: unknown[]) => {
-        const verb = (api: PluginApi) =>
-          (api[key as keyof PluginApi] as (...a: unknown[]) => unknown)(...args);
-        const result = verb(this.#plugins.api("bot"));
-        this.#own.push(verb);
-        return result;
-      };
-    }
-    return verbs as unknown as OwnVerbs;
-  }
-
-  /**
    * What every message's context shares, once the bot knows who it is. `timeZone` is an accessor
    * added once the object is built, not a getter in the literal: V8 makes an object literal with a
    * getter in dictionary mode, where each read from optimized code is a generic lookup, and every
@@ -542,47 +494,6 @@ export class Bot {
     };
   }
 
-  /**
-   * The server's users, kept by the realm's guest access setting (re-read from each new
-   * registration, then kept by realm events) and, while the queue lasts, by its `realm_user`
-   * events (a queue of our own registered for them; a cluster worker's events come from the
-   * leader, without them).
-   */
-  #directoryOf(api: ApiClient, register: RegisterParams): Directory {
-    const userAccess = new UserAccessSetting();
-    let learnedFrom: Registration | undefined;
-    const currentUserAccess = (): UserAccessSetting => {
-      const current = this.registration;
-      if (current && current !== learnedFrom) userAccess.learn((learnedFrom = current));
-      return userAccess;
-    };
-    const realmUserEvents =
-      this.#events instanceof EventQueue &&
-      (register.event_types === undefined || register.event_types.includes("realm_user"));
-    const directory = new Directory(api, {
-      now: this.#now,
-      guestsSeeEveryone: () => currentUserAccess().guestsSeeEveryone(),
-      keptBy: () => (realmUserEvents ? this.registration : undefined),
-    });
-    trackUserAccess(api, () => currentUserAccess().guestsSeeEveryone());
-    this.#bus.on("realm", (event: { op?: unknown; data?: unknown }) =>
-      currentUserAccess().onRealmEvent(event),
-    );
-    this.#bus.on("realm_user", (event: RealmUserEvent) => directory.onRealmUser(event));
-    return directory;
-  }
-
-  /** The intake's sink, counted by the services and shown to the observer. */
-  #sink() {
-    const sink = this.#outside.observe(this.#intake.sink);
-    const observed = this.#options.observer?.event;
-    if (!observed) return sink;
-    return (received: Parameters<typeof sink>[0], signal: AbortSignal) => {
-      for (const event of received) notify(observed, event);
-      return sink(received, signal);
-    };
-  }
-
   readonly #onSignal = (signal: NodeJS.Signals): void => {
     this.#log.info({ signal }, "stopping");
     void this.stop();
@@ -596,7 +507,6 @@ export class Bot {
     process.off("SIGTERM", this.#onSignal);
     const log = this.#log;
     const events = this.#events;
-    const now = this.#now;
     try {
       await this.#outside.stop();
       // 1. No more polling. 2. Let handlers finish (bounded). 3. Delete the queue. 4. Flush.
@@ -604,12 +514,15 @@ export class Bot {
       // Messages an overlap strategy still holds for a later call are left for the next start.
       this.#overlap.close();
       const stopTimeoutMs = this.#options.stopTimeoutMs ?? 10_000;
-      const deadline = now() + stopTimeoutMs;
-      let drained = await within(this.#dispatcher.whenIdle(), stopTimeoutMs);
-      // Open questions end unanswered, so the handlers waiting on them can finish.
-      this.#dialogs.cancelAll();
-      if (drained)
-        drained = await within(this.#handler.inflight.whenNone(), Math.max(0, deadline - now()));
+      const drained = await drain(
+        {
+          idle: () => this.#dispatcher.whenIdle(),
+          cancelQuestions: () => this.#dialogs.cancelAll(),
+          pipelinesEnded: () => this.#handler.inflight.whenNone(),
+        },
+        stopTimeoutMs,
+        this.#now,
+      );
       if (!drained)
         log.warn(
           { running: this.#delivery.ledger.running, stopTimeoutMs },
@@ -630,39 +543,7 @@ export class Bot {
   }
 }
 
-/**
- * Creates a bot.
- *
- * @example
- * const bot = createBot({ server: { site, email, apiKey } });
- * bot.command("ping", { description: "Check the bot is alive" }, (ctx) => ctx.reply("pong"));
- * await bot.start();
- */
+/** Creates a bot: `new Bot(options)` (see the example there). */
 export function createBot(options: BotOptions): Bot {
   return new Bot(options);
-}
-
-/** Each plugin's description by name, for `help`. */
-function pluginDescriptions(
-  plugins: readonly (Plugin | PluginInstance)[],
-): Map<string, string | undefined> {
-  const about = new Map<string, string | undefined>();
-  for (const entry of plugins) {
-    const plugin = "plugin" in entry ? entry.plugin : entry;
-    about.set(plugin.name, plugin.description);
-  }
-  return about;
-}
-
-/** Resolves true when `work` finished within `ms`, false when the time ran out first. */
-async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([work.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,4 +1,4 @@
-// Failures that end a bot (at start or later, from the event loop) in words that say what to check.
+// How a bot ends: failures that end it (at start or later) in words that say what to check, and the bounded waits of its stop.
 import { ApiError } from "../client/errors.js";
 
 /** Failures that end the bot (at start or later), in words that say what to check. */
@@ -14,4 +14,33 @@ export function describeFatal(error: unknown, site: string): Error {
           ? `the server at ${site} refused the bot's credentials (${error.code}); check server.email and server.apiKey`
           : undefined;
   return what === undefined ? error : new Error(what, { cause: error });
+}
+
+/**
+ * Lets a stopping bot's handlers finish within `timeoutMs`: the dispatcher idle, then (open
+ * questions ended unanswered, so the handlers waiting on them can finish) every pipeline ended.
+ * False when the time ran out first.
+ */
+export async function drain(
+  parts: { idle(): Promise<void>; cancelQuestions(): void; pipelinesEnded(): Promise<void> },
+  timeoutMs: number,
+  now: () => number,
+): Promise<boolean> {
+  const deadline = now() + timeoutMs;
+  const idle = await within(parts.idle(), timeoutMs);
+  parts.cancelQuestions();
+  return idle && (await within(parts.pipelinesEnded(), Math.max(0, deadline - now())));
+}
+
+/** Resolves true when `work` finished within `ms`, false when the time ran out first. */
+export async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

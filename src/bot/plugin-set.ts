@@ -263,3 +263,15 @@ export class EventRelay extends EventEmitter {
     return own || relayed;
   }
 }
+
+/** Each plugin's description by name, for `help`. */
+export function pluginDescriptions(
+  plugins: readonly (Plugin | PluginInstance)[],
+): Map<string, string | undefined> {
+  const about = new Map<string, string | undefined>();
+  for (const entry of plugins) {
+    const plugin = "plugin" in entry ? entry.plugin : entry;
+    about.set(plugin.name, plugin.description);
+  }
+  return about;
+}

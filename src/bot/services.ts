@@ -34,6 +34,7 @@ import type { PluginServices } from "./plugin-api.js";
 import type { PluginSetOutlets } from "./plugin-set.js";
 import type { Dialogs } from "../context/session.js";
 import { pollHealth, type PollState } from "../inbound/poll-health.js";
+import { notify } from "../model/observer.js";
 
 /** Where the webhook receiver listens (the `http:` section). */
 export interface HttpOptions {
@@ -127,8 +128,8 @@ export interface BotServices extends BotServicesView, MessageOutcomes {
   readonly plugins: PluginServices;
   /** The client options the bot creates its own client with: the metrics observer added. */
   clientOptions(server: ClientOptions): ClientOptions;
-  /** Wraps the event sink: counts events and notes when the last one arrived. */
-  observe(sink: EventSink): EventSink;
+  /** Wraps the event sink: counts events, notes when the last one arrived, shows each to `observed`. */
+  observe(sink: EventSink, observed?: (event: AnyEvent) => void): EventSink;
   /** A context sent its first reply: observes the reply latency since its message arrived (`performance.now()`). */
   firstReply(ctx: MessageContext, arrivedAt: number): void;
   /** Where the plugin sets' cron jobs and webhook routes go (src/bot/plugin-set.ts). */
@@ -381,9 +382,10 @@ export function createBotServices(
     },
     // Not async, and one clock reading per batch: it sees every event. (Each message's arrival,
     // for the reply latency, travels with the message from the intake: see `MessageTurn`.)
-    observe: (sink) => (batch: AnyEvent[], signal: AbortSignal) => {
+    observe: (sink, observed) => (batch: AnyEvent[], signal: AbortSignal) => {
       lastEventAt = now();
       for (const event of batch) metrics.eventReceived(event.type);
+      if (observed) for (const event of batch) notify(observed, event);
       return sink(batch, signal);
     },
     failed: (ctx) => failures.add(ctx),
@@ -433,4 +435,16 @@ export function createBotServices(
     get: () => receiver?.url,
     enumerable: true,
   }) as BotServices;
+}
+
+/** Puts the view of `services` (`metrics`, `scheduler`, `webhookUrl`, ...) on `bot`. */
+export function showServices(bot: object, services: BotServices): void {
+  const view: { [K in keyof BotServicesView]: PropertyDescriptor } = {
+    metrics: { value: services.metrics },
+    scheduler: { value: services.scheduler },
+    webhookUrl: { get: () => services.webhookUrl },
+    webhookRoutes: { value: () => services.webhookRoutes() },
+    handleOutgoing: { value: (m: OutgoingMessage) => services.handleOutgoing(m) },
+  };
+  Object.defineProperties(bot, view);
 }
