@@ -5,6 +5,7 @@ import { createClient, type ApiClient } from "topicbot/client";
 import { definePlugin, ManualSchedulerClock, type Bot } from "topicbot";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
 import { sandboxBot, until, waitForMessage } from "../helpers/bot.js";
+import { captureLog, type CapturedLog } from "../helpers/log.js";
 
 /** `!echo` answers `<greeting> <message id>`; its cron job and event listener count into `seen`. */
 const seen = { cron: [] as string[], events: [] as string[] };
@@ -34,13 +35,17 @@ describe("bot.reload()", () => {
   let sandbox: Sandbox;
   let bot: Bot;
   let human: ApiClient;
+  let log: CapturedLog;
   const clock = new ManualSchedulerClock(Date.parse("2025-01-06T08:59:30Z"));
 
   beforeAll(async () => {
     sandbox = await startSandbox();
     const mia = sandbox.user("mia");
     human = createClient({ site: sandbox.url, email: mia.email, apiKey: mia.apiKey });
+    log = captureLog();
+    log.logger.level = "info";
     bot = sandboxBot(sandbox, {
+      logger: log.logger,
       plugins: [{ plugin: echo, settings: { greeting: "v1" } }],
       schedulerClock: clock,
     });
@@ -90,6 +95,18 @@ describe("bot.reload()", () => {
     await until(() => seen.events.length > 0, "the reaction listener");
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(seen.events).toEqual(["v2"]);
+  });
+
+  it("applies a new log level: the handled-message debug lines appear from the reload on", async () => {
+    const handled = (id: number) => log.lines().some((l) => l.msg === `handled message ${id}`);
+    const quiet = await send("level", "!echo");
+    await answerTo(quiet.id, "level");
+    expect(handled(quiet.id)).toBe(false);
+    await bot.reload({ logLevel: "debug" });
+    const loud = await send("level", "!echo");
+    await answerTo(loud.id, "level");
+    await until(() => handled(loud.id), "the debug line of the handled message");
+    expect(log.lines().some((l) => l.msg === "reloaded")).toBe(true);
   });
 
   it("keeps the running plugins when the new set fails to set up, and says which plugin failed", async () => {
