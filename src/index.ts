@@ -119,7 +119,7 @@ export type { MentionedUser } from "./markdown/escape.js";
 // ---- Running a bot ----------------------------------------------------------------------------
 export { createBot } from "./bot/bot.js";
 export type { Bot } from "./bot/bot.js";
-export type { BotOptions } from "./bot/options.js";
+export type { BotOptions, BotReload } from "./bot/options.js";
 export type { HttpOptions, ServiceOptions } from "./bot/services.js";
 export type { BotObserver, IgnoredReason } from "./model/observer.js";
 export { loadConfig, loadConfigFile, ConfigError } from "./config/index.js";

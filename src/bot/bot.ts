@@ -1,68 +1,321 @@
-// createBot: assembles one bot (client, event source, intake, dispatcher, router, delivery, services, plugins) and hands back its API.
-// How a message goes through it: dispatch/handling.ts; how it starts and stops: lifecycle.ts.
-import { EventEmitter } from "eventemitter3";
-import { createClient } from "../client/client.js";
+// The Bot: owns its parts (client, event source, intake, dispatcher, delivery, services, the active plugin set) and starts, reloads and stops them.
+// How a message goes through it: dispatch/handling.ts; a reload: plugin-set.ts.
+import { createClient, type ApiClient } from "../client/client.js";
 import { DEFAULT_RATE_LIMIT } from "../commands/rate-limit.js";
 import type { RegisterParams, Registration } from "../api/events.js";
-import { EventQueue } from "../inbound/event-queue.js";
-import { silentLogger } from "../log/logger.js";
+import { EventQueue, type EventSource } from "../inbound/event-queue.js";
+import { silentLogger, type Logger } from "../log/logger.js";
 import { createMemoryStore, type KeyValueStore } from "../state/key-value/store.js";
 import { DEFAULT_MAX_MESSAGE_LENGTH, type ServerFacts } from "../context/actions.js";
 import { catchUpNarrows } from "../inbound/catch-up.js";
 import type { CommandInfo } from "../commands/command.js";
 import { createCommandRuntime } from "../dispatch/command-runtime.js";
-import type { Middleware } from "../dispatch/compose.js";
-import type { MessageContext } from "../context/context.js";
-import { createDelivery } from "./delivery.js";
+import { compose } from "../dispatch/compose.js";
+import type { ContextServices, MessageContext } from "../context/context.js";
+import { createDelivery, saveOnStop, type Delivery } from "./delivery.js";
 import { deliveryStoreOver } from "../state/delivery/memory.js";
 import { RUNTIME_NAMESPACE } from "../state/delivery/open.js";
-import { Directory, type RealmUserEvent } from "../context/directory.js";
-import { trackUserAccess, UserAccessSetting } from "../context/userAccess.js";
+import type { Directory } from "../context/directory.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import { Intake } from "../inbound/intake.js";
 import { OverlapRoom } from "../dispatch/overlap-lanes.js";
-import type { BotAccount } from "../model/account.js";
-import { handlerErrorReporter } from "../dispatch/handler-errors.js";
-import { createHandlerWatch } from "../dispatch/handler-watch.js";
+import { botAccount, type BotAccount } from "../model/account.js";
+import {
+  handledLogger,
+  handlerErrorReporter,
+  pluginErrorCatcher,
+} from "../dispatch/handler-errors.js";
+import { createHandlerWatch, type HandlerWatch } from "../dispatch/handler-watch.js";
 import type { PluginErrorHandler } from "../dispatch/plugin-error.js";
+import type { HandlerErrorReporter } from "../dispatch/router.js";
 import { MessageHandler } from "../dispatch/handling.js";
-import { createPluginApi, type PluginApi } from "./plugin-api.js";
-import { Router } from "../dispatch/router.js";
+import type { PluginApi } from "./plugin-api.js";
+import { ownVerbs, type OwnVerbs } from "./own-api.js";
+import { realmDirectory } from "./realm-users.js";
 import { DEFAULT_LIMITS } from "../webhooks/config.js";
-import { createBotServices, type BotServicesView } from "./services.js";
-import type { BotOptions } from "./options.js";
+import {
+  createBotServices,
+  showServices,
+  type BotServices,
+  type BotServicesView,
+} from "./services.js";
+import type { BotOptions, BotReload } from "./options.js";
+import type { Plugin, PluginInstance } from "./plugin.js";
+import { EventRelay, PluginSet, pluginDescriptions } from "./plugin-set.js";
 import { Dialogs } from "../context/session.js";
 import { Follows } from "../context/follows.js";
 import { notify } from "../model/observer.js";
 import { BOT_FETCH_EVENT_TYPES } from "../inbound/registration.js";
 import { isTimeZone } from "../context/time.js";
 import { processTimeZone } from "../time/zoned.js";
-import { BotLifecycle } from "./lifecycle.js";
-import { createCards } from "../cards/index.js";
-import { systemClock } from "../scheduler/clock.js";
-import { TopicMoves } from "../dispatch/topic-moves.js";
+import { describeFatal, drain } from "./fatal.js";
+import { botCards, botMoves, type SetFollowerDeps } from "./set-followers.js";
+import { contextServices } from "./context-services.js";
 
-export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesView {
-  /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
-  start(): Promise<void>;
-  /** Stops polling, deletes the queue and closes connections. Safe to call twice. */
-  stop(): Promise<void>;
+export { DEFAULT_RATE_LIMIT };
+
+export type BotState = "new" | "starting" | "running" | "stopping" | "stopped";
+
+const DEFAULT_ERROR_REPLY = "Sorry, something went wrong handling that. The error has been logged.";
+
+// The plugin verbs are copied onto each bot in its constructor from the bot's own PluginApi, so
+// that they follow PluginApi as it grows; the interface says so to the type checker.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface Bot extends OwnVerbs, BotServicesView {}
+
+/**
+ * One bot. Its plugins are one `PluginSet`, set up at `start()`; `reload()` sets up the next set
+ * beside it and swaps it in between two messages, while the event queue, the intake, the
+ * dispatcher and delivery go on: no message is lost or handled twice across a reload.
+ *
+ * @example
+ * const bot = createBot({ server: { site, email, apiKey } });
+ * bot.command("ping", { description: "Check the bot is alive" }, (ctx) => ctx.reply("pong"));
+ * await bot.start();
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class Bot {
   /** Settles when the bot has stopped: resolves after `stop()`, rejects on a fatal error. */
   readonly done: Promise<void>;
-  /** The bot's own account; available after `start()`. */
-  readonly me: BotAccount;
-  readonly registration: Registration | undefined;
-  /** Every command of every plugin, the built-in `help` included once started. */
-  commands(): CommandInfo[];
   /** The bot's storage (each plugin sees its own namespace of it). */
   readonly storage: KeyValueStore;
   /** Users of the server, cached; what user arguments and role checks use. */
   readonly directory: Directory;
+  readonly #options: BotOptions;
+  readonly #log: Logger;
+  readonly #api: ApiClient;
+  readonly #bus = new EventRelay();
+  readonly #events: EventSource;
+  readonly #dispatcher: Dispatcher;
+  readonly #overlap: OverlapRoom;
+  readonly #commands: ReturnType<typeof createCommandRuntime>;
+  readonly #delivery: Delivery;
+  readonly #dialogs: Dialogs<MessageContext>;
+  readonly #follows: Follows;
+  readonly #intake: Intake;
+  readonly #outside: BotServices;
+  readonly #handler: MessageHandler;
+  readonly #cards: ReturnType<typeof botCards>;
+  readonly #watch: HandlerWatch;
+  readonly #report: HandlerErrorReporter;
+  readonly #now: () => number;
+  readonly #timeZone: () => string;
+  #state: BotState = "new";
+  #me: BotAccount | undefined;
+  /** What the event source's first registration said (the queue's own when it has one). */
+  #firstRegistration: Registration | undefined;
+  /** The handler `bot.catch` registered: told of handler errors no middleware caught. */
+  #caught: PluginErrorHandler | undefined;
+  /** The active plugin set (before start: the one the bot's own registrations go into). */
+  #plugins: PluginSet;
+  #pluginList: (Plugin | PluginInstance)[];
+  #pipeline: ((ctx: MessageContext) => Promise<void>) | undefined;
+  #services: ContextServices | undefined;
+  /** The bot's own router registrations, replayed into each new set. */
+  readonly #own: ((api: PluginApi) => void)[] = [];
+  /** The reload in progress (reloads run one at a time). */
+  #reloading: Promise<void> = Promise.resolve();
+  #resolveDone!: () => void;
+  #rejectDone!: (error: unknown) => void;
+
+  constructor(options: BotOptions) {
+    if (!options.client && !options.server)
+      throw new TypeError("createBot needs `client` or `server`");
+    this.#options = options;
+    this.#pluginList = options.plugins ?? [];
+    const log = (this.#log = options.logger ?? silentLogger());
+    this.done = new Promise<void>((resolve, reject) => {
+      this.#resolveDone = resolve;
+      this.#rejectDone = reject;
+    });
+    this.done.catch(() => undefined);
+    const outside: BotServices = (this.#outside = createBotServices(options, {
+      log,
+      api: () => this.#api,
+      connected: () =>
+        this.#state === "running" && (!(events instanceof EventQueue) || !!events.queueId),
+      degraded: () => [
+        ...(this.#delivery.health.degraded ? ["storage"] : []),
+        ...(this.#watch.stuck() !== undefined ? ["handlers"] : []),
+      ],
+      degradedReasons: (): Record<string, string> => {
+        const stuck = this.#watch.stuck();
+        return stuck === undefined ? {} : { handlers: stuck };
+      },
+      polling: () => (events instanceof EventQueue ? events.pollState : undefined),
+      now: options.now,
+      limits: () => ({
+        maxTopicLength: this.registration?.max_topic_length ?? DEFAULT_LIMITS.maxTopicLength,
+        maxMessageLength: this.#server().maxMessageLength,
+      }),
+    }));
+    const api: ApiClient = (this.#api =
+      options.client ?? createClient(outside.clientOptions(options.server!)));
+    const prefix = options.prefix ?? "!";
+    const now = (this.#now = options.now ?? Date.now);
+    const configuredZone = options.timeZone;
+    if (configuredZone !== undefined && !isTimeZone(configuredZone))
+      throw new RangeError(`timeZone: unknown time zone "${configuredZone}"`);
+    // The configured zone, else the process's, resolved on first use.
+    this.#timeZone = () => configuredZone ?? processTimeZone();
+    const storage = (this.storage = options.storage ?? createMemoryStore(now));
+    this.#dialogs = new Dialogs<MessageContext>({
+      store: storage.namespace("topicbot:questions"),
+      now,
+      onError: (error) => log.warn({ err: error }, "could not store an open question"),
+    });
+    this.#follows = new Follows(storage.namespace("topicbot:follows"), now);
+    const register: RegisterParams = {
+      fetch_event_types: [...BOT_FETCH_EVENT_TYPES],
+      ...options.register,
+    };
+    const events: EventSource = (this.#events =
+      options.events ??
+      new EventQueue({
+        client: api,
+        logger: log.child({ component: "events" }),
+        register,
+        now,
+        ...options.eventLoop,
+      }));
+    this.#dispatcher = new Dispatcher({
+      concurrency: options.concurrency ?? 8,
+      maxQueued: options.maxQueued ?? 100,
+      onError: (error, key) => log.error({ err: error, conversation: key }, "message task failed"),
+    });
+    this.directory = realmDirectory({
+      api,
+      bus: this.#bus,
+      register,
+      ownQueue: events instanceof EventQueue,
+      now,
+      registration: () => this.registration,
+    });
+    this.#delivery = createDelivery({
+      api,
+      store:
+        options.delivery ??
+        deliveryStoreOver(storage, storage.namespace(RUNTIME_NAMESPACE), options.replyMemory),
+      log,
+      metrics: outside.metrics,
+      directory: this.directory,
+      server: () => this.#server(),
+      me: () => this.#me!.userId,
+      now,
+      replyMemory: options.replyMemory,
+      sendRetry: options.sendRetry,
+      loopGuard: options.loopGuard,
+      health: options.storageHealth,
+    });
+    this.#watch = createHandlerWatch(options.handlers ?? {}, {
+      store: storage.namespace(RUNTIME_NAMESPACE),
+      log,
+      registry: outside.metrics.registry,
+      now,
+    });
+    this.#commands = createCommandRuntime({
+      prefix,
+      directory: this.directory,
+      rateLimit: options.rateLimit ?? { ...DEFAULT_RATE_LIMIT },
+      timeZone: this.#timeZone,
+      now,
+      unknownCommandReply: options.unknownCommandReply ?? true,
+      ignored: (ctx, why) => notify(options.observer?.ignored, ctx.message.id, why),
+    });
+    this.#overlap = new OverlapRoom({
+      ...(options.schedulerClock && { timers: options.schedulerClock }),
+      onCalls: (running) => notify(options.observer?.overlapCalls, running),
+    });
+    const followers: SetFollowerDeps = {
+      ...{ api, log, storage, bus: this.#bus, directory: this.directory, prefix, now },
+      ...{ dialogs: this.#dialogs, follows: this.#follows, overlap: this.#overlap },
+      respondTo: options.respondTo ?? "addressed",
+      ...{ timeZone: this.#timeZone, timers: options.schedulerClock },
+      router: () => this.#plugins.router,
+      plugins: () => this.#pluginList,
+      rehandle: (message, flags) => this.#handler.handle(message, flags, undefined),
+    };
+    this.#handler = new MessageHandler({
+      quarantine: this.#watch.quarantine,
+      log,
+      outside,
+      dialogs: this.#dialogs,
+      follows: this.#follows,
+      prefix,
+      respondTo: followers.respondTo,
+      observer: options.observer,
+      moves: botMoves(followers),
+    });
+    const cards = (this.#cards = botCards(followers));
+    this.#intake = new Intake({
+      api,
+      log: log.child({ component: "events" }),
+      bus: this.#bus,
+      dispatcher: this.#dispatcher,
+      ledger: this.#delivery.ledger,
+      handle: this.#handler.handle,
+      start: this.#handler.start,
+      narrows: catchUpNarrows(register),
+      me: (): number | undefined => this.#me?.userId,
+      ownMessageHandled: () => outside.metrics.eventHandled("message"),
+      catchUpWindow: options.catchUpWindow ?? {},
+      now,
+    });
+    this.#report = handlerErrorReporter(
+      log,
+      outside,
+      options.errorReply ?? DEFAULT_ERROR_REPLY,
+      () => this.#caught,
+      this.#watch.quarantine,
+    );
+    this.#plugins = this.#newSet(undefined);
+    showServices(this, outside);
+    Object.assign(
+      this,
+      ownVerbs(
+        {
+          api,
+          log,
+          bus: this.#bus,
+          storage,
+          sessions: storage.namespace("topicbot:sessions"),
+          services: outside.plugins,
+          users: this.directory,
+          cards: cards.runtime,
+          me: () => this.me,
+        },
+        () => this.#plugins,
+        this.#own,
+      ),
+    );
+  }
+
+  /** The bot's own account; available after `start()`. */
+  get me(): BotAccount {
+    if (!this.#me) throw new Error("bot.me is available after start()");
+    return this.#me;
+  }
+
+  get registration(): Registration | undefined {
+    const events = this.#events;
+    return (
+      (events instanceof EventQueue ? events.registration : undefined) ?? this.#firstRegistration
+    );
+  }
+
   /**
    * Messages being handled, waiting in the dispatcher, or held by an `overlap` strategy until the
    * call that takes them ends (for monitoring and tests).
    */
-  readonly pending: number;
+  get pending(): number {
+    return this.#dispatcher.pending;
+  }
+
+  /** Every command of every plugin, the built-in `help` included once started. */
+  commands(): CommandInfo[] {
+    return this.#plugins.router.commands();
+  }
+
   /**
    * Registers the handler of handler errors that no middleware caught (one at a time; a second call
    * replaces the first). It gets a PluginError (plugin, handler, message ID, `ctx`, `cause`) and
@@ -76,286 +329,222 @@ export interface Bot extends Omit<PluginApi, "name" | "storage">, BotServicesVie
    *   return error.ctx.reply("Something went wrong; the admins are told.");
    * });
    */
-  catch(handler: PluginErrorHandler): void;
+  catch(handler: PluginErrorHandler): void {
+    this.#caught = handler;
+  }
+
+  /** Resolves the bot's identity, runs plugin setup in order, registers the queue and starts polling. */
+  async start(): Promise<void> {
+    if (this.#state !== "new") throw new Error(`bot cannot start: it is ${this.#state}`);
+    this.#state = "starting";
+    const options = this.#options;
+    const api = this.#api;
+    const log = this.#log;
+    try {
+      const own = options.ownProfile ?? (await api.users.me());
+      const me = botAccount({ userId: own.user_id, email: own.email, fullName: own.full_name });
+      this.#me = me;
+      this.#services = contextServices(me, {
+        ...{ api, log, storage: this.storage, delivery: this.#delivery, cards: this.#cards },
+        ...{ dialogs: this.#dialogs, follows: this.#follows, outside: this.#outside },
+        ...{ now: this.#now, timeZone: this.#timeZone, server: () => this.#server() },
+      });
+      this.#cards.runtime.ready(this.#services);
+      await this.#plugins.setUp(this.#pluginList);
+      this.#swapIn(this.#plugins, undefined);
+      await this.#delivery.load();
+      await this.#watch.quarantine.load();
+      await this.#dialogs.load();
+      await this.#follows.load();
+      await this.#intake.baseline();
+      await this.#outside.start({
+        me,
+        context: this.#services,
+        pipeline: (ctx) => this.#pipeline!(ctx),
+        dialogs: this.#dialogs,
+        prefix: options.prefix ?? "!",
+      });
+      options.attach?.({
+        handle: this.#handler.handleWhole,
+        emit: (event) => this.#bus.emit(event.type, event),
+      });
+      this.#firstRegistration = await this.#events.start(
+        this.#outside.observe(this.#intake.sink, options.observer?.event),
+        {
+          onRegistered: (_registration, { signal }) => this.#intake.catchUp(signal),
+          onFatal: (error) => {
+            const fatal = describeFatal(error, api.site);
+            log.error({ err: error }, `stopping: ${fatal.message}`);
+            void this.#stopWith(fatal);
+          },
+        },
+      );
+      this.#state = "running";
+      await this.#cards.start();
+      if (options.handleSignals ?? true) {
+        process.once("SIGINT", this.#onSignal);
+        process.once("SIGTERM", this.#onSignal);
+      }
+      log.info({ bot: me.fullName, email: me.email, userId: me.userId }, "bot started");
+    } catch (error) {
+      this.#state = "stopped";
+      await this.#outside.stop();
+      if (!options.client) await api.close();
+      throw describeFatal(error, api.site);
+    }
+  }
+
+  /**
+   * Sets up `changes.plugins` (default: the running plugins again) beside the running ones and
+   * swaps them in between two messages; the event queue, the messages waiting and running, open
+   * questions, storage and delivery go on untouched. Messages whose handling began before the
+   * swap finish with the old plugins, later ones go to the new. A setup that fails leaves the
+   * running plugins as they were and rejects with its error. Reloads run one at a time.
+   */
+  reload(changes: BotReload = {}): Promise<void> {
+    const run = this.#reloading.then(() => this.#reload(changes));
+    this.#reloading = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops polling, lets handlers finish (bounded), deletes the queue and closes connections. Safe to call twice. */
+  stop(): Promise<void> {
+    return this.#stopWith(undefined);
+  }
+
+  async #reload(changes: BotReload): Promise<void> {
+    if (this.#state !== "running") throw new Error(`bot cannot reload: it is ${this.#state}`);
+    const plugins = changes.plugins ?? this.#pluginList;
+    const previous = this.#plugins;
+    const next = this.#newSet(previous);
+    try {
+      for (const replay of this.#own) replay(next.api("bot"));
+      await next.setUp(plugins);
+    } catch (error) {
+      next.close();
+      throw error;
+    }
+    // Stopped while the new plugins set up: they never run.
+    if ((this.#state as BotState) !== "running") {
+      next.close();
+      throw new Error(`bot cannot reload: it is ${this.#state}`);
+    }
+    // Before the pipeline is composed: the handled-handler log line is there at debug level only.
+    if (changes.logLevel !== undefined) this.#log.level = changes.logLevel;
+    this.#pluginList = plugins;
+    this.#swapIn(next, previous);
+    await this.#outside.reload(changes.schedules);
+    this.#log.info(
+      {
+        plugins: plugins.map((p) => ("plugin" in p ? p.plugin : p).name),
+        commands: this.commands().map((c) => c.name),
+        schedules: this.scheduler.jobs().map((j) => j.name),
+      },
+      "reloaded",
+    );
+  }
+
+  /** A new plugin set over the bot's parts, to replace `previous`. */
+  #newSet(previous: PluginSet | undefined): PluginSet {
+    return new PluginSet({
+      api: this.#api,
+      log: this.#log,
+      storage: this.storage,
+      sessions: this.storage.namespace("topicbot:sessions"),
+      users: this.directory,
+      me: () => this.#me,
+      guard: this.#commands.guard,
+      overlap: this.#overlap,
+      outlets: this.#outside.outlets,
+      cards: this.#cards.runtime,
+      previous,
+    });
+  }
+
+  /**
+   * Puts `next` to work in one synchronous step (no message sees neither set): the built-in
+   * `help`, the pipeline composed, `previous` closed, the bus relaying to `next`'s listeners.
+   */
+  #swapIn(next: PluginSet, previous: PluginSet | undefined): void {
+    const report = this.#report;
+    // Once per set, after its plugins (which may have taken the names approve and reject).
+    this.#cards.approvals.register(next.router);
+    this.#commands.registerHelp(next.router, pluginDescriptions(this.#pluginList));
+    const pipeline = compose([
+      this.#handler.admit,
+      pluginErrorCatcher(report),
+      ...next.middleware,
+      next.router.middleware(report, handledLogger(this.#log), this.#watch.limits),
+      this.#commands.unknownCommand(next.router),
+    ]);
+    next.activate(previous);
+    this.#bus.target = next.events;
+    this.#plugins = next;
+    this.#pipeline = pipeline;
+    this.#handler.ready(pipeline, this.#services!);
+  }
+
+  #server(): ServerFacts {
+    const registration = this.registration;
+    return {
+      featureLevel: registration?.zulip_feature_level,
+      maxMessageLength: registration?.max_message_length ?? DEFAULT_MAX_MESSAGE_LENGTH,
+    };
+  }
+
+  readonly #onSignal = (signal: NodeJS.Signals): void => {
+    this.#log.info({ signal }, "stopping");
+    void this.stop();
+  };
+
+  async #stopWith(error: unknown): Promise<void> {
+    if (this.#state === "stopping" || this.#state === "stopped")
+      return this.done.catch(() => undefined);
+    this.#state = "stopping";
+    process.off("SIGINT", this.#onSignal);
+    process.off("SIGTERM", this.#onSignal);
+    const log = this.#log;
+    const events = this.#events;
+    try {
+      await this.#outside.stop();
+      // 1. No more polling. 2. Let handlers finish (bounded). 3. Delete the queue. 4. Flush.
+      await (events.halt ? events.halt() : events.stop());
+      // Messages an overlap strategy still holds for a later call are left for the next start.
+      this.#overlap.close();
+      const stopTimeoutMs = this.#options.stopTimeoutMs ?? 10_000;
+      const drained = await drain(
+        {
+          idle: () => this.#dispatcher.whenIdle(),
+          cancelQuestions: () => {
+            this.#dialogs.cancelAll();
+            this.#cards.stop();
+          },
+          pipelinesEnded: () => this.#handler.inflight.whenNone(),
+        },
+        stopTimeoutMs,
+        this.#now,
+      );
+      if (!drained)
+        log.warn(
+          { running: this.#delivery.ledger.running, stopTimeoutMs },
+          "handlers still running at the stop timeout; stopping anyway (their messages are caught up on the next start)",
+        );
+      if (events.halt) await events.stop();
+      // Handlers cut short by the stop count towards quarantine: their messages come again.
+      if (!drained) await this.#watch.countCutShort();
+      error ??= await saveOnStop(this.#delivery, this.storage, log);
+    } finally {
+      if (!this.#options.client) await this.#api.close();
+      this.#state = "stopped";
+      log.info("bot stopped");
+      log.flush();
+      if (error === undefined) this.#resolveDone();
+      else this.#rejectDone(error);
+    }
+  }
 }
 
-export { DEFAULT_RATE_LIMIT };
-
-const DEFAULT_ERROR_REPLY = "Sorry, something went wrong handling that. The error has been logged.";
-
-/**
- * Creates a bot.
- *
- * @example
- * const bot = createBot({ server: { site, email, apiKey } });
- * bot.command("ping", { description: "Check the bot is alive" }, (ctx) => ctx.reply("pong"));
- * await bot.start();
- */
+/** Creates a bot: `new Bot(options)` (see the example there). */
 export function createBot(options: BotOptions): Bot {
-  if (!options.client && !options.server)
-    throw new TypeError("createBot needs `client` or `server`");
-  const log = options.logger ?? silentLogger();
-  const connected = () =>
-    lifecycle.state === "running" && (!(events instanceof EventQueue) || !!events.queueId);
-  const outside = createBotServices(options, {
-    log,
-    api: () => api,
-    connected,
-    degraded: () => [
-      ...(delivery.health.degraded ? ["storage"] : []),
-      ...(watch.stuck() !== undefined ? ["handlers"] : []),
-    ],
-    degradedReasons: (): Record<string, string> => {
-      const stuck = watch.stuck();
-      return stuck === undefined ? {} : { handlers: stuck };
-    },
-    polling: () => (events instanceof EventQueue ? events.pollState : undefined),
-    now: options.now,
-    limits: () => ({
-      maxTopicLength: registration()?.max_topic_length ?? DEFAULT_LIMITS.maxTopicLength,
-      maxMessageLength: server().maxMessageLength,
-    }),
-  });
-  const api = options.client ?? createClient(outside.clientOptions(options.server!));
-  const prefix = options.prefix ?? "!";
-  const respondTo = options.respondTo ?? "addressed";
-  const now = options.now ?? Date.now;
-  const configuredZone = options.timeZone;
-  if (configuredZone !== undefined && !isTimeZone(configuredZone))
-    throw new RangeError(`timeZone: unknown time zone "${configuredZone}"`);
-  /** The bot's time zone: the configured one, else the process's, resolved on first use. */
-  const timeZone = (): string => configuredZone ?? processTimeZone();
-  const storage = options.storage ?? createMemoryStore(now);
-  const bus = new EventEmitter();
-  const middleware: Middleware<MessageContext>[] = [];
-  /** The handler `bot.catch` registered: told of handler errors no middleware caught. */
-  let caught: PluginErrorHandler | undefined;
-  const dialogs = new Dialogs<MessageContext>({
-    store: storage.namespace("topicbot:questions"),
-    now,
-    onError: (error) => log.warn({ err: error }, "could not store an open question"),
-  });
-  const follows = new Follows(storage.namespace("topicbot:follows"), now);
-  const register: RegisterParams = {
-    fetch_event_types: [...BOT_FETCH_EVENT_TYPES],
-    ...options.register,
-  };
-  const events =
-    options.events ??
-    new EventQueue({
-      client: api,
-      logger: log.child({ component: "events" }),
-      register,
-      now,
-      ...options.eventLoop,
-    });
-  const dispatcher = new Dispatcher({
-    concurrency: options.concurrency ?? 8,
-    maxQueued: options.maxQueued ?? 100,
-    onError: (error, key) => log.error({ err: error, conversation: key }, "message task failed"),
-  });
-
-  const registration = (): Registration | undefined =>
-    (events instanceof EventQueue ? events.registration : undefined) ?? lifecycle.firstRegistration;
-  const server = (): ServerFacts => ({
-    featureLevel: registration()?.zulip_feature_level,
-    maxMessageLength: registration()?.max_message_length ?? DEFAULT_MAX_MESSAGE_LENGTH,
-  });
-  // The realm's guest access setting, re-read from each new registration, then kept by realm events.
-  const userAccess = new UserAccessSetting();
-  let learnedFrom: Registration | undefined;
-  const currentUserAccess = (): UserAccessSetting => {
-    const current = registration();
-    if (current && current !== learnedFrom) userAccess.learn((learnedFrom = current));
-    return userAccess;
-  };
-  // The queue's `realm_user` events keep the directory's users current while it lasts (a queue of
-  // our own registered for them; a cluster worker's events come from the leader, without them).
-  const realmUserEvents =
-    events instanceof EventQueue &&
-    (register.event_types === undefined || register.event_types.includes("realm_user"));
-  const directory = new Directory(api, {
-    now,
-    guestsSeeEveryone: () => currentUserAccess().guestsSeeEveryone(),
-    keptBy: () => (realmUserEvents ? registration() : undefined),
-  });
-  trackUserAccess(api, () => currentUserAccess().guestsSeeEveryone());
-  bus.on("realm", (event: { op?: unknown; data?: unknown }) =>
-    currentUserAccess().onRealmEvent(event),
-  );
-  const delivery = createDelivery({
-    api,
-    store:
-      options.delivery ??
-      deliveryStoreOver(storage, storage.namespace(RUNTIME_NAMESPACE), options.replyMemory),
-    log,
-    metrics: outside.metrics,
-    directory,
-    server,
-    me: () => lifecycle.me!.userId,
-    now,
-    replyMemory: options.replyMemory,
-    sendRetry: options.sendRetry,
-    loopGuard: options.loopGuard,
-    health: options.storageHealth,
-  });
-  bus.on("realm_user", (event: RealmUserEvent) => directory.onRealmUser(event));
-  const watch = createHandlerWatch(options.handlers ?? {}, {
-    store: storage.namespace(RUNTIME_NAMESPACE),
-    log,
-    registry: outside.metrics.registry,
-    now,
-  });
-  const commands = createCommandRuntime({
-    prefix,
-    directory,
-    rateLimit: options.rateLimit ?? { ...DEFAULT_RATE_LIMIT },
-    timeZone,
-    now,
-    unknownCommandReply: options.unknownCommandReply ?? true,
-    ignored: (ctx, why) => notify(options.observer?.ignored, ctx.message.id, why),
-  });
-  const router = new Router({
-    guard: commands.guard,
-    overlap: new OverlapRoom({
-      ...(options.schedulerClock && { timers: options.schedulerClock }),
-      onCalls: (running) => notify(options.observer?.overlapCalls, running),
-    }),
-  });
-  const moves = new TopicMoves(bus, {
-    follows,
-    dialogs,
-    sessionStores: () =>
-      ["bot", ...(options.plugins ?? []).map((e) => ("plugin" in e ? e.plugin : e).name)].map(
-        (name) => storage.namespace("topicbot:sessions").namespace(name),
-      ),
-    overlap: router.overlap,
-    log,
-  });
-  const handler = new MessageHandler({
-    quarantine: watch.quarantine,
-    log,
-    outside,
-    dialogs,
-    follows,
-    prefix,
-    respondTo,
-    observer: options.observer,
-    moves,
-  });
-  const cards = createCards({
-    api,
-    store: storage.namespace("topicbot:cards"),
-    router,
-    directory,
-    log: log.child({ component: "cards" }),
-    // Under `respondTo: mentions` the prefix addresses nothing: cards show the mention to type.
-    prefix: respondTo === "mentions" ? "" : prefix,
-    now,
-    timeZone,
-    timers: options.schedulerClock ?? systemClock,
-    rehandle: (message, flags) => handler.handle(message, flags, undefined),
-  });
-  bus.on("reaction", cards.runtime.onReaction);
-  bus.on("submessage", cards.runtime.onSubmessage);
-  const intake = new Intake({
-    api,
-    log: log.child({ component: "events" }),
-    bus,
-    dispatcher,
-    ledger: delivery.ledger,
-    handle: handler.handle,
-    start: handler.start,
-    narrows: catchUpNarrows(register),
-    me: (): number | undefined => lifecycle.me?.userId,
-    ownMessageHandled: () => outside.metrics.eventHandled("message"),
-    catchUpWindow: options.catchUpWindow ?? {},
-    now,
-  });
-
-  const scoped = (plugin: string): PluginApi =>
-    createPluginApi(plugin, {
-      api,
-      log,
-      router,
-      bus,
-      storage,
-      sessions: storage.namespace("topicbot:sessions"),
-      services: outside.plugins,
-      users: directory,
-      cards: cards.runtime,
-      me: () => {
-        if (!lifecycle.me)
-          throw new Error(`plugin "${plugin}": bot.me is available once the bot starts`);
-        return lifecycle.me;
-      },
-      addMiddleware: (name, mw) => {
-        if (handler.isReady)
-          throw new Error(`plugin "${name}": use() must be called before the bot starts`);
-        middleware.push(mw);
-      },
-    });
-
-  const lifecycle: BotLifecycle = new BotLifecycle({
-    options,
-    log,
-    api,
-    storage,
-    bus,
-    events,
-    dispatcher,
-    router,
-    commands,
-    middleware,
-    delivery,
-    dialogs,
-    follows,
-    intake,
-    outside,
-    handler,
-    cards,
-    reportHandlerError: handlerErrorReporter(
-      log,
-      outside,
-      options.errorReply ?? DEFAULT_ERROR_REPLY,
-      () => caught,
-      watch.quarantine,
-    ),
-    watch,
-    scoped,
-    server,
-    prefix,
-    now,
-    timeZone,
-  });
-
-  return {
-    ...scoped("bot"),
-    done: lifecycle.done,
-    storage,
-    directory,
-    get me() {
-      if (!lifecycle.me) throw new Error("bot.me is available after start()");
-      return lifecycle.me;
-    },
-    get registration() {
-      return registration();
-    },
-    get pending() {
-      return dispatcher.pending;
-    },
-    commands: () => router.commands(),
-    metrics: outside.metrics,
-    scheduler: outside.scheduler,
-    get webhookUrl() {
-      return outside.webhookUrl;
-    },
-    webhookRoutes: outside.webhookRoutes,
-    handleOutgoing: outside.handleOutgoing,
-    catch(handler) {
-      caught = handler;
-    },
-    start: () => lifecycle.start(),
-    stop: () => lifecycle.stop(),
-  };
+  return new Bot(options);
 }

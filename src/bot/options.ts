@@ -18,6 +18,7 @@ import type { RespondTo } from "../dispatch/gate.js";
 import type { BotObserver } from "../model/observer.js";
 import type { PluginInstance, Plugin } from "./plugin.js";
 import type { ServiceOptions } from "./services.js";
+import type { ScheduleEntry } from "../scheduler/config.js";
 
 export interface BotOptions extends ServiceOptions {
   /** A ready client; or give `server` and one is created (and closed on stop). */
@@ -121,4 +122,14 @@ export interface MessageHandling {
   handle(message: Message, flags: string[]): Promise<void>;
   /** Puts an event on the bot's bus, for `bot.on` listeners. */
   emit(event: AnyEvent): void;
+}
+
+/** What `bot.reload()` may change while the bot runs; what it leaves out stays as it is. */
+export interface BotReload {
+  /** The plugins (and their settings) in place of the running ones: commands, listeners, cron jobs, routes. */
+  plugins?: (Plugin | PluginInstance)[];
+  /** The config's cron jobs (`schedules:`) in place of the running ones. */
+  schedules?: ScheduleEntry[];
+  /** The log level from now on (`logging.level`): trace, debug, info, warn, error, fatal or silent. */
+  logLevel?: string;
 }

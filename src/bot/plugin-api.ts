@@ -26,7 +26,6 @@ import type {
 } from "../dispatch/router.js";
 import type { BotAccount } from "../model/account.js";
 import { sessionKind, type SessionKind, type SessionKindOptions } from "../context/session.js";
-import type { CardRuntime } from "../cards/runtime.js";
 import type { ActionContext, ActionSpec } from "../cards/actions.js";
 
 export type EventListener<T extends ServerEventType> = (event: EventOf<T>) => unknown;
@@ -213,8 +212,13 @@ export interface PluginApiDeps {
   me(): BotAccount;
   /** The bot's directory of users. */
   users: UserLookup;
-  /** Cards and their actions. */
-  cards: CardRuntime;
+  /** Where `bot.action` registers (into the plugin set being set up). */
+  cards: ActionRegistry;
+}
+
+/** Takes a plugin's actions (`bot.action`): the cards runtime, for one plugin set's router. */
+export interface ActionRegistry {
+  action(plugin: string, name: string, spec: ActionSpec, handler: Handler<ActionContext>): void;
 }
 
 /** The storage namespace every plugin shares (`bot.sharedStorage`). */

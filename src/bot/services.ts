@@ -7,7 +7,7 @@ import { createBotMetrics, observeCalls, type BotMetrics } from "../metrics/bot.
 import type { SchedulerClock } from "../scheduler/clock.js";
 import { scheduleJob, type ScheduleEntry } from "../scheduler/config.js";
 import { nodeCrypto } from "../node-crypto.js";
-import { Scheduler } from "../scheduler/scheduler.js";
+import { Scheduler, type ScheduledJob } from "../scheduler/scheduler.js";
 import {
   configRoute,
   type ChannelPost,
@@ -31,8 +31,10 @@ import { address } from "../dispatch/gate.js";
 import type { MessageOutcomes } from "../dispatch/handling.js";
 import type { BotIdentity } from "../model/account.js";
 import type { PluginServices } from "./plugin-api.js";
+import type { PluginSetOutlets } from "./plugin-set.js";
 import type { Dialogs } from "../context/session.js";
 import { pollHealth, type PollState } from "../inbound/poll-health.js";
+import { notify } from "../model/observer.js";
 
 /** Where the webhook receiver listens (the `http:` section). */
 export interface HttpOptions {
@@ -126,12 +128,19 @@ export interface BotServices extends BotServicesView, MessageOutcomes {
   readonly plugins: PluginServices;
   /** The client options the bot creates its own client with: the metrics observer added. */
   clientOptions(server: ClientOptions): ClientOptions;
-  /** Wraps the event sink: counts events and notes when the last one arrived. */
-  observe(sink: EventSink): EventSink;
+  /** Wraps the event sink: counts events, notes when the last one arrived, shows each to `observed`. */
+  observe(sink: EventSink, observed?: (event: AnyEvent) => void): EventSink;
   /** A context sent its first reply: observes the reply latency since its message arrived (`performance.now()`). */
   firstReply(ctx: MessageContext, arrivedAt: number): void;
+  /** Where the plugin sets' cron jobs and webhook routes go (src/bot/plugin-set.ts). */
+  readonly outlets: PluginSetOutlets;
   /** After plugin setup: schedules config jobs and starts the receiver if anything needs it. */
   start(running: RunningBot): Promise<void>;
+  /**
+   * A reload: the config's cron jobs replaced by `entries`, and the receiver started if a
+   * reloaded plugin declared the first route.
+   */
+  reload(entries: ScheduleEntry[] | undefined): Promise<void>;
   /** Stops the receiver and the cron jobs (waiting for runs in progress). Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -182,6 +191,42 @@ export function createBotServices(
   let running: RunningBot | undefined;
   let lastEventAt: number | undefined;
   let stopping: Promise<void> | undefined;
+  /** The cron jobs of the config's `schedules:`, replaced whole on a reload. */
+  let configJobs: ScheduledJob[] = [];
+  const scheduleConfig = (entries: ScheduleEntry[] | undefined): void => {
+    configJobs = (entries ?? []).map((entry, index) => {
+      const { expression, job, options: jobOptions } = scheduleJob(entry, send, index);
+      return scheduler.schedule(expression, job, jobOptions);
+    });
+  };
+
+  /** A plugin's route on the receiver (started with the bot, or by the reload that adds it). */
+  const mountRoute: PluginSetOutlets["mountRoute"] = (plugin, path, routeOptions, handler) => {
+    try {
+      ensureReceiver().route(path, routeOptions, once(handler));
+    } catch (error) {
+      throw new Error(`plugin "${plugin}": ${(error as Error).message}`, { cause: error });
+    }
+    if (routeOptions.auth.type === "none") unauthenticated.push(`${path} (plugin "${plugin}")`);
+  };
+
+  /** Starts the receiver when it has something to serve and is not listening yet. */
+  const listen = async (): Promise<void> => {
+    if (!receiver || receiver.listening || options.listen === false) return;
+    for (const route of unauthenticated.splice(0))
+      log.warn(`webhook route ${route} has no authentication; anyone who can reach it can call it`);
+    const host = options.http?.host ?? "127.0.0.1";
+    const port = options.http?.port ?? 8080;
+    try {
+      await receiver.listen();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new Error(
+        `the webhook receiver cannot listen on ${host}:${port}: ${code} (set http.port)`,
+        { cause: error },
+      );
+    }
+  };
 
   const ensureReceiver = (): WebhookReceiver =>
     (receiver ??= createReceiver({
@@ -322,12 +367,7 @@ export function createBotServices(
       },
       webhook(plugin, path, routeOptions, handler) {
         if (running) throw new Error(`plugin "${plugin}": webhook() must be called during setup`);
-        try {
-          ensureReceiver().route(path, routeOptions, once(handler));
-        } catch (error) {
-          throw new Error(`plugin "${plugin}": ${(error as Error).message}`, { cause: error });
-        }
-        if (routeOptions.auth.type === "none") unauthenticated.push(`${path} (plugin "${plugin}")`);
+        mountRoute(plugin, path, routeOptions, handler);
       },
     },
     clientOptions(server) {
@@ -342,9 +382,10 @@ export function createBotServices(
     },
     // Not async, and one clock reading per batch: it sees every event. (Each message's arrival,
     // for the reply latency, travels with the message from the intake: see `MessageTurn`.)
-    observe: (sink) => (batch: AnyEvent[], signal: AbortSignal) => {
+    observe: (sink, observed) => (batch: AnyEvent[], signal: AbortSignal) => {
       lastEventAt = now();
       for (const event of batch) metrics.eventReceived(event.type);
+      if (observed) for (const event of batch) notify(observed, event);
       return sink(batch, signal);
     },
     failed: (ctx) => failures.add(ctx),
@@ -352,12 +393,25 @@ export function createBotServices(
       metrics.replySent((performance.now() - arrivedAt) / 1000);
     },
 
+    outlets: {
+      schedule: (expression, job, jobOptions) => scheduler.schedule(expression, job, jobOptions),
+      jobNames: () => scheduler.jobs().map((j) => j.name),
+      mountRoute,
+      unmountRoute: (path) => void receiver?.unroute(path),
+      routePaths: () => receiver?.routes() ?? [],
+    },
+
+    async reload(entries) {
+      if (entries !== undefined) {
+        for (const job of configJobs) job.cancel();
+        scheduleConfig(entries);
+      }
+      if (running) await listen();
+    },
+
     async start(bot) {
       running = bot;
-      options.schedules?.forEach((entry, index) => {
-        const { expression, job, options: jobOptions } = scheduleJob(entry, send, index);
-        scheduler.schedule(expression, job, jobOptions);
-      });
+      scheduleConfig(options.schedules);
       if (options.outgoingWebhook) {
         ensureReceiver().mount(
           outgoingWebhookRoute({
@@ -368,24 +422,7 @@ export function createBotServices(
         );
       }
       if (options.http) ensureReceiver();
-      if (!receiver || options.listen === false) return;
-      for (const route of unauthenticated)
-        log.warn(
-          `webhook route ${route} has no authentication; anyone who can reach it can call it`,
-        );
-      const host = options.http?.host ?? "127.0.0.1";
-      const port = options.http?.port ?? 8080;
-      try {
-        await receiver.listen();
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        throw new Error(
-          `the webhook receiver cannot listen on ${host}:${port}: ${code} (set http.port)`,
-          {
-            cause: error,
-          },
-        );
-      }
+      await listen();
     },
 
     stop: () =>
@@ -398,4 +435,16 @@ export function createBotServices(
     get: () => receiver?.url,
     enumerable: true,
   }) as BotServices;
+}
+
+/** Puts the view of `services` (`metrics`, `scheduler`, `webhookUrl`, ...) on `bot`. */
+export function showServices(bot: object, services: BotServices): void {
+  const view: { [K in keyof BotServicesView]: PropertyDescriptor } = {
+    metrics: { value: services.metrics },
+    scheduler: { value: services.scheduler },
+    webhookUrl: { get: () => services.webhookUrl },
+    webhookRoutes: { value: () => services.webhookRoutes() },
+    handleOutgoing: { value: (m: OutgoingMessage) => services.handleOutgoing(m) },
+  };
+  Object.defineProperties(bot, view);
 }

@@ -13,6 +13,7 @@ import type { ApprovalRecord } from "./book.js";
 import { expiryMs } from "./render.js";
 import { DONE_EMOJI, type CardRuntime } from "./runtime.js";
 import type { ActionContext } from "./actions.js";
+import type { Router } from "../dispatch/router.js";
 
 /** How long an approval stays open when `expires` is not given. */
 export const DEFAULT_APPROVAL_MS = 86_400_000;
@@ -47,10 +48,13 @@ export class Approvals {
     this.#o = options;
   }
 
-  /** Registers the approve and reject actions (call after plugins set up, before start). */
-  register(): void {
+  /**
+   * Registers the approve and reject actions in `router` (a plugin set's, once its plugins have set
+   * up, as it is swapped in: once per set).
+   */
+  register(router: Router): void {
     const free = (name: string): string =>
-      this.#o.cards.hasCommand(name) ? `approval-${name}` : name;
+      this.#o.cards.hasCommand(name, router) ? `approval-${name}` : name;
     this.#names = { approve: free("approve"), reject: free("reject") };
     for (const outcome of ["approved", "rejected"] as const) {
       const name = outcome === "approved" ? this.#names.approve : this.#names.reject;
@@ -59,6 +63,7 @@ export class Approvals {
         name,
         { description: `Decides an approval card (${outcome === "approved" ? "yes" : "no"})` },
         (ctx) => this.#clicked(ctx, outcome),
+        router,
       );
     }
   }

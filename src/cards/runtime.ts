@@ -49,7 +49,6 @@ import {
   type RegisteredAction,
 } from "./clicks.js";
 
-
 /** The reaction that marks a replaced or closed copy of a card done. */
 export const DONE_EMOJI = "check";
 
@@ -57,7 +56,8 @@ export interface CardRuntimeOptions {
   api: ApiClient;
   /** The cards' namespace of the bot's storage. */
   store: KeyValueStore;
-  router: Router;
+  /** The router of the active plugin set (a reload swaps it): where clicks find their actions. */
+  router(): Router;
   directory: Directory;
   log: Logger;
   prefix: string;
@@ -74,7 +74,8 @@ export interface CardRuntimeOptions {
 export class CardRuntime {
   readonly book: CardBook;
   readonly #o: CardRuntimeOptions;
-  readonly #actions = new Map<string, RegisteredAction>();
+  /** Each plugin set's actions, by its router (a reload sets up a new router and its actions). */
+  readonly #tables = new WeakMap<Router, Map<string, RegisteredAction>>();
   #services: ContextServices | undefined;
 
   constructor(options: CardRuntimeOptions) {
@@ -96,8 +97,24 @@ export class CardRuntime {
     return { prefix: this.#o.prefix, mention: this.#env.me.silentMention };
   }
 
-  /** Registers `name` as an action of `plugin`, and as the command its clicks arrive as. */
-  action(plugin: string, name: string, spec: ActionSpec, handler: Handler<ActionContext>): void {
+  /** The actions of `router`'s plugin set (default: the active set's). */
+  #actions(router = this.#o.router()): Map<string, RegisteredAction> {
+    let table = this.#tables.get(router);
+    if (!table) this.#tables.set(router, (table = new Map()));
+    return table;
+  }
+
+  /**
+   * Registers `name` as an action of `plugin`, and as the command its clicks arrive as, in
+   * `router` (the plugin set being set up; default: the active set's).
+   */
+  action(
+    plugin: string,
+    name: string,
+    spec: ActionSpec,
+    handler: Handler<ActionContext>,
+    router = this.#o.router(),
+  ): void {
     const commandSpec: CommandSpec = {
       description: spec.description ?? `Answers a card (${name} <card> ...)`,
       args: { card: arg.string().describe("the card's token"), ...spec.args } as ArgsShape,
@@ -112,15 +129,15 @@ export class CardRuntime {
       compiled: compileSpec(name, commandSpec),
       handler,
     };
-    this.#o.router.command(plugin, name, commandSpec, (ctx) =>
+    router.command(plugin, name, commandSpec, (ctx) =>
       this.#messageClick(registered, ctx as unknown as MessageContext),
     );
-    this.#actions.set(name.toLowerCase(), registered);
+    this.#actions(router).set(name.toLowerCase(), registered);
   }
 
-  /** Whether an action of this name exists (built-in approvals pick free names). */
-  hasCommand(name: string): boolean {
-    return this.#o.router.find(name) !== undefined;
+  /** Whether a command of this name exists in `router` (built-in approvals pick free names). */
+  hasCommand(name: string, router = this.#o.router()): boolean {
+    return router.find(name) !== undefined;
   }
 
   // ---- posting and updating ----
@@ -251,7 +268,7 @@ export class CardRuntime {
     poll: PollOptions,
   ): Promise<void> {
     if (!poll.action) return;
-    if (!this.#actions.has(poll.action.toLowerCase()))
+    if (!this.#actions().has(poll.action.toLowerCase()))
       throw new Error(`ctx.poll: there is no action "${poll.action}" (declare it with bot.action)`);
     const conversation = conversationOf(origin.message);
     await this.book.putPoll({
@@ -314,7 +331,7 @@ export class CardRuntime {
     const clickId = `r:${messageId}:${userId}:${emoji}`;
     if (!(await this.book.firstSight(clickId))) return;
     const chosen = card.choices[choice]!;
-    const action = this.#actions.get(chosen.action.toLowerCase());
+    const action = this.#actions().get(chosen.action.toLowerCase());
     if (!action)
       return this.#o.log.warn({ action: chosen.action }, "cards: a chip names no action");
     const click = await this.#syntheticClick(
@@ -342,7 +359,7 @@ export class CardRuntime {
     if (!poll) return;
     const clickId = `v:${vote.submessageId}`;
     if (!(await this.book.firstSight(clickId))) return;
-    const action = this.#actions.get(poll.action.toLowerCase());
+    const action = this.#actions().get(poll.action.toLowerCase());
     if (!action) return;
     let text = /^canned,(\d+)$/.exec(vote.key)
       ? poll.options[Number(vote.key.slice(7))]

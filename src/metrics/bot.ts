@@ -34,7 +34,7 @@ export interface BotMetrics {
  * @example
  * const metrics = createBotMetrics();
  * metrics.apiCall("POST /messages", 200);
- * response.end(metrics.registry.expose());
+ * response.end(await metrics.registry.expose());
  */
 export function createBotMetrics(
   registry = new MetricsRegistry(),

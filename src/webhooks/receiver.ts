@@ -140,6 +140,13 @@ function isJson(contentType: string | undefined): boolean {
  * });
  * const { url } = await receiver.listen();
  */
+/** Throws for a malformed or reserved route path (what `route` checks before its duplicates). */
+export function checkRoutePath(path: string): void {
+  if (!/^\/[\w\-./~%]*$/.test(path) || path.includes("//"))
+    throw new Error(`webhook route "${path}": a path starts with / and has no query`);
+  if (RESERVED.includes(path)) throw new Error(`webhook route "${path}": the path is reserved`);
+}
+
 export function createReceiver(options: ReceiverOptions = {}): WebhookReceiver {
   return new WebhookReceiver(options);
 }
@@ -170,9 +177,7 @@ export class WebhookReceiver {
 
   /** Adds a POST route. Throws for a malformed, reserved or duplicate path. */
   route(path: string, options: RouteOptions, handler: WebhookHandler): this {
-    if (!/^\/[\w\-./~%]*$/.test(path) || path.includes("//"))
-      throw new Error(`webhook route "${path}": a path starts with / and has no query`);
-    if (RESERVED.includes(path)) throw new Error(`webhook route "${path}": the path is reserved`);
+    checkRoutePath(path);
     if (this.#routes.has(path)) throw new Error(`webhook route "${path}": declared twice`);
     this.#routes.set(path, {
       path,
@@ -182,6 +187,16 @@ export class WebhookReceiver {
       maxBodyBytes: options.maxBodyBytes ?? this.#options.maxBodyBytes ?? 1024 * 1024,
     });
     return this;
+  }
+
+  /** Removes the route at `path` (a reload's plugins no longer declare it); true when there was one. */
+  unroute(path: string): boolean {
+    return this.#routes.delete(path);
+  }
+
+  /** Whether the receiver is listening (`listen()` resolved and `close()` not called). */
+  get listening(): boolean {
+    return this.#server !== undefined;
   }
 
   /** Adds a route from its definition (what `githubRoute` or `configRoute` return). */
@@ -464,8 +479,8 @@ export class WebhookReceiver {
     });
   }
 
-  #metrics(res: ServerResponse): void {
-    const text = this.#options.metrics!.registry.expose();
+  async #metrics(res: ServerResponse): Promise<void> {
+    const text = await this.#options.metrics!.registry.expose();
     this.#send(res, "/metrics", 200, text, PROMETHEUS_CONTENT_TYPE);
   }
 }

@@ -98,8 +98,10 @@ describe("cron jobs of plugins and of the config run on the bot's scheduler", ()
     expect(posted(before).at(-1)).toEqual(["standup", "Stand-up! Tuesday 09:00"]);
   });
 
-  it("counts runs in the metrics", () => {
-    const runs = parsePrometheus(bot.metrics.registry.expose()).get("topicbot_cron_runs_total")!;
+  it("counts runs in the metrics", async () => {
+    const runs = parsePrometheus(await bot.metrics.registry.expose()).get(
+      "topicbot_cron_runs_total",
+    )!;
     const count = (job: string, outcome: string) =>
       runs.samples.find((s) => s.labels.job === job && s.labels.outcome === outcome)?.value;
     expect(count("digest: 0 9 * * *", "ok")).toBe(1);

@@ -127,16 +127,16 @@ describe("outgoing-webhook mode runs the same plugins as the event queue", () =>
   });
 
   it("401 for a wrong token, and no plugin runs", async () => {
-    const count = (name: string) =>
-      parsePrometheus(bot.metrics.registry.expose())
+    const count = async (name: string) =>
+      parsePrometheus(await bot.metrics.registry.expose())
         .get(name)!
         .samples.filter((s) => s.labels.type === "message" || s.labels.route === "/outgoing")
         .map((s) => `${JSON.stringify(s.labels)} ${s.value}`);
-    const received = count("topicbot_events_received_total");
+    const received = await count("topicbot_events_received_total");
     const wrong = payload(`@**${bot.me.fullName}** ping`, { token: "wrong-token-123" });
     expect((await call(wrong)).status).toBe(401);
-    expect(count("topicbot_events_received_total")).toEqual(received);
-    expect(count("topicbot_webhook_requests_total")).toContain(
+    expect(await count("topicbot_events_received_total")).toEqual(received);
+    expect(await count("topicbot_webhook_requests_total")).toContain(
       '{"route":"/outgoing","status":"401"} 1',
     );
     expect(
@@ -145,14 +145,14 @@ describe("outgoing-webhook mode runs the same plugins as the event queue", () =>
   });
 
   it("a failing handler: the error reply is the answer, and the message counts as failed", async () => {
-    const failed = () =>
-      parsePrometheus(bot.metrics.registry.expose())
+    const failed = async () =>
+      parsePrometheus(await bot.metrics.registry.expose())
         .get("topicbot_events_failed_total")!
         .samples.find((s) => s.labels.type === "message")?.value ?? 0;
-    const before = failed();
+    const before = await failed();
     const answer = await call(payload(`@**${bot.me.fullName}** boom`));
     expect(answer.body.content).toMatch(/^Sorry, something went wrong/);
-    expect(failed()).toBe(before + 1);
+    expect(await failed()).toBe(before + 1);
     expect(
       log
         .lines()

@@ -53,7 +53,7 @@ describe("the client's onCall observer", () => {
       expect(wait.ms).toBeGreaterThanOrEqual(50);
       expect(events.every((e) => e.ms >= 0)).toBe(true);
 
-      const families = parsePrometheus(metrics.registry.expose());
+      const families = parsePrometheus(await metrics.registry.expose());
       expect(families.get("topicbot_rate_limit_waits_total")!.samples).toEqual([
         {
           name: "topicbot_rate_limit_waits_total",

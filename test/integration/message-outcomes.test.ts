@@ -43,7 +43,7 @@ it("counts handled and failed messages once each, logs a pipeline that throws, a
     await t.send("!ok");
     await t.expectReply("fine");
     await t.settle();
-    const text = t.bot.metrics.registry.expose();
+    const text = await t.bot.metrics.registry.expose();
     // Failed: the middleware's throw and the handler's. Handled: ok, later, ok, and the bot's
     // own four replies (seen on the queue and passed over, which counts as handled).
     expect(counter(text, "topicbot_events_failed_total")).toBe(2);

@@ -75,7 +75,7 @@ describe("a configured schedule posts to the sandbox under a fake clock", () => 
     expect(failure).toMatchObject({ job: "to-nowhere", msg: 'cron job "to-nowhere" failed' });
     expect((failure!.err as { message: string }).message).toMatch(/STREAM_DOES_NOT_EXIST/);
 
-    const families = parsePrometheus(metrics.registry.expose());
+    const families = parsePrometheus(await metrics.registry.expose());
     expect(families.get("topicbot_cron_runs_total")!.samples).toEqual(
       expect.arrayContaining([
         { name: "topicbot_cron_runs_total", labels: { job: "standup", outcome: "ok" }, value: 1 },

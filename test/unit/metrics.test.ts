@@ -4,7 +4,7 @@ import { MetricsRegistry } from "../../src/metrics/registry.js";
 import { parsePrometheus } from "../helpers/prometheus.js";
 
 describe("MetricsRegistry", () => {
-  it("writes counters with labels, escaping label values and help text", () => {
+  it("writes counters with labels, escaping label values and help text", async () => {
     const registry = new MetricsRegistry();
     const c = registry.counter({
       name: "calls_total",
@@ -14,7 +14,7 @@ describe("MetricsRegistry", () => {
     c.inc({ endpoint: 'POST /messages "x"\\y\nz', status: 200 });
     c.inc({ endpoint: "GET /events", status: 200 }, 2);
     c.inc({ endpoint: "GET /events", status: 200 });
-    expect(registry.expose()).toBe(
+    expect(await registry.expose()).toBe(
       [
         '# HELP calls_total API calls\\nby "endpoint" \\\\ status',
         "# TYPE calls_total counter",
@@ -23,11 +23,11 @@ describe("MetricsRegistry", () => {
         "",
       ].join("\n"),
     );
-    const family = parsePrometheus(registry.expose()).get("calls_total")!;
+    const family = parsePrometheus(await registry.expose()).get("calls_total")!;
     expect(family.samples[0]!.labels.endpoint).toBe('POST /messages "x"\\y\nz');
   });
 
-  it("writes a histogram with cumulative buckets, +Inf, sum and count", () => {
+  it("writes a histogram with cumulative buckets, +Inf, sum and count", async () => {
     const registry = new MetricsRegistry();
     const h = registry.histogram({
       name: "latency_seconds",
@@ -35,7 +35,7 @@ describe("MetricsRegistry", () => {
       buckets: [0.1, 1, 0.5],
     });
     for (const v of [0.05, 0.3, 0.3, 0.7, 4]) h.observe(v);
-    expect(registry.expose()).toBe(
+    expect(await registry.expose()).toBe(
       [
         "# HELP latency_seconds Latency.",
         "# TYPE latency_seconds histogram",
@@ -50,11 +50,11 @@ describe("MetricsRegistry", () => {
     );
   });
 
-  it("shows an unlabelled metric at zero before any observation", () => {
+  it("shows an unlabelled metric at zero before any observation", async () => {
     const registry = new MetricsRegistry();
     registry.counter({ name: "a_total", help: "A." });
     registry.histogram({ name: "b_seconds", help: "B.", buckets: [1] });
-    const families = parsePrometheus(registry.expose());
+    const families = parsePrometheus(await registry.expose());
     expect(families.get("a_total")!.samples).toEqual([{ name: "a_total", labels: {}, value: 0 }]);
     expect(families.get("b_seconds")!.samples.map((s) => s.value)).toEqual([0, 0, 0, 0]);
   });
@@ -73,18 +73,18 @@ describe("MetricsRegistry", () => {
     expect(() => registry.counter({ name: "c_total", help: "" })).toThrow(/already registered/);
   });
 
-  it("collects gauges at exposition time", () => {
+  it("collects gauges at exposition time", async () => {
     const registry = new MetricsRegistry();
     let queue = 3;
     registry.gauge({ name: "queue_depth", help: "Depth.", collect: () => queue });
-    expect(registry.expose()).toContain("queue_depth 3\n");
+    expect(await registry.expose()).toContain("queue_depth 3\n");
     queue = 7;
-    expect(registry.expose()).toContain("queue_depth 7\n");
+    expect(await registry.expose()).toContain("queue_depth 7\n");
   });
 });
 
 describe("createBotMetrics", () => {
-  it("exposes every standard metric, and the output parses as Prometheus text", () => {
+  it("exposes every standard metric, and the output parses as Prometheus text", async () => {
     const metrics = createBotMetrics(new MetricsRegistry(), { startedAt: 1_700_000_000_000 });
     metrics.eventReceived("message");
     metrics.eventReceived("message");
@@ -100,7 +100,7 @@ describe("createBotMetrics", () => {
     metrics.webhookRequest("/hooks/github", 401);
     metrics.cronRun("standup", "skipped");
 
-    const families = parsePrometheus(metrics.registry.expose());
+    const families = parsePrometheus(await metrics.registry.expose());
     const value = (name: string, labels: Record<string, string> = {}) =>
       [...families.values()]
         .flatMap((f) => f.samples)

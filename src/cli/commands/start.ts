@@ -21,6 +21,7 @@ import { subscribeToChannels } from "../subscribe.js";
 import { resolveTarget } from "../target.js";
 import { checkStorageWritable, storageOpenError } from "../storage-preflight.js";
 import { holdSighup } from "../sighup.js";
+import { configReloader } from "../reload.js";
 import { zuliprcModeWarning } from "../zuliprc-mode.js";
 
 export interface StartOptions {
@@ -99,7 +100,7 @@ async function waitForServer(
 export async function runStart(options: StartOptions, out: Output): Promise<number> {
   const hup = holdSighup((line) => out.stderr(line));
   try {
-    return await runStartHeld(options, out, hup.use);
+    return await runStartHeld(options, out, hup);
   } finally {
     hup.release();
   }
@@ -108,7 +109,7 @@ export async function runStart(options: StartOptions, out: Output): Promise<numb
 async function runStartHeld(
   options: StartOptions,
   out: Output,
-  useLogger: (log: ReturnType<typeof createLogger>) => void,
+  hup: ReturnType<typeof holdSighup>,
 ): Promise<number> {
   const config = await loadConfigFile(options.config);
   const plugins = await resolvePlugins(config, options.config);
@@ -118,7 +119,7 @@ async function runStartHeld(
     ...config.logging,
     secrets,
   });
-  useLogger(log);
+  hup.use(log);
   if (!sandbox) log.info({ site: server.site, from: config.serverSource }, "connecting");
   const exposed = config.serverSource && zuliprcModeWarning(config.serverSource);
   if (exposed) log.warn({ zuliprc: config.serverSource }, exposed);
@@ -282,6 +283,9 @@ async function runStartHeld(
     },
     "ready",
   );
+  // From now on a SIGHUP reloads the config (plugins, their settings, schedules, the log level).
+  const reloader = configReloader(options.config, config, bot, log);
+  hup.reloadWith(() => reloader.reload());
   const compileCache = compileCacheReport();
   if (compileCache) log.debug({ compileCache }, "compile cache");
   try {
