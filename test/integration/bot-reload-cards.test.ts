@@ -50,6 +50,25 @@ describe("bot.reload() with cards", () => {
     expect(held).toEqual(["v2", "v3"]);
   });
 
+  it("replays the bot's own bot.action into each new set: its card stays clickable after reloads", async () => {
+    t = await createTestBot({ plugins: [{ plugin: holder, settings: { version: "v1" } }] });
+    const noted: number[] = [];
+    t.bot.action("note", {}, async (ctx) => {
+      noted.push(ctx.message.id);
+      await ctx.reply("noted");
+    });
+    t.bot.command("ask", {}, (ctx) =>
+      ctx.card({ heading: "Note it?", choices: [{ label: "Note", action: "note" }] }),
+    );
+    await t.send("!ask");
+    const card = await t.reply();
+    await t.bot.reload();
+    await t.bot.reload({ plugins: [] });
+    await t.click(card.id, "Note");
+    await t.expectReply("noted");
+    expect(noted).toHaveLength(1);
+  });
+
   it("registers the built-in approve and reject in each new set once, so an approval asked before a reload is decided after it", async () => {
     const asked: string[] = [];
     const gate = definePlugin({
