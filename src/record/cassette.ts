@@ -147,3 +147,25 @@ export function describeRequest(
     .join("&");
   return `${method} ${path}${query ? ` ${query}` : ""}`;
 }
+
+/**
+ * For each recorded poll, the exchanges whose effects its events show: the sends whose answered
+ * message ID is one of its message events.
+ */
+export function eventCauses(cassette: Cassette): Map<CassetteExchange, CassetteExchange[]> {
+  const byMessageId = new Map<number, CassetteExchange>();
+  for (const x of cassette.exchanges)
+    if (x.method === "POST" && x.path === "/messages" && typeof x.body?.id === "number")
+      byMessageId.set(x.body.id, x);
+  const deps = new Map<CassetteExchange, CassetteExchange[]>();
+  for (const x of cassette.exchanges) {
+    const list: CassetteExchange[] = [];
+    for (const event of eventsOf(x)) {
+      const id = (event.message as { id?: unknown } | undefined)?.id;
+      const cause = typeof id === "number" ? byMessageId.get(id) : undefined;
+      if (cause) list.push(cause);
+    }
+    if (list.length > 0) deps.set(x, list);
+  }
+  return deps;
+}

@@ -1,7 +1,13 @@
 // `bot replay --diff`: a cassette's requests sent again to a sandbox, and every difference from the recorded answers.
 import { Transport, type HttpResponse } from "../client/transport.js";
 import type { Sandbox } from "../sandbox/server.js";
-import { eventsOf, describeRequest, type Cassette, type CassetteExchange } from "./cassette.js";
+import {
+  eventCauses,
+  eventsOf,
+  describeRequest,
+  type Cassette,
+  type CassetteExchange,
+} from "./cassette.js";
 import { postScripted, seedRealm, type SeededRealm } from "./seed.js";
 import { compareShapes } from "./shape.js";
 
@@ -115,6 +121,7 @@ export async function replayDiff(options: ReplayDiffOptions): Promise<ReplayDiff
   const ids = new IdMap(seeded);
   const script = new Map(seeded.script.map((m) => [m.recordedId, m]));
   const inject = injectAt(cassette);
+  const causes = eventCauses(cassette);
   const transport = new Transport({
     site: options.site ?? sandbox.url,
     email: sandbox.bot.email,
@@ -131,7 +138,9 @@ export async function replayDiff(options: ReplayDiffOptions): Promise<ReplayDiff
   const eventSeq: number[] = [];
   const lastEventId = new Map<string, number>();
   try {
-    for (const x of cassette.exchanges) {
+    const done = new Set<CassetteExchange>();
+    const replayOne = async (x: CassetteExchange): Promise<void> => {
+      done.add(x);
       const request = `${x.method} ${x.path}`;
       if (x.status === undefined) {
         result.skipped.push({
@@ -139,15 +148,15 @@ export async function replayDiff(options: ReplayDiffOptions): Promise<ReplayDiff
           request,
           why: "recorded without an answer (network error)",
         });
-        continue;
+        return;
       }
       if (x.status === 429 || codeOf(x.body) === "RATE_LIMIT_HIT") {
         result.skipped.push({ seq: x.seq, request, why: "a rate-limit refusal" });
-        continue;
+        return;
       }
       if (x.multipart) {
         result.skipped.push({ seq: x.seq, request, why: "an upload (the file is not recorded)" });
-        continue;
+        return;
       }
       const isPoll = x.method === "GET" && x.path === "/events";
       const fields: Record<string, string> = {};
@@ -185,7 +194,7 @@ export async function replayDiff(options: ReplayDiffOptions): Promise<ReplayDiff
           recorded: String(x.status),
           replayed: `no answer (${error instanceof Error ? error.message : String(error)})`,
         });
-        continue;
+        return;
       }
       result.replayed++;
       const name = describeRequest(x.method, x.path, x.fields);
@@ -224,6 +233,13 @@ export async function replayDiff(options: ReplayDiffOptions): Promise<ReplayDiff
           }
         for (const e of got) if (e.type !== "heartbeat") replayedEvents.push(e);
       }
+    };
+    for (const x of cassette.exchanges) {
+      if (done.has(x)) continue;
+      // The sends whose messages this batch shows go first: the file is in the order answered,
+      // and a poll can be answered (with the event) before the send it shows is.
+      for (const cause of causes.get(x) ?? []) if (!done.has(cause)) await replayOne(cause);
+      await replayOne(x);
     }
   } finally {
     await transport.close();

@@ -1,7 +1,7 @@
 // Lockdown replay: the client's transport answered from a cassette, in order; a request it does not hold fails, named.
 import type { HttpRequest, HttpResponse, RequestSender } from "../client/transport.js";
 import { NetworkError } from "../client/errors.js";
-import { describeRequest, eventsOf, type Cassette, type CassetteExchange } from "./cassette.js";
+import { describeRequest, eventCauses, type Cassette, type CassetteExchange } from "./cassette.js";
 import { Sanitizer } from "./sanitize.js";
 
 /** A request the cassette does not hold: what the bot sent that it did not send when recorded. */
@@ -23,29 +23,6 @@ const DEFAULT_GRACE_MS = 3_000;
 export interface LockdownOptions {
   /** How long an event batch waits for the requests that caused it (default 3000 ms). */
   graceMs?: number;
-}
-
-/**
- * For each recorded poll, the exchanges whose effects its events show: the sends whose answered
- * message ID is one of its message events. Served before them, the bot would see its own reply
- * before sending it; so a batch is answered once those requests have been made again.
- */
-function pollDependencies(cassette: Cassette): Map<CassetteExchange, CassetteExchange[]> {
-  const byMessageId = new Map<number, CassetteExchange>();
-  for (const x of cassette.exchanges)
-    if (x.method === "POST" && x.path === "/messages" && typeof x.body?.id === "number")
-      byMessageId.set(x.body.id, x);
-  const deps = new Map<CassetteExchange, CassetteExchange[]>();
-  for (const x of cassette.exchanges) {
-    const list: CassetteExchange[] = [];
-    for (const event of eventsOf(x)) {
-      const id = (event.message as { id?: unknown } | undefined)?.id;
-      const cause = typeof id === "number" ? byMessageId.get(id) : undefined;
-      if (cause) list.push(cause);
-    }
-    if (list.length > 0) deps.set(x, list);
-  }
-  return deps;
 }
 
 function fieldsOf(req: HttpRequest): Record<string, string> {
@@ -86,13 +63,15 @@ export class LockdownReplayer implements RequestSender {
   readonly #served = new Set<CassetteExchange>();
   readonly #servedWaiters = new Set<() => void>();
   readonly #graceMs: number;
+  /** Requests whose every recorded answer has been served. */
+  readonly #exhausted = new Set<string>();
   /** Every request the cassette did not hold, in order (described). */
   readonly misses: CassetteMissError[] = [];
   /** Every request sent, in order (described), held or not. */
   readonly requests: string[] = [];
 
   constructor(cassette: Cassette, options: LockdownOptions = {}) {
-    this.#deps = pollDependencies(cassette);
+    this.#deps = eventCauses(cassette);
     this.#graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.#sanitizer = new Sanitizer({
       enabled: cassette.header.sanitized,
@@ -128,13 +107,16 @@ export class LockdownReplayer implements RequestSender {
     const key = keyOf(req.method, path, fields);
     const queue = this.#byKey.get(key);
     const exchange = queue?.shift();
-    if (queue?.length === 0) this.#byKey.delete(key);
+    if (queue?.length === 0) {
+      this.#byKey.delete(key);
+      this.#exhausted.add(key);
+    }
     if (!exchange) {
       if (req.endpoint === LONG_POLL && this.#polled >= this.#polls) return this.#quiet(req);
       const same = [...this.#byKey.keys()].filter((k) => k.startsWith(`${req.method} ${path} `));
       const error = new CassetteMissError(
         described,
-        queue
+        this.#exhausted.has(key)
           ? ` again (every recorded answer to it was served)`
           : same.length > 0
             ? ` (it holds ${req.method} ${path} with other fields)`
@@ -143,6 +125,7 @@ export class LockdownReplayer implements RequestSender {
       this.misses.push(error);
       throw error;
     }
+    // A batch showing the bot's own reply waits until the bot has sent it again (`eventCauses`).
     const deps = this.#deps.get(exchange);
     if (deps) await this.#waitServed(deps, req.signal);
     this.#served.add(exchange);

@@ -19,6 +19,7 @@ import {
 } from "topicbot/testing";
 import { recordedBot } from "../../src/record/seed.js";
 import { cleanEnv, watch } from "../helpers/process.js";
+import { main } from "../../src/cli/main.js";
 
 const mainModule = pathToFileURL(
   fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url)),
@@ -278,8 +279,9 @@ describe("bot replay --diff", () => {
     const target = await fresh();
     try {
       const diff = await replayDiff({ cassette, sandbox: target });
-      expect(diffReport(diff, cassette, "incident.jsonl", "test")).toContain("None:");
-      expect(diff.differences).toEqual([]);
+      const report = diffReport(diff, cassette, "incident.jsonl", "test");
+      expect(diff.differences, report).toEqual([]);
+      expect(report).toContain("None:");
       expect(diff.replayed).toBeGreaterThan(5);
       expect(diff.skipped.map((s) => s.why)).toEqual(
         expect.arrayContaining([
@@ -316,4 +318,73 @@ describe("bot replay --diff", () => {
       await target.close();
     }
   }, 60_000);
+});
+
+describe("the bot record and bot replay commands", () => {
+  it("bot replay --diff prints the Markdown report and exits 0 when nothing differs", async () => {
+    const lines: string[] = [];
+    const errors: string[] = [];
+    const code = await main(["replay", "--diff", cassettePath], {
+      stdout: (l) => lines.push(l),
+      stderr: (l) => errors.push(l),
+    });
+    expect({ code, errors }).toEqual({ code: 0, errors: [] });
+    expect(lines.join("\n")).toMatch(/^# Replay of .*incident\.jsonl against the topicbot sandbox/);
+    expect(lines.join("\n")).toContain("None: every replayed answer");
+  }, 60_000);
+
+  it("bot replay names a file that is not a cassette", async () => {
+    const errors: string[] = [];
+    const code = await main(["replay", "--diff", join(dir, "bot.config.yaml")], {
+      stdout: () => undefined,
+      stderr: (l) => errors.push(l),
+    });
+    expect(code).toBe(2);
+    expect(errors.join("\n")).toContain("bot.config.yaml:1: not a JSON line");
+  });
+
+  it("bot record -o writes a cassette, content hashed with --hash-content", async () => {
+    const config = join(dir, "plain.config.yaml");
+    await writeFile(
+      config,
+      (await readFile(join(dir, "bot.config.yaml"), "utf8")).replace(/record:\n.*\n/, ""),
+    );
+    const out = join(dir, "by-cli.jsonl");
+    await writeFile(
+      join(dir, "run-record.mjs"),
+      `const { main } = await import(${JSON.stringify(mainModule)});\nprocess.exit(await main(["record", "-c", ${JSON.stringify(config)}, "-o", ${JSON.stringify(out)}, "--hash-content"]));\n`,
+    );
+    const replies: number[] = [];
+    const stop = sandbox.realm.onMessage((m) => {
+      if (m.senderId === sandbox.bot.userId) replies.push(m.id);
+    });
+    const child = spawn(process.execPath, ["--import", "tsx", join(dir, "run-record.mjs")], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stdout = watch(child.stdout!);
+    const stderr = watch(child.stderr!);
+    try {
+      await stdout.waitFor(/"msg":"ready"/, 60_000);
+      const mia = sandbox.user("mia");
+      const human = createClient({ site: sandbox.url, email: mia.email, apiKey: mia.apiKey });
+      await human.messages.send({ type: "channel", to: "general", topic: "cli", content: "!ping" });
+      await until("the pong", () => replies.length === 1, 30_000);
+      await human.close();
+      child.kill("SIGTERM");
+      const [code] = (await once(child, "exit")) as [number | null];
+      expect(code).toBe(0);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw new Error(`${(error as Error).message}\nstderr:\n${stderr.text}`);
+    } finally {
+      stop();
+    }
+    const recorded = readCassette(out);
+    expect(recorded.header.contentHashed).toBe(true);
+    const sent = recorded.exchanges.find((x) => x.method === "POST" && x.path === "/messages")!;
+    expect(sent.fields.content).toMatch(/^sha256:[0-9a-f]{16}$/);
+    expect(await readFile(out, "utf8")).not.toContain("!ping");
+  }, 120_000);
 });
