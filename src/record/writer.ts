@@ -17,10 +17,11 @@ export interface WriterOptions {
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_KEEP = 3;
+const FLUSH_EVERY_MS = 20;
 
 /**
- * Appends lines in batches: `write` only queues a line and schedules one flush per turn of the
- * event loop, so a request never waits on the disk.
+ * Appends lines in batches: `write` only queues a line and schedules a flush a few milliseconds
+ * later, so a request never waits on the disk and many requests share one write.
  */
 export class CassetteWriter {
   readonly #options: WriterOptions;
@@ -46,10 +47,11 @@ export class CassetteWriter {
     this.#queue.push(line);
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => {
+    // Batched over a few milliseconds: one write for many requests (close and flush write the rest).
+    setTimeout(() => {
       this.#scheduled = false;
       this.#chain = this.#chain.then(() => this.#flush());
-    });
+    }, FLUSH_EVERY_MS).unref();
   }
 
   /** Resolves once every line written so far is on disk. */
