@@ -7,7 +7,7 @@ import {
   type CassetteHeader,
   type CassetteServer,
 } from "./cassette.js";
-import { Sanitizer, type SanitizeOptions } from "./sanitize.js";
+import { ALIAS_SITE, Sanitizer, type SanitizeOptions } from "./sanitize.js";
 import { CassetteWriter } from "./writer.js";
 
 export interface RecorderOptions extends SanitizeOptions {
@@ -68,7 +68,7 @@ export class Recorder {
       type: "cassette",
       version: CASSETTE_VERSION,
       recordedAt: new Date().toISOString(),
-      site: sanitized ? "https://server.invalid" : new URL(options.site).origin,
+      site: sanitized ? ALIAS_SITE : new URL(options.site).origin,
       topicbot: options.version ?? "unknown",
       sanitized,
       contentHashed: this.#sanitizer.hashContent,

@@ -8,7 +8,12 @@ export interface SanitizeOptions {
   hashContent?: boolean;
   /** Secrets to scrub wherever they appear (the bot's API key): each becomes `[secret]`. */
   secrets?: readonly string[];
+  /** The server's site: its origin becomes `https://server.invalid` wherever it appears. */
+  site?: string;
 }
+
+/** What a sanitized cassette says instead of the server's origin. */
+export const ALIAS_SITE = "https://server.invalid";
 
 /** The domain of every alias email: `user-3@example.invalid` (RFC 2606: never a real address). */
 export const ALIAS_DOMAIN = "example.invalid";
@@ -27,6 +32,8 @@ const CONTENT_KEYS = new Set([
   "prev_content",
   "prev_rendered_content",
 ]);
+/** A mention or quote of a person by name: `@**Name**`, `@_**Name|12**`. */
+const MENTION = /(@_?\*\*)([^*|]+)((?:\|\d+)?\*\*)/g;
 /** Names shorter than this are not searched for inside text (they would hit ordinary words). */
 const MIN_NAME_IN_TEXT = 4;
 
@@ -46,6 +53,7 @@ export class Sanitizer {
   readonly enabled: boolean;
   readonly hashContent: boolean;
   readonly #secrets: string[];
+  readonly #origins: string[];
   readonly #emails = new Map<string, string>();
   readonly #names = new Map<string, string>();
   #namePattern: RegExp | undefined;
@@ -54,6 +62,12 @@ export class Sanitizer {
     this.enabled = options.enabled ?? true;
     this.hashContent = options.hashContent ?? false;
     this.#secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+    this.#origins = [];
+    if (options.site) {
+      const url = new URL(options.site);
+      // The origin, and its host alone (a realm's URL, an avatar's or an upload's link).
+      this.#origins.push(url.origin, url.host);
+    }
   }
 
   email(email: string): string {
@@ -121,7 +135,15 @@ export class Sanitizer {
     let out = value;
     for (const secret of this.#secrets)
       if (out.includes(secret)) out = out.replaceAll(secret, "[secret]");
+    const [origin, host] = this.#origins;
+    if (host !== undefined && out.includes(host))
+      out = out.replaceAll(origin!, ALIAS_SITE).replaceAll(host, "server.invalid");
     if (out.includes("@")) out = out.replace(EMAIL, (email) => this.email(email));
+    if (out.includes("**"))
+      out = out.replace(MENTION, (whole, open: string, name: string, close: string) => {
+        const alias = this.#names.get(name);
+        return alias ? `${open}${alias}${close}` : whole;
+      });
     const names = this.#pattern();
     if (names && this.#names.has(out)) return this.#names.get(out)!;
     if (names) out = out.replace(names, (name) => this.#names.get(name) ?? name);

@@ -44,6 +44,22 @@ describe("Sanitizer", () => {
     expect(s.value(body)).toEqual(body);
   });
 
+  it("replaces short names in mentions, and the server's address", () => {
+    const s = new Sanitizer({ site: "https://chat.corp.example:8443/" });
+    const out = s.value({
+      sender_full_name: "Max",
+      content: "@**Max** and @_**Max|12** said max",
+      realm_url: "https://chat.corp.example:8443",
+      avatar_url: "https://chat.corp.example:8443/user_avatars/1.png",
+    });
+    expect(out).toEqual({
+      sender_full_name: "User 1",
+      content: "@**User 1** and @_**User 1|12** said max",
+      realm_url: "https://server.invalid",
+      avatar_url: "https://server.invalid/user_avatars/1.png",
+    });
+  });
+
   it("hashes content when asked, once", () => {
     const s = new Sanitizer({ hashContent: true });
     const out = s.value({ content: "secret plans", subject: "topic" }) as Record<string, string>;
@@ -277,7 +293,9 @@ describe("LockdownReplayer", () => {
 describe("record: in bot.config.yaml", () => {
   it("takes a path, with defaults for the rest", async () => {
     const { loadConfig } = await import("../../src/config/load.js");
-    expect(loadConfig("record:\n  path: cassettes/bot.jsonl\n", {}, "bot.config.yaml").record).toEqual({
+    expect(
+      loadConfig("record:\n  path: cassettes/bot.jsonl\n", {}, "bot.config.yaml").record,
+    ).toEqual({
       path: "cassettes/bot.jsonl",
       sanitize: true,
       hashContent: false,
