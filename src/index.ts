@@ -126,10 +126,6 @@ export {
 export type { Message, AnyEvent, EventOf, MessageEvent } from "./api/index.js";
 export type { ApiClient, CallOptions, ClientOptions } from "./client/client.js";
 
-// ---- Recording a cassette (what `record:` does, for a program that builds its own client) -------
-export { Recorder } from "./record/recorder.js";
-export type { RecorderOptions } from "./record/recorder.js";
-
 // ---- Webhooks and cron jobs a plugin registers ------------------------------------------------
 export { WebhookError, WebhookResponse, respond } from "./webhooks/receiver.js";
 export type { RouteOptions, WebhookHandler, WebhookRequest } from "./webhooks/receiver.js";
