@@ -18,6 +18,7 @@ const ALL = [
   "cluster",
   "stream",
   "realm-size",
+  "record",
 ] as const;
 const report = fileURLToPath(new URL("../docs/performance.md", import.meta.url));
 
