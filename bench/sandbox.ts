@@ -25,12 +25,14 @@ const MEASURED_ROUNDS = 3;
 const WARMUP = 2_000;
 const CONCURRENCY = 32;
 /**
- * Rounds of the sandbox-vs-bare comparison of POST /messages: the two servers alternate, a round
- * each, in the same process, and the figure is the median of the rounds' ratios. Measured minutes
- * apart (the bare server once, at the end), the ratio moved between 0.31x and 0.66x from run to
- * run on this loaded machine.
+ * Rounds of the sandbox-vs-bare comparison of POST /messages: the two servers alternate, a short
+ * round each (PAIRED_REQUESTS), in the same process, and the figure is the median of the rounds'
+ * ratios. Measured minutes apart (the bare server once, at the end), the ratio moved between 0.31x
+ * and 0.66x from run to run on this loaded machine; in 7 alternating rounds of 4,000 requests
+ * (~13 s each under load) single rounds still spread 0.14-0.59x.
  */
-const PAIRED_ROUNDS = 7;
+const PAIRED_ROUNDS = 15;
+const PAIRED_REQUESTS = 1_000;
 /** Stored messages before each measurement: cost must not grow with history. */
 const HISTORY = [0, 10_000, 100_000];
 /** The POSTs spread over this many topics of `general`, as does the stored history. */
@@ -216,9 +218,9 @@ async function pairedPosts(
     for (let round = 1; round <= PAIRED_ROUNDS; round++) {
       // Which goes first alternates, so neither always follows the other's garbage.
       const first = round % 2 === 0;
-      if (first) theirs.push(await hammer(bareUrl, REQUESTS, barePost));
-      ours.push(await hammer(sandbox.url, REQUESTS, post));
-      if (!first) theirs.push(await hammer(bareUrl, REQUESTS, barePost));
+      if (first) theirs.push(await hammer(bareUrl, PAIRED_REQUESTS, barePost));
+      ours.push(await hammer(sandbox.url, PAIRED_REQUESTS, post));
+      if (!first) theirs.push(await hammer(bareUrl, PAIRED_REQUESTS, barePost));
       ratios.push(ours.at(-1)!.rps / theirs.at(-1)!.rps);
       progress(
         `sandbox vs bare, round ${round}/${PAIRED_ROUNDS}: POST /messages ${Math.round(ours.at(-1)!.rps)} vs ${Math.round(theirs.at(-1)!.rps)} req/s (${ratios.at(-1)!.toFixed(2)}×)`,
@@ -364,7 +366,7 @@ void main(async () => {
   return {
     name: "sandbox",
     title: "Sandbox: requests per second it serves",
-    method: `${REQUESTS.toLocaleString("en")} requests each (after ${WARMUP.toLocaleString("en")} to warm up; POST and GET /messages in ${MEASURED_ROUNDS} alternating rounds, medians) from an undici pool with ${CONCURRENCY} concurrent callers, in the sandbox's own process. POST /messages: \`mia\` posts to \`general\` over ${TOPICS} topics (Markdown rendered, stored, fanned out to one registered queue). GET /messages: \`olivia\` reads the newest 20 of one of those topics (channel and topic narrow). GET /events: \`dont_block=true\` polls of that queue. Each is measured in a fresh sandbox holding ${HISTORY.map((n) => n.toLocaleString("en")).join(" / ")} stored messages in the same topics; cost per request is the inverse of the throughput. CPU per request is this process's CPU time (sandbox and load generator together) over the requests. The sandbox is loaded from \`dist/\`, as \`bot start\` runs it, and one throwaway sandbox is measured first to warm the process. Baseline: a bare \`node:http\` server answering a JSON body of the same size to the same requests: the most any Node HTTP server can do here. The POST /messages rows beside it come from ${PAIRED_ROUNDS} rounds in which a fresh empty sandbox and the bare server take turns (a round each, same process), medians; the goal is the median of the rounds' ratios.`,
+    method: `${REQUESTS.toLocaleString("en")} requests each (after ${WARMUP.toLocaleString("en")} to warm up; POST and GET /messages in ${MEASURED_ROUNDS} alternating rounds, medians) from an undici pool with ${CONCURRENCY} concurrent callers, in the sandbox's own process. POST /messages: \`mia\` posts to \`general\` over ${TOPICS} topics (Markdown rendered, stored, fanned out to one registered queue). GET /messages: \`olivia\` reads the newest 20 of one of those topics (channel and topic narrow). GET /events: \`dont_block=true\` polls of that queue. Each is measured in a fresh sandbox holding ${HISTORY.map((n) => n.toLocaleString("en")).join(" / ")} stored messages in the same topics; cost per request is the inverse of the throughput. CPU per request is this process's CPU time (sandbox and load generator together) over the requests. The sandbox is loaded from \`dist/\`, as \`bot start\` runs it, and one throwaway sandbox is measured first to warm the process. Baseline: a bare \`node:http\` server answering a JSON body of the same size to the same requests: the most any Node HTTP server can do here. The POST /messages rows beside it come from ${PAIRED_ROUNDS} rounds of ${PAIRED_REQUESTS.toLocaleString("en")} requests in which a fresh empty sandbox and the bare server take turns (a round each, same process), medians; the goal is the median of the rounds' ratios.`,
     rows,
     // Whether the sandbox outpaces the bot is checked by run.ts against the reply benchmark.
     checks: [
