@@ -1,5 +1,5 @@
 // Sanitizing a cassette: API keys out, emails and names replaced by stable aliases, content optionally hashed.
-import { nodeCrypto } from "../node-crypto.js";
+import { createHash } from "node:crypto";
 
 export interface SanitizeOptions {
   /** Replace emails and names by aliases and scrub secrets (default true). */
@@ -39,7 +39,7 @@ const MIN_NAME_IN_TEXT = 4;
 
 /** SHA-256 of a text, shortened: what a hashed cassette holds in place of content. */
 export function hashText(text: string): string {
-  return `sha256:${nodeCrypto().createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+  return `sha256:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
