@@ -14,6 +14,18 @@ export default tseslint.config(
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
       ],
       "@typescript-eslint/consistent-type-imports": "error",
+      // A dependency's files are its internals (issue 35): its public entry only.
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["undici/*", "pino/*", "zod/v4/core/*"],
+              message: "import the package's public entry",
+            },
+          ],
+        },
+      ],
     },
   },
   {

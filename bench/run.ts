@@ -18,6 +18,7 @@ const ALL = [
   "cluster",
   "stream",
   "realm-size",
+  "record",
 ] as const;
 const report = fileURLToPath(new URL("../docs/performance.md", import.meta.url));
 
@@ -91,6 +92,18 @@ const METHOD_CHANGE = [
   "once, and its goals are judged against the concurrent one. The figures were measured on a loaded",
   "machine (other engineers' builds and tests on the same two cores): read the ratios, each",
   "measured in the same run.",
+  "",
+  "**What changed since (December 2026, second pass).** The client takes undici by its public",
+  "entry (no deep imports of its files, no patch of its prototype), and the bundle inlines undici and",
+  "zod whole and loads nothing from the installed packages (issue 35 item 5): `bot start` now",
+  "evaluates undici's index (fetch, WebSocket, ...), which costs start-up CPU (importing the bundle's",
+  "index: 104-106 ms against 72-76 ms, code cache warm, same machine, 5 fresh processes each);",
+  "`src/node-crypto.ts` went with it (undici's index loads node:crypto anyway). The V8 code-cache",
+  "chunk loader stays: its A/B, the same import with and without the cache, is 72-76 ms against",
+  '115-128 ms (bench/README.md, "Machinery and its A/B figures"). The cluster benchmark no longer',
+  "crashes with EPIPE (it stops every node it started before closing the sandbox and retries its",
+  "own sends on a network error), and the sandbox's POST /messages ratio to a bare server is the",
+  "median of 15 alternating short rounds instead of two figures measured minutes apart.",
 ];
 
 const started = performance.now();

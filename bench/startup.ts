@@ -18,6 +18,13 @@ const RUNS = 9;
 const IDLE_MS = 2_000;
 const root = new URL("../", import.meta.url);
 const bin = fileURLToPath(new URL("bin/bot.js", root));
+/**
+ * `STARTUP_AB=<other checkout>`: its built `bot start` runs as a fifth contender, timed the same
+ * way in the same rounds (an A/B of a change; not a row of `npm run bench`'s report).
+ */
+const abBin = process.env.STARTUP_AB
+  ? join(process.env.STARTUP_AB.replace(/\/+$/, ""), "bin", "bot.js")
+  : undefined;
 /** The bare bot compiled to plain JavaScript inside the checkout, so `undici` resolves and no tsx loads. */
 const bareJs = fileURLToPath(new URL("dist/bench/bare-echo.js", root));
 /** The zulip-js bot, compiled the same way (so `zulip-js` resolves from the checkout's node_modules). */
@@ -160,6 +167,7 @@ void main(async () => {
   const bare: Start[] = [];
   const zjs: Start[] = [];
   const node: number[] = [];
+  const ab: Start[] = [];
   try {
     progress(
       `startup: ${RUNS} rounds of \`bot start\` (with and without its compile cache), a zulip-js bot, a bare undici bot and a bare node, spawn to first answer`,
@@ -198,8 +206,20 @@ void main(async () => {
         ),
       );
       node.push(await timeNodeStart(dir));
+      if (abBin)
+        ab.push(
+          await timeFirstAnswer(
+            sandbox,
+            post,
+            [abBin, "start", "-c", config],
+            /"msg":"ready"/,
+            "!ping",
+            `other build ${i}`,
+            cached,
+          ),
+        );
       progress(
-        `startup: round ${i + 1}: bot ${bot.at(-1)!.firstAnswer.toFixed(0)} ms, ${bot.at(-1)!.idleRss.toFixed(0)} MiB; no cache ${cold.at(-1)!.firstAnswer.toFixed(0)} ms; zulip-js ${zjs.at(-1)!.firstAnswer.toFixed(0)} ms, ${zjs.at(-1)!.idleRss.toFixed(0)} MiB; bare ${bare.at(-1)!.firstAnswer.toFixed(0)} ms, ${bare.at(-1)!.idleRss.toFixed(0)} MiB`,
+        `startup: round ${i + 1}: bot ${bot.at(-1)!.firstAnswer.toFixed(0)} ms (CPU ${bot.at(-1)!.cpu} ms)${abBin ? `; other build ${ab.at(-1)!.firstAnswer.toFixed(0)} ms (CPU ${ab.at(-1)!.cpu} ms)` : ""}, ${bot.at(-1)!.idleRss.toFixed(0)} MiB; no cache ${cold.at(-1)!.firstAnswer.toFixed(0)} ms; zulip-js ${zjs.at(-1)!.firstAnswer.toFixed(0)} ms, ${zjs.at(-1)!.idleRss.toFixed(0)} MiB; bare ${bare.at(-1)!.firstAnswer.toFixed(0)} ms, ${bare.at(-1)!.idleRss.toFixed(0)} MiB`,
       );
     }
   } finally {
@@ -211,6 +231,16 @@ void main(async () => {
   const answerRatio = med(bot, "firstAnswer") / med(zjs, "firstAnswer");
   const bareAnswerRatio = med(bot, "firstAnswer") / med(bare, "firstAnswer");
   const rssRatio = med(bot, "idleRss") / med(bare, "idleRss");
+  const abRows = abBin
+    ? (["cpu", "firstAnswer", "idleRss"] as const).map((key) => ({
+        metric: `A/B: ${key === "cpu" ? "CPU time, spawn to first answer" : key === "firstAnswer" ? "spawn to first answer" : "idle RSS"} (median)`,
+        value: med(bot, key),
+        baseline: med(ab, key),
+        unit: key === "idleRss" ? "MiB" : "ms",
+        better: "lower" as const,
+        baselineIs: `the build in ${process.env.STARTUP_AB}`,
+      }))
+    : [];
   return {
     name: "startup",
     title: "Startup: spawn to first answer, and idle memory",
@@ -296,6 +326,7 @@ void main(async () => {
         better: "lower",
         baselineIs: "zulip-js bot",
       },
+      ...abRows,
     ],
     checks: [
       {

@@ -1,115 +1,37 @@
-// esbuild plugins of scripts/bundle.mjs: the parts of inlined packages that stay the installed package's, loaded on use.
-import { existsSync, readFileSync } from "node:fs";
+// esbuild plugins of scripts/bundle.mjs: how inlined packages are compiled in (yaml as ES modules, pino without its transports).
+import { existsSync } from "node:fs";
 import { sep } from "node:path";
 import { URL, fileURLToPath } from "node:url";
 
 const root = new URL("..", import.meta.url);
 
 /**
- * zod's 62 non-English locales (366 KB, half of zod) are compiled on every start only because
- * `z.locales` (and `z.core.locales`) name them all. In the bundle each becomes a function that
- * loads that locale from the installed zod (its CommonJS file) when called: `z.locales.fr()` works
- * as before and costs nothing until used. English stays inlined: zod configures it at import.
- */
-export const zodLocalesOnUse = {
-  name: "zod-locales-on-use",
-  setup(build) {
-    const folder = new URL("node_modules/zod/v4/locales/", root);
-    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${sep}node_modules${sep}zod${sep}v4${sep}`)
-        ? { path: "zod-locales", namespace: "zod-locales-on-use" }
-        : undefined,
-    );
-    build.onResolve({ filter: /^zod\/v4\/locales\/[\w-]+\.cjs$/ }, (args) => ({
-      path: args.path,
-      external: true,
-    }));
-    build.onLoad({ filter: /.*/, namespace: "zod-locales-on-use" }, () => {
-      const index = readFileSync(new URL("index.js", folder), "utf8");
-      const locales = [
-        ...index.matchAll(/export \{ default as (\w+) \} from "\.\/([\w-]+)\.js";/g),
-      ];
-      if (locales.length < 2 || !locales.some(([, name]) => name === "en"))
-        throw new Error("zod's locales/index.js changed shape: update scripts/bundle.mjs");
-      const lines = locales.map(([, name, file]) => {
-        if (file === "en") return `export { default as en } from "zod/v4/locales/en.js";`;
-        if (!existsSync(new URL(`${file}.cjs`, folder)))
-          throw new Error(`zod has no v4/locales/${file}.cjs: update scripts/bundle.mjs`);
-        // The CommonJS locale file's module.exports is the locale function.
-        return `export const ${name} = (...args) => require("zod/v4/locales/${file}.cjs")(...args);`;
-      });
-      return { contents: lines.join("\n"), resolveDir: fileURLToPath(root), loader: "js" };
-    });
-  },
-};
-
-/**
  * pino's transports run in a worker thread that loads pino's own files by path (`lib/worker.js`,
- * `file.js`, thread-stream's worker): `pino.transport()` (and the `transport` option) therefore
- * stay the installed pino's `lib/transport.js`, required when first called. topicbot's logger
- * writes to a stream and never calls it, so `bot start` no longer loads thread-stream and its kin.
+ * thread-stream's worker), which a bundle cannot hold. topicbot's logger writes to a stream and
+ * never calls `pino.transport()` (nor passes the `transport` option; users get loggers, not pino),
+ * so the bundled pino's `transport` is a stand-in that throws an error naming the cause, rather than
+ * loading the installed pino's file (which may be another version than the one inlined).
  */
-export const pinoTransportOnUse = {
-  name: "pino-transport-on-use",
+export const pinoWithoutTransport = {
+  name: "pino-without-transport",
   setup(build) {
     build.onResolve({ filter: /^\.\/(lib\/)?transport$/ }, (args) =>
       inPackage(args.importer, "pino")
-        ? { path: "pino-transport", namespace: "pino-transport-on-use" }
+        ? { path: "pino-transport", namespace: "pino-without-transport" }
         : undefined,
     );
-    build.onResolve({ filter: /^pino\/lib\/transport\.js$/ }, (args) => ({
-      path: args.path,
-      external: true,
-    }));
-    build.onLoad({ filter: /.*/, namespace: "pino-transport-on-use" }, () => {
-      if (!existsSync(new URL("node_modules/pino/lib/transport.js", root)))
-        throw new Error("pino has no lib/transport.js: update scripts/bundle.mjs");
-      return {
-        contents:
-          'module.exports = function transport(...args) { return require("pino/lib/transport.js")(...args); };',
-        resolveDir: fileURLToPath(root),
-        loader: "js",
-      };
-    });
-  },
-};
-
-/**
- * undici's files that its Pool requires only on use stay the installed package's, loaded when
- * first needed as before: the llhttp WebAssembly (72 KB of base64 each, read at the first
- * connection) and fetch's body extraction (a FormData body; it pulls in most of fetch).
- * undici's HTTP/2 client is left out: topicbot's Pool never offers HTTP/2 (no `allowH2`), so a
- * server can never pick it; the module that stands in throws an error naming the cause if it is
- * ever reached. (A dispatcher a user passes in is their own undici, untouched.)
- */
-export const undiciOnUse = {
-  name: "undici-on-use",
-  setup(build) {
-    const lazy = /^\.\.\/(llhttp\/llhttp(_simd)?-wasm\.js|web\/fetch\/body\.js)$/;
-    build.onResolve({ filter: lazy }, (args) => {
-      if (!inPackage(args.importer, "undici")) return undefined;
-      const path = `undici/lib/${args.path.slice(3)}`;
-      if (!existsSync(new URL(`node_modules/${path}`, root)))
-        throw new Error(`undici has no ${path.slice(7)}: update scripts/bundle.mjs`);
-      return { path, external: true };
-    });
-    build.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
-      inPackage(args.importer, "undici")
-        ? { path: "undici-client-h2", namespace: "undici-on-use" }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "undici-on-use" }, () => ({
-      contents: `module.exports = function connectH2() {
-  throw new Error(${JSON.stringify(UNDICI_NO_H2)});
+    build.onLoad({ filter: /.*/, namespace: "pino-without-transport" }, () => ({
+      contents: `module.exports = function transport() {
+  throw new Error(${JSON.stringify(PINO_NO_TRANSPORT)});
 };`,
       loader: "js",
     }));
   },
 };
 
-/** The error topicbot's bundled undici throws if a server ever negotiates HTTP/2 with it (test/e2e/cli-start-lazy.test.ts matches it). */
-export const UNDICI_NO_H2 =
-  "topicbot's bundled undici has no HTTP/2 client: its Pool is created without allowH2, so HTTP/2 should never be negotiated (pass your own undici dispatcher to use HTTP/2)";
+/** The error topicbot's bundled pino throws if its transports are ever called. */
+export const PINO_NO_TRANSPORT =
+  "topicbot's bundled pino has no transports (they load pino's files in a worker thread): topicbot's loggers write to a stream; use your own pino for pino.transport()";
 
 /**
  * yaml ships CommonJS (`dist/`, its "node" export, what esbuild picks for Node) and ES modules

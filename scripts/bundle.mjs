@@ -4,12 +4,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { stdout } from "node:process";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import {
-  pinoTransportOnUse,
-  undiciOnUse,
-  yamlAsModules,
-  zodLocalesOnUse,
-} from "./bundle-plugins.mjs";
+import { pinoWithoutTransport, yamlAsModules } from "./bundle-plugins.mjs";
 
 // Why (issue 17, start-up): Node's ES-module loader costs about 0.4 ms per file, and `bot start`
 // loaded ~250 of tsc's files plus zod's 95 and yaml's 73. Every export and the CLI are entry points
@@ -39,12 +34,13 @@ const ENTRIES = {
  * Pure-JavaScript dependencies compiled into the chunks. zod is safe to inline: users take `z`
  * from "topicbot"; a schema built with their own zod copy is read through its public shape
  * (`safeParse`, `_zod.def`), and zod keeps its registry and config on `globalThis`, shared
- * between copies. pino (with sonic-boom, its serializers, redaction) and undici's Pool (what
- * src/client/undici-pool.ts imports) are ~55 CommonJS files that Node would otherwise resolve,
- * read and wrap one by one on every start. Users meet them only through methods: the loggers
- * topicbot gives them are pino's (`log.info(...)`), topicbot's Pool never leaves the client, and a
- * user's own dispatcher (a MockAgent) is called through undici's public methods only. The parts
- * that load files by path stay the installed package's (see `pinoTransportOnUse`, `undiciOnUse`).
+ * between copies. pino (with sonic-boom, its serializers, redaction) and undici (imported by its
+ * public entry only) are CommonJS files that Node would otherwise resolve, read and wrap one by
+ * one on every start. Each is inlined whole and nothing is loaded from the installed copies at run
+ * time (those may be other versions): pino's transports, which need its files on disk, are left
+ * out (`pinoWithoutTransport`). Users meet them only through methods: the loggers topicbot gives
+ * them are pino's (`log.info(...)`), topicbot's Pool never leaves the client, and a user's own
+ * dispatcher (a MockAgent) is called through undici's public methods only.
  */
 const INLINED = ["zod", "yaml", "eventemitter3", "pino", "undici"];
 /** Everything else stays an import of the installed package: native parts, worker files, paths read at run time, optional peers. */
@@ -75,7 +71,7 @@ const result = await build({
   sourcemap: true,
   metafile: true,
   logLevel: "warning",
-  plugins: [zodLocalesOnUse, pinoTransportOnUse, undiciOnUse, yamlAsModules],
+  plugins: [pinoWithoutTransport, yamlAsModules],
 });
 
 // Which source modules each output file holds: test/e2e/cli-start-lazy.test.ts reads it to tell
@@ -136,7 +132,9 @@ function wrapped(cjs) {
  * A textual check on esbuild's output, erring towards "assigned" (which only keeps a chunk ESM).
  */
 function reassignedExports(code) {
-  const list = /\nexport \{([^}]*)\};\s*(\/\/# sourceMappingURL=\S*\s*)?$/.exec(code);
+  // After the list, esbuild may put the inlined packages' license comments (`/*! ... */`).
+  const list =
+    /\nexport \{([^}]*)\};\s*(\/\*[\s\S]*?\*\/\s*)?(\/\/# sourceMappingURL=\S*\s*)?$/.exec(code);
   if (!list) return code.includes("\nexport ") ? ["(an export statement not understood)"] : [];
   const locals = list[1]
     .split(",")

@@ -6,7 +6,7 @@ import type { Logger } from "../log/logger.js";
 import { createBotMetrics, observeCalls, type BotMetrics } from "../metrics/bot.js";
 import type { SchedulerClock } from "../scheduler/clock.js";
 import { scheduleJob, type ScheduleEntry } from "../scheduler/config.js";
-import { nodeCrypto } from "../node-crypto.js";
+import { createHash } from "node:crypto";
 import { Scheduler, type ScheduledJob } from "../scheduler/scheduler.js";
 import {
   configRoute,
@@ -263,7 +263,6 @@ export function createBotServices(
       : async (request) => {
           const header = DELIVERY_ID_HEADERS.find((h) => typeof request.headers[h] === "string");
           // Loaded here, in cluster mode's webhook path: node:crypto costs ~2 ms at start-up.
-          const { createHash } = nodeCrypto();
           const id = header
             ? `id:${String(request.headers[header])}`
             : `body:${createHash("sha256").update(request.rawBody).digest("hex")}`;

@@ -1,6 +1,6 @@
 // A card as a message: Markdown complete by itself (choices as text and typeable commands), a zform `choices` widget on top, tokens and expiry.
 import { code, escapeText } from "../markdown/escape.js";
-import { nodeCrypto } from "../node-crypto.js";
+import { randomBytes } from "node:crypto";
 import { parseDuration } from "../context/time.js";
 import type { CardChoice, CardSpec } from "../model/cards.js";
 
@@ -12,7 +12,7 @@ export const TOKEN_PATTERN = /^[a-hjkmnp-z2-9]{6}$/;
 
 /** A fresh short token (6 characters, about 30 bits): names a card in clicks. */
 export function newToken(): string {
-  const bytes = nodeCrypto().randomBytes(TOKEN_LENGTH);
+  const bytes = randomBytes(TOKEN_LENGTH);
   let token = "";
   for (const byte of bytes) token += TOKEN_ALPHABET[byte % TOKEN_ALPHABET.length];
   return token;

@@ -7,6 +7,15 @@ import { ownPackage } from "../own-files.js";
 import type { ClusterStatusOptions } from "./commands/cluster.js";
 import type { DevCommandOptions } from "./commands/dev.js";
 import type { StartOptions } from "./commands/start.js";
+
+interface RecordCommandOptions {
+  config: string;
+  out: string;
+  hashContent: boolean;
+  sanitize: boolean;
+  maxBytes?: number;
+  keep?: number;
+}
 import { plainStartOptions } from "./plain-start.js";
 
 // Each subcommand's module is imported when that subcommand runs, not before: `bot start` never
@@ -117,6 +126,57 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       } catch (error) {
         exitCode = reportStartError(error, out);
       }
+    });
+
+  program
+    .command("record")
+    .description(
+      "run the bot as `bot start` does, recording everything it exchanges with the server to a cassette (docs/testing.md)",
+    )
+    .option("-c, --config <file>", "configuration file", "bot.config.yaml")
+    .option("-o, --out <file>", "the cassette file to write (JSON lines)", "cassette.jsonl")
+    .option("--hash-content", "replace message content by its SHA-256", false)
+    .option("--no-sanitize", "keep emails and names as they are (the cassette is then a secret)")
+    .option(
+      "--max-bytes <n>",
+      "rotate the cassette past this size (default 64 MiB)",
+      (value: string) => positiveNumber(value, 4096, 2 ** 40),
+    )
+    .option("--keep <n>", "rotated files kept (default 3)", (value: string) =>
+      positiveNumber(value, 0, 100),
+    )
+    .action(async (opts: RecordCommandOptions) => {
+      const { runStart } = await import("./commands/start.js");
+      try {
+        exitCode = await runStart(
+          {
+            config: opts.config,
+            record: {
+              path: opts.out,
+              sanitize: opts.sanitize,
+              hashContent: opts.hashContent,
+              maxBytes: Math.floor(opts.maxBytes ?? 64 * 1024 * 1024),
+              keep: Math.floor(opts.keep ?? 3),
+            },
+          },
+          out,
+        );
+      } catch (error) {
+        exitCode = reportStartError(error, out);
+      }
+    });
+
+  program
+    .command("replay")
+    .description(
+      "replay a cassette's requests against the embedded sandbox and report how its answers differ (docs/testing.md)",
+    )
+    .argument("<cassette>", "the cassette file")
+    .option("--diff", "report every difference from the recorded answers (the default)", true)
+    .option("-o, --out <file>", "write the Markdown report there instead of standard output")
+    .action(async (cassette: string, opts: { out?: string }) => {
+      const { runReplay } = await import("./commands/replay.js");
+      exitCode = await runReplay({ cassette, out: opts.out }, out);
     });
 
   program

@@ -10,7 +10,7 @@ import { ApiError, InvalidArgumentError, ResponseShapeError } from "./errors.js"
 import { sleep } from "./backoff.js";
 import { Pacer, type PacingOptions } from "./pacing.js";
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from "./retry.js";
-import { Transport } from "./transport.js";
+import { Transport, type RequestSender } from "./transport.js";
 import type { ConnectionOptions } from "./connection.js";
 
 export interface ClientOptions extends ConnectionOptions {
@@ -32,6 +32,12 @@ export interface ClientOptions extends ConnectionOptions {
   /** Slow down from the `X-RateLimit-*` headers before the server refuses; false turns it off. Default on. */
   pacing?: PacingOptions | false;
   userAgent?: string;
+  /**
+   * Wraps the transport every request goes through: the cassette recorder (`record:`) sees each
+   * request and its answer, a lockdown replay answers them itself (src/record). Unset, requests go
+   * straight to the transport, at no cost.
+   */
+  wrapTransport?: (transport: RequestSender) => RequestSender;
   /** Observes traffic (metrics): each attempt's outcome, and each wait for a rate limit. */
   onCall?: (event: CallEvent) => void;
 }
@@ -179,7 +185,8 @@ function factsOf(ep: Endpoint): EndpointFacts {
  * const { id } = await client.messages.send({ type: "channel", to: "general", topic: "hi", content: "hello" });
  */
 export function createClient(options: ClientOptions): ApiClient {
-  const transport = new Transport(options);
+  const direct = new Transport(options);
+  const transport: RequestSender = options.wrapTransport ? options.wrapTransport(direct) : direct;
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? 30_000;
   let longPollTimeoutMs = (options.longPollTimeoutSeconds ?? 90) * 1000;

@@ -2,8 +2,7 @@
 // Pool of the site's origin, or a ProxyAgent when a proxy applies) with the TLS settings.
 import { createRequire } from "node:module";
 import type * as NodeTls from "node:tls";
-import type { Dispatcher, ProxyAgent as UndiciProxyAgent } from "undici";
-import { Pool } from "./undici-pool.js";
+import { Pool, ProxyAgent, type Dispatcher } from "undici";
 
 /** TLS settings for the connection to the server (PEM text, not file names). */
 export interface TlsSettings {
@@ -114,14 +113,12 @@ function nodeTls(): typeof NodeTls {
 /**
  * The dispatcher for every request to `origin`. Without a proxy, a Pool of the one origin (not an
  * Agent, which would look the origin's pool up on each request to reach the same pool). With one,
- * undici's ProxyAgent, loaded only then (it is the larger part of undici, and most bots need none):
- * an https site goes through a CONNECT tunnel, an http one is forwarded.
+ * undici's ProxyAgent: an https site goes through a CONNECT tunnel, an http one is forwarded.
  */
 export function createDispatcher(origin: string, options: ConnectionOptions = {}): Dispatcher {
   const connect = connectOptions(options.tls);
   const proxy = proxyFor(origin, options);
   if (!proxy) return new Pool(origin, connect ? { ...POOL_OPTIONS, connect } : POOL_OPTIONS);
-  const { ProxyAgent } = require("undici") as { ProxyAgent: typeof UndiciProxyAgent };
   return new ProxyAgent({
     uri: proxy,
     ...POOL_OPTIONS,

@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { Readable } from "node:stream";
-import { nodeCrypto } from "../node-crypto.js";
+import { randomBytes } from "node:crypto";
 
 export interface MultipartBody {
   contentType: string;
@@ -32,7 +32,6 @@ export const isReplayable = (part: FilePart): boolean =>
 /** Encodes one file (and optional fields) as `multipart/form-data`, streaming the file's bytes. */
 export async function encodeMultipart(part: FilePart): Promise<MultipartBody> {
   // Loaded here, where an upload needs it: node:crypto costs ~2 ms of every start (issue 17).
-  const { randomBytes } = nodeCrypto();
   const boundary = `----topicbot${randomBytes(12).toString("hex")}`;
   const filename = part.filename ?? (typeof part.file === "string" ? basename(part.file) : "file");
   const fileSize =

@@ -49,6 +49,16 @@ export interface HttpResponse {
   body: Record<string, unknown>;
 }
 
+/**
+ * What sends one request and reads its answer: the Transport, or a wrapper around it that a client
+ * is given (`ClientOptions.wrapTransport`): the cassette recorder, which sees every request, and
+ * the lockdown replayer, which answers them from a cassette (src/record).
+ */
+export interface RequestSender {
+  send(req: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
 /** Normalises a site URL to the API root ending in `/api/v1`. */
 export function apiRoot(site: string): string {
   return `${site.replace(/\/+$/, "").replace(/\/api(\/v1)?$/, "")}/api/v1`;
@@ -73,7 +83,7 @@ function contentLength(headers: Record<string, string | string[] | undefined>): 
   return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
-export class Transport {
+export class Transport implements RequestSender {
   readonly root: string;
   readonly dispatcher: Dispatcher;
   /** `scheme://host:port` of the root: requests name it instead of a URL undici would parse. */

@@ -302,6 +302,44 @@ export const handlersConfig = z
   })
   .describe("Handler time limits and the quarantine of messages whose handler keeps failing.");
 
+/** The `record` section: a cassette of the bot's traffic (docs/testing.md). */
+export const recordConfig = z
+  .strictObject({
+    path: z
+      .string()
+      .min(1)
+      .describe(
+        "The cassette file (JSON lines), relative to the config file; rotated files get `.1`, `.2`, ...",
+      ),
+    sanitize: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Replace emails and names by stable aliases and scrub the API key (default true). `false` keeps them: such a cassette is a secret.",
+      ),
+    hashContent: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Replace message content by its SHA-256, for a cassette that must not hold what people wrote (lockdown replays of commands need it off).",
+      ),
+    maxBytes: z
+      .int()
+      .min(4096)
+      .max(2 ** 40)
+      .default(64 * 1024 * 1024)
+      .describe("A cassette file past this size is rotated (default 64 MiB)."),
+    keep: z
+      .int()
+      .min(0)
+      .max(100)
+      .default(3)
+      .describe("Rotated cassette files kept beside the current one (default 3)."),
+  })
+  .describe(
+    "Record everything the bot exchanges with the server to a cassette, to replay in tests (`createTestBot({ cassette })`) or against the sandbox (`bot replay --diff`).",
+  );
+
 export const botConfig = z
   .strictObject({
     server: serverSection.optional(),
@@ -374,6 +412,7 @@ export const botConfig = z
     webhooks: webhooksConfig.default([]),
     http: receiverConfig.optional(),
     outgoingWebhook: outgoingWebhookConfig.optional(),
+    record: recordConfig.optional(),
   })
   .describe("topicbot's bot.config.yaml");
 
@@ -382,6 +421,7 @@ export type ServerConfig = z.output<typeof serverConfig>;
 export type StorageSettings = z.output<typeof storageConfig>;
 export type RateLimitSettings = z.output<typeof rateLimitConfig>;
 export type MemorySettings = z.output<typeof memoryConfig>;
+export type RecordSettings = z.output<typeof recordConfig>;
 
 /** A loaded configuration: defaults applied, `server` resolved (from the file, a zuliprc or the environment). */
 export type BotConfig = Omit<z.output<typeof botConfig>, "server"> & {

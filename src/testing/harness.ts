@@ -30,6 +30,7 @@ import { itemKey, pollOptions, todoTasks, zformChoices } from "./widgets.js";
 import { createMemoryStore } from "../state/key-value/store.js";
 import type { WidgetData } from "../api/submessages.js";
 import { EDIT_GRACE_SECONDS } from "../sandbox/editRules.js";
+import { setUpCassette, type CassetteOption, type CassettePlayback } from "./cassette.js";
 
 export interface TestBotOptions {
   plugins?: (Plugin | PluginInstance)[];
@@ -72,6 +73,11 @@ export interface TestBotOptions {
   botName?: string;
   /** The bot's email. Default `bot-bot@<host>`. */
   botEmail?: string;
+  /**
+   * Replays a recorded cassette (`bot record`, docs/testing.md): `lockdown` answers the bot from
+   * it, `redrive` seeds the sandbox from it; `t.cassette.play()` runs it.
+   */
+  cassette?: CassetteOption;
   /** Where the bot logs; default: kept in memory, warnings and errors shown by `t.errors()` and in failures. */
   logger?: Logger;
 }
@@ -217,7 +223,12 @@ export interface TestBot {
   clientFor(handle: string): ApiClient;
   /** Warnings and errors the bot logged (plugin failures among them), when the harness owns the logger. */
   errors(): string[];
-  /** Stops the bot and the sandbox; safe to call twice. */
+  /** The cassette's replay, when `cassette` was given. */
+  cassette: CassettePlayback | undefined;
+  /**
+   * Stops the bot and the sandbox; safe to call twice. In lockdown it then fails if the bot sent
+   * a request the cassette does not hold, naming it.
+   */
   close(): Promise<void>;
 }
 
@@ -259,6 +270,7 @@ function memoryLogger(): { logger: Logger; lines: () => string[] } {
 export async function createTestBot(options: TestBotOptions = {}): Promise<TestBot> {
   for (const p of options.plugins ?? []) checkPluginName("plugin" in p ? p.plugin.name : p.name);
   const clock = new TestClock(options.now);
+  const recorded = options.cassette && setUpCassette(options.cassette);
   const settings = { moderationRequestChannel: MODERATION_CHANNEL, ...options.sandbox?.settings };
   const sandbox = await startSandbox({
     heartbeatSeconds: 10,
@@ -267,7 +279,11 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     clock,
     ...options.sandbox,
     settings,
-    bot: { fullName: options.botName, email: options.botEmail, ...options.sandbox?.bot },
+    bot: {
+      fullName: options.botName ?? recorded?.bot.fullName,
+      email: options.botEmail ?? recorded?.bot.email,
+      ...options.sandbox?.bot,
+    },
   });
   const { realm } = sandbox;
   if (
@@ -278,6 +294,7 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     for (const handle of ["olivia", "adam", "max"])
       realm.subscribe(channel, sandbox.user(handle).userId);
   }
+  recorded?.seed(realm, realm.users.get(sandbox.bot.userId)!);
   const memory = options.logger ? undefined : memoryLogger();
   const errors = (): string[] => memory?.lines() ?? [];
   const observer = new RealmObserver(realm);
@@ -296,6 +313,7 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
         site: sandbox.url,
         email: sandbox.bot.email,
         apiKey: sandbox.bot.apiKey,
+        ...(recorded?.wrapTransport && { wrapTransport: recorded.wrapTransport }),
       },
       plugins: options.plugins,
       logger: options.logger ?? memory!.logger,
@@ -502,8 +520,15 @@ export async function createTestBot(options: TestBotOptions = {}): Promise<TestB
     channel: (name) => people.channel(name),
     clientFor,
     errors,
+    cassette: recorded?.playback(realm, async (id, timeoutMs) => {
+      said(id);
+      await replies.settle(id, timeoutMs);
+    }),
     close() {
-      closing ??= bot.stop().then(closeAll);
+      closing ??= bot
+        .stop()
+        .then(closeAll)
+        .then(() => recorded?.check());
       return closing;
     },
   };

@@ -1,6 +1,6 @@
 // Webhook authentication: shared tokens and HMAC-SHA256 body signatures, compared in constant time.
 import type { IncomingHttpHeaders } from "node:http";
-import { nodeCrypto } from "../node-crypto.js";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
 /** How a route authenticates requests. Secrets never appear in logs, errors or responses. */
 export type RouteAuth =
@@ -35,7 +35,6 @@ export type AuthResult = { ok: true } | { ok: false; reason: string };
 
 /** Constant-time equality of two strings of any lengths (both are hashed first). */
 export function safeEqual(a: string | Buffer, b: string | Buffer): boolean {
-  const { createHash, timingSafeEqual } = nodeCrypto();
   const ha = createHash("sha256").update(a).digest();
   const hb = createHash("sha256").update(b).digest();
   return timingSafeEqual(ha, hb);
@@ -49,7 +48,7 @@ export function headerValue(headers: IncomingHttpHeaders, name: string): string 
 
 /** HMAC-SHA256 of `body` with `secret`, as hex (`encoding` hex) or base64. */
 export function sign(body: Buffer | string, secret: string, encoding: "hex" | "base64" = "hex") {
-  return nodeCrypto().createHmac("sha256", secret).update(body).digest(encoding);
+  return createHmac("sha256", secret).update(body).digest(encoding);
 }
 
 /** Signature lengths of an HMAC-SHA256: 32 bytes, as 64 hex digits or 44 base64 characters. */
@@ -81,7 +80,6 @@ function checkHmac(
 ): AuthResult {
   const sent = sentSignature(input.headers, header, encoding, prefix);
   if (!sent.ok) return sent;
-  const { createHmac, timingSafeEqual } = nodeCrypto();
   const expected = createHmac("sha256", secret).update(input.rawBody).digest();
   if (!timingSafeEqual(sent.signature, expected))
     return { ok: false, reason: `${header} signature does not match the body` };

@@ -1,7 +1,7 @@
 // Delivery IDs already taken: a bounded memory that lets a replayed webhook delivery be answered without posting twice.
 import type { IncomingMessage } from "node:http";
 import { headerValue } from "./auth.js";
-import { nodeCrypto } from "../node-crypto.js";
+import { createHash } from "node:crypto";
 
 /**
  * Remembers up to `capacity` delivery IDs, forgetting the oldest first. `claim` takes an ID once;
@@ -47,7 +47,7 @@ export class DeliveryIds {
  * signed body (the header is not signed, so a replay may change or drop it; the body it cannot).
  */
 export function deliveryKeys(req: IncomingMessage, rawBody: Buffer): string[] {
-  const keys = [`body:${nodeCrypto().createHash("sha256").update(rawBody).digest("base64")}`];
+  const keys = [`body:${createHash("sha256").update(rawBody).digest("base64")}`];
   const id = headerValue(req.headers, "x-github-delivery");
   if (id !== undefined) keys.push(`id:${id}`);
   return keys;

@@ -1,4 +1,4 @@
-// zod inlined in the published bundle (scripts/bundle.mjs): its locales still load on use, and it mixes with the zod a user installs.
+// zod inlined in the published bundle (scripts/bundle.mjs): its locales are inlined with it, and it mixes with the zod a user installs.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
@@ -7,7 +7,7 @@ const checkout = fileURLToPath(new URL("../../", import.meta.url));
 /** The "topicbot" entry as published (package.json `exports`). */
 const entry = pathToFileURL(`${checkout}dist/bundle/index.js`).href;
 
-it("z from topicbot: z.locales.* work (loaded on use), and schemas mix with the installed zod", () => {
+it("z from topicbot: z.locales.* work (inlined), and schemas mix with the installed zod", () => {
   const script = `
     const { z } = await import(${JSON.stringify(entry)});
     const { z: installed } = await import("zod");

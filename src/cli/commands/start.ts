@@ -5,6 +5,7 @@ import type { OwnUser } from "../../api/users.js";
 import { createClient, type ApiClient } from "../../client/client.js";
 import { CertificateError, NetworkError } from "../../client/errors.js";
 import { loadConfigFile } from "../../config/load.js";
+import type { RecordSettings } from "../../config/schema.js";
 import { resolvePlugins } from "../../config/plugins.js";
 import { createLogger } from "../../log/logger.js";
 import { createBotMetrics, observeCalls } from "../../metrics/bot.js";
@@ -22,6 +23,7 @@ import { resolveTarget } from "../target.js";
 import { checkStorageWritable, storageOpenError } from "../storage-preflight.js";
 import { holdSighup } from "../sighup.js";
 import { configReloader } from "../reload.js";
+import { ownPackage } from "../../own-files.js";
 import { zuliprcModeWarning } from "../zuliprc-mode.js";
 
 export interface StartOptions {
@@ -34,6 +36,8 @@ export interface StartOptions {
   stopTimeout?: number;
   /** Overrides the config's `server.longPollTimeoutSeconds` (`--long-poll-timeout`). */
   longPollTimeout?: number;
+  /** `bot record`: records a cassette (overrides the config's `record`; `path` as given, from the working directory). */
+  record?: RecordSettings;
 }
 
 /** Seconds between attempts to reach an unreachable server: doubling, at most a minute. */
@@ -151,8 +155,23 @@ async function runStartHeld(
     ? (await import("../../cluster/pacing.js")).clusterPacing(clusterUrl, server.email, log)
     : undefined;
   const longPollTimeoutSeconds = options.longPollTimeout ?? server.longPollTimeoutSeconds;
+  const recording = options.record ?? config.record;
+  // The recorder is imported only when recording (start-up time, issue 17).
+  const recorder = recording
+    ? new (await import("../../record/recorder.js")).Recorder({
+        ...recording,
+        path: resolve(options.record ? process.cwd() : baseDir, recording.path),
+        site: server.site,
+        secrets: [server.apiKey],
+        version: ownPackage().version,
+        onError: (error) =>
+          log.error({ err: error }, "cannot write the cassette: the recording stopped"),
+      })
+    : undefined;
+  if (recorder && recording) log.info({ cassette: recording.path }, "recording a cassette");
   const client = createClient({
     ...server,
+    ...(recorder && { wrapTransport: (transport) => recorder.wrap(transport) }),
     ...(longPollTimeoutSeconds !== undefined && { longPollTimeoutSeconds }),
     onCall: observeCalls(metrics),
     pacing: pacing && { budget: pacing.budget },

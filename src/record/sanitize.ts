@@ -1,0 +1,162 @@
+// Sanitizing a cassette: API keys out, emails and names replaced by stable aliases, content optionally hashed.
+import { createHash } from "node:crypto";
+
+export interface SanitizeOptions {
+  /** Replace emails and names by aliases and scrub secrets (default true). */
+  enabled?: boolean;
+  /** Replace message content by its SHA-256 (`sha256:<hex>`), for cassettes that must not hold what people wrote. */
+  hashContent?: boolean;
+  /** Secrets to scrub wherever they appear (the bot's API key): each becomes `[secret]`. */
+  secrets?: readonly string[];
+  /** The server's site: its origin becomes `https://server.invalid` wherever it appears. */
+  site?: string;
+}
+
+/** What a sanitized cassette says instead of the server's origin. */
+export const ALIAS_SITE = "https://server.invalid";
+
+/** The domain of every alias email: `user-3@example.invalid` (RFC 2606: never a real address). */
+export const ALIAS_DOMAIN = "example.invalid";
+const ALIAS_EMAIL = /^user-\d+@example\.invalid$/;
+const ALIAS_NAME = /^User \d+$/;
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+const HASHED = /^sha256:[0-9a-f]{16}$/;
+/** Keys whose string value is a secret, whatever it looks like. */
+const SECRET_KEYS = new Set(["api_key", "apiKey", "password", "authorization", "otp"]);
+/** Keys whose string value is a person's name. */
+const NAME_KEYS = new Set(["full_name", "sender_full_name"]);
+/** Keys whose string value is what someone wrote. */
+const CONTENT_KEYS = new Set([
+  "content",
+  "rendered_content",
+  "prev_content",
+  "prev_rendered_content",
+]);
+/** A mention or quote of a person by name: `@**Name**`, `@_**Name|12**`. */
+const MENTION = /(@_?\*\*)([^*|]+)((?:\|\d+)?\*\*)/g;
+/** Names shorter than this are not searched for inside text (they would hit ordinary words). */
+const MIN_NAME_IN_TEXT = 4;
+
+/** SHA-256 of a text, shortened: what a hashed cassette holds in place of content. */
+export function hashText(text: string): string {
+  return `sha256:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Replaces personal data consistently within one cassette: the same email always becomes the
+ * same alias, so the bot's requests in a replay (built from aliased events) still match the
+ * recorded ones. Aliases pass through unchanged, which makes sanitizing idempotent.
+ */
+export class Sanitizer {
+  readonly enabled: boolean;
+  readonly hashContent: boolean;
+  readonly #secrets: string[];
+  readonly #origins: string[];
+  readonly #emails = new Map<string, string>();
+  readonly #names = new Map<string, string>();
+  #namePattern: RegExp | undefined;
+
+  constructor(options: SanitizeOptions = {}) {
+    this.enabled = options.enabled ?? true;
+    this.hashContent = options.hashContent ?? false;
+    this.#secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+    this.#origins = [];
+    if (options.site) {
+      const url = new URL(options.site);
+      // The origin, and its host alone (a realm's URL, an avatar's or an upload's link).
+      this.#origins.push(url.origin, url.host);
+    }
+  }
+
+  email(email: string): string {
+    if (ALIAS_EMAIL.test(email)) return email;
+    const key = email.toLowerCase();
+    let alias = this.#emails.get(key);
+    if (!alias) {
+      alias = `user-${this.#emails.size + 1}@${ALIAS_DOMAIN}`;
+      this.#emails.set(key, alias);
+    }
+    return alias;
+  }
+
+  name(name: string): string {
+    if (ALIAS_NAME.test(name) || name === "") return name;
+    let alias = this.#names.get(name);
+    if (!alias) {
+      alias = `User ${this.#names.size + 1}`;
+      this.#names.set(name, alias);
+      this.#namePattern = undefined;
+    }
+    return alias;
+  }
+
+  /** A sanitized copy of a JSON value (request fields, an answer's body). */
+  value(value: unknown): unknown {
+    if (!this.enabled && !this.hashContent) return value;
+    if (this.enabled) this.#collectNames(value);
+    return this.#walk(value, undefined);
+  }
+
+  /** Names first, so that a name is replaced in text that comes before its `full_name` field. */
+  #collectNames(value: unknown): void {
+    if (Array.isArray(value)) for (const item of value) this.#collectNames(item);
+    else if (value !== null && typeof value === "object")
+      for (const [key, item] of Object.entries(value)) {
+        if (NAME_KEYS.has(key) && typeof item === "string") this.name(item);
+        else if (typeof item === "object") this.#collectNames(item);
+      }
+  }
+
+  #walk(value: unknown, key: string | undefined): unknown {
+    if (typeof value === "string") return this.#string(value, key);
+    if (Array.isArray(value)) return value.map((item) => this.#walk(item, key));
+    if (value === null || typeof value !== "object") return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(value)) {
+      const outKey = this.enabled && k.includes("@") ? this.text(k) : k;
+      out[outKey] = this.#walk(item, k);
+    }
+    return out;
+  }
+
+  #string(value: string, key: string | undefined): string {
+    if (this.hashContent && key !== undefined && CONTENT_KEYS.has(key))
+      return HASHED.test(value) ? value : hashText(this.enabled ? this.text(value) : value);
+    if (!this.enabled) return value;
+    if (key !== undefined && SECRET_KEYS.has(key)) return value === "" ? value : "[secret]";
+    if (key !== undefined && NAME_KEYS.has(key)) return this.name(value);
+    return this.text(value);
+  }
+
+  /** Free text: secrets scrubbed, emails and known names replaced. */
+  text(value: string): string {
+    let out = value;
+    for (const secret of this.#secrets)
+      if (out.includes(secret)) out = out.replaceAll(secret, "[secret]");
+    const [origin, host] = this.#origins;
+    if (host !== undefined && out.includes(host))
+      out = out.replaceAll(origin!, ALIAS_SITE).replaceAll(host, "server.invalid");
+    if (out.includes("@")) out = out.replace(EMAIL, (email) => this.email(email));
+    if (out.includes("**"))
+      out = out.replace(MENTION, (whole, open: string, name: string, close: string) => {
+        const alias = this.#names.get(name);
+        return alias ? `${open}${alias}${close}` : whole;
+      });
+    const names = this.#pattern();
+    if (names && this.#names.has(out)) return this.#names.get(out)!;
+    if (names) out = out.replace(names, (name) => this.#names.get(name) ?? name);
+    return out;
+  }
+
+  #pattern(): RegExp | undefined {
+    if (this.#namePattern === undefined && this.#names.size > 0) {
+      const long = [...this.#names.keys()].filter((n) => n.length >= MIN_NAME_IN_TEXT);
+      // Longest first, so that "Mia Member" wins over a "Mia" inside it.
+      long.sort((a, b) => b.length - a.length);
+      this.#namePattern = long.length ? new RegExp(long.map(escapeRegExp).join("|"), "g") : /(?!)/g;
+    }
+    return this.#namePattern;
+  }
+}
