@@ -40,9 +40,11 @@ const ENTRIES = {
  * time (those may be other versions): pino's transports, which need its files on disk, are left
  * out (`pinoWithoutTransport`). Users meet them only through methods: the loggers topicbot gives
  * them are pino's (`log.info(...)`), topicbot's Pool never leaves the client, and a user's own
- * dispatcher (a MockAgent) is called through undici's public methods only.
+ * dispatcher (a MockAgent) is called through undici's public methods only. prom-client (with
+ * @opentelemetry/api, which it requires) keeps one registry per bot, never the global one: a user's
+ * own copy is not shared with, and `bot start` reads no file of the installed package.
  */
-const INLINED = ["zod", "yaml", "eventemitter3", "pino", "undici"];
+const INLINED = ["zod", "yaml", "eventemitter3", "pino", "undici", "prom-client"];
 /** Everything else stays an import of the installed package: native parts, worker files, paths read at run time, optional peers. */
 const external = [
   ...Object.keys(pkg.dependencies ?? {}),
