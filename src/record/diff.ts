@@ -8,6 +8,7 @@ import {
   type Cassette,
   type CassetteExchange,
 } from "./cassette.js";
+import { injectAt } from "./inject.js";
 import { postScripted, seedRealm, type SeededRealm } from "./seed.js";
 import { compareShapes } from "./shape.js";
 
@@ -250,43 +251,6 @@ export async function replayDiff(options: ReplayDiffOptions): Promise<ReplayDiff
   };
   compareEvents(result, recordedEvents, replayedEvents, eventSeq);
   return result;
-}
-
-/**
- * Before which exchange each person's message is sent again: before the poll whose events
- * delivered it; one that only a fetch showed (a catch-up after a lost queue) came while the bot
- * had no queue, so before the registration that preceded that fetch.
- */
-function injectAt(cassette: Cassette): Map<CassetteExchange, number[]> {
-  const at = new Map<CassetteExchange, number[]>();
-  const placed = new Set<number>();
-  let lastRegister: CassetteExchange | undefined;
-  for (const x of cassette.exchanges) {
-    if (x.method === "POST" && x.path === "/register") lastRegister = x;
-    const isPoll = x.method === "GET" && x.path === "/events";
-    for (const id of messagesShown(x)) {
-      if (placed.has(id)) continue;
-      placed.add(id);
-      const before = isPoll ? x : (lastRegister ?? x);
-      let list = at.get(before);
-      if (!list) at.set(before, (list = []));
-      list.push(id);
-    }
-  }
-  return at;
-}
-
-/** The IDs of the messages a recorded answer holds. */
-function messagesShown(x: CassetteExchange): number[] {
-  const ids: number[] = [];
-  for (const event of eventsOf(x)) {
-    const id = (event.message as { id?: unknown } | undefined)?.id;
-    if (typeof id === "number") ids.push(id);
-  }
-  if (x.method === "GET" && x.path === "/messages" && Array.isArray(x.body?.messages))
-    for (const m of x.body.messages as { id?: unknown }[])
-      if (typeof m.id === "number") ids.push(m.id);
-  return ids;
 }
 
 /** What a replayed answer tells about the sandbox's IDs: a new queue, a message sent. */
