@@ -18,6 +18,26 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Runs `start` on free ports, again on new ones (up to 5 times) when the server could not bind:
+ * between `freePort()` closing its probe and the server binding, another test may take the port.
+ */
+async function onFreePorts<T>(
+  count: number,
+  start: (ports: number[]) => Promise<T>,
+  bindFailed: (error: Error) => boolean,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) ports.push(await freePort());
+    try {
+      return await start(ports);
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof Error) || !bindFailed(error)) throw error;
+    }
+  }
+}
+
 /** Fails saying what to install when `command` is not there. */
 function need(command: string, args: string[], pkg: string): void {
   if (spawnSync(command, args).error)
@@ -63,8 +83,18 @@ export async function startTinyproxy(
   options: { basicAuth?: [string, string] } = {},
 ): Promise<TestProxy> {
   need("tinyproxy", ["-v"], "tinyproxy");
+  return onFreePorts(
+    1,
+    ([port]) => tinyproxyOn(port!, options),
+    (error) => error.message.includes("Could not create listening sockets"),
+  );
+}
+
+async function tinyproxyOn(
+  port: number,
+  options: { basicAuth?: [string, string] },
+): Promise<TestProxy> {
   const dir = await mkdtemp(join(tmpdir(), "topicbot-tinyproxy-"));
-  const port = await freePort();
   const logFile = join(dir, "tinyproxy.log");
   const conf = [
     `Port ${port}`,
@@ -91,6 +121,8 @@ export async function startTinyproxy(
   try {
     await listening(port, child, "tinyproxy");
   } catch (error) {
+    await stop(child);
+    await rm(dir, { recursive: true, force: true });
     throw new Error(`${(error as Error).message}: ${stderr}`);
   }
   const log = () => readFile(logFile, "utf8");
@@ -233,8 +265,21 @@ export async function startNginx(
   options: { readTimeoutSeconds?: number } = {},
 ): Promise<TestNginx> {
   need("nginx", ["-v"], "nginx");
+  return onFreePorts(
+    2,
+    ([port, clientPort]) => nginxOn(port!, clientPort!, pki, upstream, options),
+    (error) => error.message.includes("Address already in use"),
+  );
+}
+
+async function nginxOn(
+  port: number,
+  clientPort: number,
+  pki: TestPki,
+  upstream: string,
+  options: { readTimeoutSeconds?: number },
+): Promise<TestNginx> {
   const dir = await mkdtemp(join(tmpdir(), "topicbot-nginx-"));
-  const [port, clientPort] = [await freePort(), await freePort()];
   const location = `
       location / {
         proxy_pass ${upstream};
@@ -287,6 +332,8 @@ http {
     await listening(clientPort, child, "nginx");
   } catch (error) {
     const log = await readFile(join(dir, "error.log"), "utf8").catch(() => "");
+    await stop(child);
+    await rm(dir, { recursive: true, force: true });
     throw new Error(`${(error as Error).message}: ${stderr} ${log}`);
   }
   return {
