@@ -17,7 +17,8 @@ export type { Overlap, OverlapMode, OverlapStrategy } from "./model/overlap.js";
 export type { OverlapCall } from "./dispatch/overlap.js";
 
 // ---- What a handler gets: the message context and its actions ---------------------------------
-export type { MessageContext, Sender, AskOptions } from "./context/context.js";
+export type { MessageContext } from "./context/context.js";
+export type { Sender, AskOptions } from "./context/context-types.js";
 export type { ContextState } from "./model/context-state.js";
 export type { StreamBudget, StreamOptions, StreamResult, TextSource } from "./context/stream.js";
 export type { Conversation } from "./model/conversation.js";
@@ -35,7 +36,7 @@ export type {
 export { splitMessage } from "./context/actions.js";
 export type { MessageRef } from "./context/chat-actions.js";
 export { pollContent, todoContent } from "./context/widgets.js";
-export type { Poll } from "./context/context.js";
+export type { Poll } from "./context/context-types.js";
 export { pollTally, pollVoteOf } from "./context/polls.js";
 export type { PollVote, SubmessageLike } from "./context/polls.js";
 export { ApprovalPendingError } from "./model/cards.js";

@@ -23,10 +23,10 @@ import {
 } from "../webhooks/receiver.js";
 import {
   MessageContextObject,
-  takeAnswer,
   type ContextServices,
   type MessageContext,
 } from "../context/context.js";
+import { takeAnswer } from "../context/answers.js";
 import { address } from "../dispatch/gate.js";
 import type { MessageOutcomes } from "../dispatch/handling.js";
 import type { BotIdentity } from "../model/account.js";

@@ -1,21 +1,14 @@
 // The message context handed to middleware and handlers: the message, who sent it, where, and actions.
 import type { ApiClient } from "../client/client.js";
-import type { Message, SendParams } from "../api/messages.js";
+import type { Message } from "../api/messages.js";
 import type { UploadSource } from "../api/uploads.js";
 import type { Logger } from "../log/logger.js";
-import type { KeyValueStore } from "../state/key-value/store.js";
 import type { ContextState } from "../model/context-state.js";
 import {
   editMessage,
-  postTo,
-  replyParams,
-  sendParams,
-  withContent,
-  type ActionEnv,
   type EditChanges,
   type Widget,
   type SendTarget,
-  type SentIds,
   type SentMessage,
 } from "./actions.js";
 import {
@@ -37,123 +30,53 @@ import { pollContent } from "./widgets.js";
 import type { CommandInvocation } from "../model/command.js";
 import { conversationKey, conversationOf, type Conversation } from "../model/conversation.js";
 import type { Addressing, BotAccount } from "../model/account.js";
-import { openSession, sessionKey, type Dialogs, type Session } from "./session.js";
+import { openSession, sessionKey, type Session } from "./session.js";
 import { canUserPostTo, canUserSee } from "./visibility.js";
-import { editWindowOf } from "../client/edit-window.js";
-import { streamAnswer, type StreamOptions, type StreamResult, type TextSource } from "./stream.js";
+import {
+  streamToConversation,
+  type ContextStreamOptions,
+  type StreamResult,
+  type TextSource,
+} from "./stream.js";
 import { fetchHistory, type HistoryOptions, type Turn } from "./history.js";
-import type { Follows, FollowOptions } from "./follows.js";
-import type { TypingParams } from "../api/typing.js";
+import type { FollowOptions } from "./follows.js";
 import type {
   ApprovalDecision,
   ApproveOptions,
   Card,
   CardOrigin,
-  CardService,
   CardSpec,
   PollOptions,
-  PollTally,
 } from "../model/cards.js";
-import { pollTally } from "./polls.js";
-
-export interface Sender {
-  userId: number;
-  email: string;
-  fullName: string;
-}
-
-export type { SentMessage } from "./actions.js";
-
-/** A poll the bot posted (`ctx.poll`): the message, and its votes counted on demand. */
-export interface Poll extends SentMessage {
-  /** The question and each option's votes, read from the server now (as the web client counts). */
-  tally(): Promise<PollTally>;
-}
-
-export interface AskOptions {
-  /** How long to wait for the answer. Default 5 minutes. */
-  timeoutMs?: number;
-}
-
-/**
- * One reply or send of a context, as the send guard sees it: how it goes, and the steps the guard
- * calls (worked out only when it calls them).
- */
-export interface GuardedSend {
-  readonly kind: "reply" | "send";
-  /** The message is edited after it is posted (a stream), so its content is no mark. */
-  readonly willEdit: boolean;
-  /** The destination as the loop guard names it (only asked when the loop guard counts the send). */
-  where(): string;
-  /** Posts the message (several, when the content is long). */
-  post(): Promise<SentIds>;
-  /** What the (first) message posts: the journal's intent, to recognise it on read-back. */
-  params(): SendParams;
-}
-
-/**
- * Wraps every message a context sends (the runtime's exactly-once reply ledger and loop guard).
- * `n` counts the context's sends from 0.
- */
-export type SendGuard = (ctx: MessageContext, n: number, send: GuardedSend) => Promise<SentIds>;
-
-/** What every context shares: the bot's services. */
-export interface ContextServices extends ActionEnv {
-  log: Logger;
-  /** Where sessions live; one namespace per plugin. */
-  sessions: KeyValueStore;
-  dialogs: Dialogs<MessageContext>;
-  now(): number;
-  /** The configured time zone, for human times in `schedule`. */
-  timeZone: string;
-  /** Applied to every reply and send; none in contexts built outside a running bot. */
-  guard?: SendGuard;
-  /** The conversations plugins follow (`ctx.follow`); none in contexts built outside a bot. */
-  follows?: Follows;
-  /** Told when a context sends its first reply, with its turn's `arrivedAt` (reply latency metrics). */
-  firstReply?: (ctx: MessageContext, arrivedAt: number) => void;
-  /** The bot's cards, actions and approvals (`ctx.card`, `ctx.approve`); none outside a bot. */
-  cards?: CardService;
-}
-
-export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
+import { sentPoll } from "./polls.js";
+import {
+  dialogKey,
+  type AskOptions,
+  type ContextInitOf,
+  type ContextServicesOf,
+  type ContextTurn,
+  type Poll,
+  senderOf,
+  type Sender,
+  type SendGuardOf,
+} from "./context-types.js";
+import { ContextSend, sentMessage } from "./context-send.js";
+import { askAndWait } from "./answers.js";
 
 const NO_FOLLOWERS: readonly string[] = Object.freeze([]);
 /** Shared by every context outside an overlap strategy's calls: no per-message allocation. */
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
-/** The key under which a question to `userId` in `conversation` waits for its answer. */
-export const dialogKey = (conversation: Conversation, userId: number): string =>
-  `${conversationKey(conversation)}|${userId}`;
-
-/**
- * A message's turn in its conversation, as its context sees it. An object, not a callback: the
- * runtime's turn (`MessageTurn`) is made per message, and a bound callback would be one more.
- */
-export interface ContextTurn {
-  /** A handler starts waiting for an answer: the message no longer holds up others. */
-  suspend(): void;
-  /**
-   * `performance.now()` when the message arrived, while its first reply is still to be timed
-   * (reply latency); undefined for a message not timed or once its pipeline ended.
-   */
-  readonly arrivedAt?: number | undefined;
+/** A part of the bot that `ctx.<action>()` needs, which a context built outside a bot lacks. */
+function needsBot<T>(part: T | undefined, action: string): T {
+  if (part !== undefined) return part;
+  throw new Error(`ctx.${action}() needs a running bot (this context has none)`);
 }
 
-/** How a context is made: the message, how the gate read it, and the bot's services. */
-export interface ContextInit {
-  message: Message;
-  flags: string[];
-  addressing: Addressing;
-  services: ContextServices;
-  /** The message's turn in its conversation (see `ContextTurn`). */
-  turn?: ContextTurn;
-  /**
-   * Decides where a reply goes: `post()` sends it; the outgoing-webhook mode instead captures it
-   * into its HTTP answer (and answers with no IDs).
-   */
-  replyVia?: (content: string, post: () => Promise<SentIds>) => Promise<SentIds>;
-}
+// The send guard, the bot's services and a context's making, for `MessageContext` (context-types.ts).
+export type SendGuard = SendGuardOf<MessageContext>;
+export type ContextServices = ContextServicesOf<MessageContext>;
+export type ContextInit = ContextInitOf<MessageContext>;
 
 /**
  * What a handler gets for one message. One instance per message; its parts (sender, conversation,
@@ -224,11 +147,7 @@ export class MessageContextObject {
 
   /** Who sent the message. */
   get sender(): Sender {
-    return (this.#sender ??= {
-      userId: this.message.sender_id,
-      email: this.message.sender_email,
-      fullName: this.message.sender_full_name,
-    });
+    return (this.#sender ??= senderOf(this.message));
   }
 
   /**
@@ -377,18 +296,11 @@ export class MessageContextObject {
     settings: PollOptions = {},
   ): Promise<Poll> {
     const sent = await this.reply(pollContent(question, options));
-    if (settings.action !== undefined)
-      await this.#cardsOf("poll").watchPoll(this.#origin(), sent.id, [...options], settings);
-    const api = this.#services.api;
-    return {
-      ...sent,
-      async tally() {
-        const { message } = await api.messages.get({ message_id: sent.id });
-        const tally = pollTally(message.submessages ?? []);
-        if (!tally) throw new Error(`poll: message ${sent.id} is not a poll`);
-        return tally;
-      },
-    };
+    if (settings.action !== undefined) {
+      const cards = needsBot(this.#services.cards, "poll");
+      await cards.watchPoll(this.#origin(), sent.id, [...options], settings);
+    }
+    return sentPoll(this.#services.api, sent);
   }
 
   /**
@@ -405,7 +317,7 @@ export class MessageContextObject {
    * });
    */
   card(spec: CardSpec): Promise<Card> {
-    return this.#cardsOf("card").card(this.#origin(), spec);
+    return needsBot(this.#services.cards, "card").card(this.#origin(), spec);
   }
 
   /**
@@ -418,13 +330,7 @@ export class MessageContextObject {
    * if (decision.approved) await deploy("v1.2");
    */
   approve(question: string, options: ApproveOptions = {}): Promise<ApprovalDecision> {
-    return this.#cardsOf("approve").approve(this.#origin(), question, options);
-  }
-
-  #cardsOf(action: string): CardService {
-    const cards = this.#services.cards;
-    if (!cards) throw new Error(`ctx.${action}() needs a running bot (this context has none)`);
-    return cards;
+    return needsBot(this.#services.cards, "approve").approve(this.#origin(), question, options);
   }
 
   /** This context as the card service sees it. */
@@ -437,11 +343,14 @@ export class MessageContextObject {
         this.#deliver("reply", undefined, content, widget as unknown as Widget),
       skipSend: () => void this.#sends++,
       nextApproval: () => this.#cardsMade++,
-      suspend: () => {
-        this.waitingForAnswer = true;
-        this.#turn?.suspend();
-      },
+      suspend: () => this.#suspend(),
     };
+  }
+
+  /** The handler waits for people (an answer, an approval): the message no longer holds its slot. */
+  #suspend(): void {
+    this.waitingForAnswer = true;
+    this.#turn?.suspend();
   }
 
   /** Adds an emoji reaction (by name, e.g. `thumbs_up`) to the message handled, or to `message`. */
@@ -495,27 +404,13 @@ export class MessageContextObject {
    * const answer = await ctx.ask("What's your name?", { timeoutMs: 60_000 });
    * await ctx.reply(answer ? `Hello, ${answer.text}!` : "Never mind.");
    */
-  async ask(question: string, options: AskOptions = {}): Promise<MessageContext | undefined> {
-    const { dialogs } = this.#services;
+  ask(question: string, options: AskOptions = {}): Promise<MessageContext | undefined> {
     const key = dialogKey(this.conversation, this.message.sender_id);
-    // When the topic moves while the question waits, this context's replies go where it went.
-    const answer = dialogs.wait(
-      key,
-      options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
-      question,
-      (to) => {
-        this.#conversation = to;
-      },
-    );
-    try {
-      await this.reply(question);
-    } catch (error) {
-      dialogs.cancel(key);
-      throw error;
-    }
-    this.waitingForAnswer = true;
-    this.#turn?.suspend();
-    return answer;
+    return askAndWait(this.#services.dialogs, key, question, options, {
+      post: (text) => this.reply(text),
+      relocate: (to) => this.relocate(to),
+      waiting: () => this.#suspend(),
+    });
   }
 
   /**
@@ -551,57 +446,16 @@ export class MessageContextObject {
    * const result = await ctx.stream(model.textStream);
    * if (!result.complete) ctx.log.warn({ err: result.error }, "the model stopped early");
    */
-  async stream(
-    source: TextSource,
-    options: Partial<StreamOptions> & {
-      /**
-       * An emoji (by name, e.g. `eyes`) the bot reacts with on the message handled while the
-       * answer is written, taken back when it ends: an acknowledgement a phone shows at once.
-       */
-      ack?: string;
-    } = {},
-  ): Promise<StreamResult> {
-    const { ack, ...streamOptions } = options;
-    if (ack === undefined) return this.#stream(source, streamOptions);
-    // Best effort: a reaction the server refuses (or one left by a crashed run) is no failure.
-    await this.react(ack).catch(() => undefined);
-    try {
-      return await this.#stream(source, streamOptions);
-    } finally {
-      await this.unreact(ack).catch(() => undefined);
-    }
-  }
-
-  #stream(source: TextSource, options: Partial<StreamOptions>): Promise<StreamResult> {
-    const env = this.#services;
-    const where = typingTarget(this.conversation);
-    return streamAnswer(
-      source,
-      {
-        // Edited as the text arrives: recognised after a crash by its place, not its content.
-        post: (content) =>
-          this.#deliver("reply", undefined, content, undefined, { willEdit: true }),
-        edit: (id, content) => editMessage(env, id, { content }),
-        typing: async (active) => {
-          await env.api.typing.set({ op: active ? "start" : "stop", ...where });
-        },
-      },
-      {
-        maxLength: env.server().maxMessageLength,
-        // Within the server's limits: the edit window the event queue learned, message ages on
-        // the bot's clock, and the request budget shared with the account's other streams.
-        editWindowSeconds: () => editWindowOf(env.api),
-        serverNow: () => env.now(),
-        ...(env.api.pacer && { budget: env.api.pacer }),
-        // A cut answer ends with a marker the user reads; the log says why it was cut.
-        onCut: (reason, detail) =>
-          this.log.warn(
-            { ...detail, messageId: this.message.id },
-            `streamed answer cut: ${reason}`,
-          ),
-        ...options,
-      },
-    );
+  stream(source: TextSource, options: ContextStreamOptions = {}): Promise<StreamResult> {
+    // Edited as the text arrives: recognised after a crash by its place, not its content.
+    const post = (content: string): Promise<SentMessage> =>
+      this.#deliver("reply", undefined, content, undefined, { willEdit: true });
+    return streamToConversation(this.#services, this.message, this.conversation, post, source, {
+      // A cut answer ends with a marker the user reads; the log says why it was cut.
+      onCut: (reason, detail) =>
+        this.log.warn({ ...detail, messageId: this.message.id }, `streamed answer cut: ${reason}`),
+      ...options,
+    });
   }
 
   /**
@@ -633,25 +487,14 @@ export class MessageContextObject {
    * bot.followed((ctx) => ctx.reply(`Noted: ${ctx.text}`));
    */
   follow(options: FollowOptions = {}): Promise<void> {
-    return this.#followsOf("follow").follow(
-      conversationKey(this.conversation),
-      this.plugin ?? "bot",
-      options,
-    );
+    const follows = needsBot(this.#services.follows, "follow");
+    return follows.follow(conversationKey(this.conversation), this.plugin ?? "bot", options);
   }
 
   /** Stops following this conversation (see `follow`). */
   unfollow(): Promise<void> {
-    return this.#followsOf("unfollow").unfollow(
-      conversationKey(this.conversation),
-      this.plugin ?? "bot",
-    );
-  }
-
-  #followsOf(action: string): Follows {
-    const follows = this.#services.follows;
-    if (!follows) throw new Error(`ctx.${action}() needs a running bot (this context has none)`);
-    return follows;
+    const follows = needsBot(this.#services.follows, "unfollow");
+    return follows.unfollow(conversationKey(this.conversation), this.plugin ?? "bot");
   }
 
   #sessionOf(userId: number | undefined): Session {
@@ -685,79 +528,7 @@ export class MessageContextObject {
       const arrivedAt = this.#turn?.arrivedAt;
       if (arrivedAt !== undefined) env.firstReply?.(this, arrivedAt);
     }
-    const edit = (changes: EditChanges): Promise<void> => {
-      if (sent.ids.length === 0)
-        throw new TypeError(
-          "edit: this reply went into the outgoing webhook's HTTP answer and has no message ID",
-        );
-      return editMessage(env, sent.id, changes);
-    };
-    // Two literals rather than a conditional spread, which takes V8's slow path for every reply.
-    return sent.repeated
-      ? { id: sent.id, ids: sent.ids, repeated: true, edit }
-      : { id: sent.id, ids: sent.ids, edit };
-  }
-}
-
-/**
- * One reply or send of a context (see `GuardedSend`): its steps are methods, so a reply makes this
- * one object where it made a closure for each step (posting, naming the destination, the intent's
- * parameters), each holding the context's variables, for every reply.
- */
-class ContextSend implements GuardedSend {
-  readonly kind: "reply" | "send";
-  readonly willEdit: boolean;
-  readonly #env: ContextServices;
-  /** Where a reply goes (its conversation); undefined for a send, which has a `target`. */
-  readonly #conversation: Conversation | undefined;
-  readonly #target: SendTarget | undefined;
-  /** The POST /messages parameters without content. */
-  readonly #params: Omit<SendParams, "content">;
-  readonly #content: string;
-  readonly #widget: Widget | undefined;
-  readonly #replyVia: ContextInit["replyVia"];
-
-  constructor(
-    env: ContextServices,
-    kind: "reply" | "send",
-    willEdit: boolean,
-    conversation: Conversation | undefined,
-    target: SendTarget | undefined,
-    content: string,
-    widget: Widget | undefined,
-    replyVia: ContextInit["replyVia"],
-  ) {
-    this.kind = kind;
-    this.willEdit = willEdit;
-    this.#env = env;
-    this.#conversation = conversation;
-    this.#target = target;
-    this.#params =
-      target === undefined
-        ? replyParams(conversation!, env.me, env.server().featureLevel)
-        : sendParams(target, env.server().featureLevel);
-    this.#content = content;
-    this.#widget = widget;
-    this.#replyVia = replyVia;
-  }
-
-  where(): string {
-    const target = this.#target;
-    return target === undefined
-      ? conversationKey(this.#conversation!)
-      : JSON.stringify({ to: target.to, topic: target.topic ?? null });
-  }
-
-  post(): Promise<SentIds> {
-    const replyVia = this.#replyVia;
-    if (replyVia === undefined) return postTo(this.#env, this.#params, this.#content, this.#widget);
-    return replyVia(this.#content, () =>
-      postTo(this.#env, this.#params, this.#content, this.#widget),
-    );
-  }
-
-  params(): SendParams {
-    return withContent(this.#params, this.#content) as SendParams;
+    return sentMessage(env, sent);
   }
 }
 
@@ -776,34 +547,4 @@ export type MessageContext = { [K in keyof MessageContextObject]: MessageContext
  */
 export function createMessageContext(init: ContextInit): MessageContext {
   return new MessageContextObject(init);
-}
-
-/**
- * Offers a message to the open question of its sender in its conversation. Returns true when the
- * message was an answer: taken by the handler that asked, or, for a question asked before a
- * restart (whose handler is gone), answered with a note that the bot lost its place.
- */
-export async function takeAnswer(
-  ctx: MessageContext,
-  dialogs: Dialogs<MessageContext>,
-): Promise<boolean> {
-  // With no open question, none from an earlier process, the answer is no, without a key or a wait.
-  if (!dialogs.mayHave()) return false;
-  const key = dialogKey(ctx.conversation, ctx.sender.userId);
-  if (dialogs.offer(key, ctx)) return true;
-  const lost = await dialogs.orphaned(key).catch(() => undefined);
-  if (!lost) return false;
-  await ctx
-    .reply(
-      `I asked you "${lost.question}" before I was restarted, and lost my place. Please start again.`,
-    )
-    .catch((error: unknown) => ctx.log.warn({ err: error }, "could not say a question was lost"));
-  return true;
-}
-
-/** Where the typing notice of a conversation goes (POST /typing). */
-function typingTarget(conversation: Conversation): Omit<TypingParams, "op"> {
-  return conversation.type === "channel"
-    ? { type: "stream", stream_id: conversation.streamId, topic: conversation.topic }
-    : { type: "direct", to: conversation.userIds };
 }

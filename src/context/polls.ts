@@ -1,6 +1,9 @@
-// Polls the bot reads: a poll's tally from its submessages (as the web client's poll widget counts), and votes parsed from `submessage` events.
+// Polls the bot reads: a poll's tally from its submessages (as the web client's poll widget counts), votes parsed from `submessage` events, and a posted poll's `tally()`.
 import { widgetDataSchemas, type SubmessageEvent } from "../api/submessages.js";
+import type { ApiClient } from "../client/client.js";
 import type { PollTally } from "../model/cards.js";
+import type { SentMessage } from "./actions.js";
+import type { Poll } from "./context-types.js";
 
 /** A submessage as messages carry them (GET /messages) and events announce them. */
 export interface SubmessageLike {
@@ -105,5 +108,18 @@ export function pollTally(submessages: readonly SubmessageLike[]): PollTally | u
       votes: o.voters.size,
       voters: [...o.voters].sort((a, b) => a - b),
     })),
+  };
+}
+
+/** A poll message the bot posted, with `tally()`: its votes read from the server when asked. */
+export function sentPoll(api: ApiClient, sent: SentMessage): Poll {
+  return {
+    ...sent,
+    async tally() {
+      const { message } = await api.messages.get({ message_id: sent.id });
+      const tally = pollTally(message.submessages ?? []);
+      if (!tally) throw new Error(`poll: message ${sent.id} is not a poll`);
+      return tally;
+    },
   };
 }

@@ -1,6 +1,11 @@
-// Streamed answers: post a message, then edit it as text arrives, paced, continued past the length limit and the edit window.
+// Streamed answers: post a message, then edit it as text arrives, paced, continued past the length limit and the edit window; and `ctx.stream` wired to the bot's client.
+import type { TypingParams } from "../api/typing.js";
+import { editWindowOf } from "../client/edit-window.js";
 import { MessageEditWindowError } from "../client/errors.js";
 import { graphemeBoundary } from "../markdown/safe-cut.js";
+import type { Conversation } from "../model/conversation.js";
+import { editMessage, type ActionEnv } from "./actions.js";
+import { react, unreact, type MessageRef } from "./chat-actions.js";
 
 /** Text chunks from a model or any producer: an async iterable, or a web ReadableStream. */
 export type TextSource =
@@ -419,4 +424,73 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Where the typing notice of a conversation goes (POST /typing). */
+export function typingTarget(conversation: Conversation): Omit<TypingParams, "op"> {
+  return conversation.type === "channel"
+    ? { type: "stream", stream_id: conversation.streamId, topic: conversation.topic }
+    : { type: "direct", to: conversation.userIds };
+}
+
+/** `ctx.stream`'s options: the stream's, and an acknowledgement. */
+export type ContextStreamOptions = Partial<StreamOptions> & {
+  /**
+   * An emoji (by name, e.g. `eyes`) the bot reacts with on the message handled while the
+   * answer is written, taken back when it ends: an acknowledgement a phone shows at once.
+   */
+  ack?: string;
+};
+
+/**
+ * Streams an answer into a context's conversation (`ctx.stream`): posts through `post` (the
+ * context's guarded reply), edits and shows typing through the bot's client, within the server's
+ * limits (`options` go over those); with `ack`, reacts on `message` meanwhile.
+ */
+export async function streamToConversation(
+  env: ActionEnv & { now(): number },
+  message: MessageRef,
+  conversation: Conversation,
+  post: StreamIO["post"],
+  source: TextSource,
+  options: ContextStreamOptions,
+): Promise<StreamResult> {
+  const { ack, ...streamOptions } = options;
+  if (ack === undefined) return streamInto(env, conversation, post, source, streamOptions);
+  // Best effort: a reaction the server refuses (or one left by a crashed run) is no failure.
+  await react(env, message, ack).catch(() => undefined);
+  try {
+    return await streamInto(env, conversation, post, source, streamOptions);
+  } finally {
+    await unreact(env, message, ack).catch(() => undefined);
+  }
+}
+
+function streamInto(
+  env: ActionEnv & { now(): number },
+  conversation: Conversation,
+  post: StreamIO["post"],
+  source: TextSource,
+  options: Partial<StreamOptions>,
+): Promise<StreamResult> {
+  const where = typingTarget(conversation);
+  return streamAnswer(
+    source,
+    {
+      post,
+      edit: (id, content) => editMessage(env, id, { content }),
+      typing: async (active) => {
+        await env.api.typing.set({ op: active ? "start" : "stop", ...where });
+      },
+    },
+    {
+      maxLength: env.server().maxMessageLength,
+      // Within the server's limits: the edit window the event queue learned, message ages on
+      // the bot's clock, and the request budget shared with the account's other streams.
+      editWindowSeconds: () => editWindowOf(env.api),
+      serverNow: () => env.now(),
+      ...(env.api.pacer && { budget: env.api.pacer }),
+      ...options,
+    },
+  );
 }

@@ -4,10 +4,10 @@ import type { Follows } from "../context/follows.js";
 import type { Logger } from "../log/logger.js";
 import {
   MessageContextObject,
-  takeAnswer,
   type ContextServices,
   type MessageContext,
 } from "../context/context.js";
+import { takeAnswer } from "../context/answers.js";
 import type { Dialogs } from "../context/session.js";
 import type { Quarantine } from "../state/quarantine.js";
 import { notify, type BotObserver } from "../model/observer.js";

@@ -1,5 +1,6 @@
 // A message's turn in its conversation's lane: what ends it, and whom it tells that the conversation may move on.
-import type { ContextTurn, MessageContext } from "../context/context.js";
+import type { MessageContext } from "../context/context.js";
+import type { ContextTurn } from "../context/context-types.js";
 import type { Message } from "../api/messages.js";
 import { handedOn, type HandedOn } from "./overlap-lanes.js";
 

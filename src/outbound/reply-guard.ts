@@ -2,7 +2,8 @@
 import type { SendParams } from "../api/messages.js";
 import type { Logger } from "../log/logger.js";
 import { splitMessage, withContent, type SentIds, type ServerFacts } from "../context/actions.js";
-import type { GuardedSend, MessageContext, SendGuard } from "../context/context.js";
+import type { MessageContext, SendGuard } from "../context/context.js";
+import type { GuardedSend } from "../context/context-types.js";
 import type { Directory } from "../context/directory.js";
 import { LoopGuardError, type LoopGuard } from "./loop-guard.js";
 import type { Outbox } from "./outbox.js";

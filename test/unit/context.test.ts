@@ -1,10 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { createMemoryStore } from "../../src/state/key-value/index.js";
-import {
-  MessageContextObject,
-  takeAnswer,
-  type MessageContext,
-} from "../../src/context/context.js";
+import { MessageContextObject, type MessageContext } from "../../src/context/context.js";
+import { takeAnswer } from "../../src/context/answers.js";
 import { Dialogs } from "../../src/context/session.js";
 import { address } from "../../src/dispatch/gate.js";
 import { botAccount, type BotAccount } from "../../src/model/account.js";
