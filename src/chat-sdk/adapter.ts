@@ -30,6 +30,7 @@ import { conversationOf } from "../model/conversation.js";
 import {
   channelIdFromThreadId,
   decodeThreadId,
+  narrowOf,
   encodeThreadId,
   threadOf,
   type ZulipThread,
@@ -386,13 +387,7 @@ export class ZulipAdapter implements Adapter<ZulipThread, Message> {
     const limit = options.limit ?? 50;
     const forward = options.direction === "forward";
     const cursor = options.cursor === undefined ? undefined : messageId(options.cursor);
-    const narrow =
-      thread.type === "channel"
-        ? [
-            { operator: "stream", operand: thread.streamId },
-            { operator: "topic", operand: thread.topic },
-          ]
-        : [{ operator: "dm", operand: thread.userIds }];
+    const narrow = narrowOf(thread);
     const { messages } = await this.#client("fetchMessages").messages.list({
       anchor: cursor ?? (forward ? "oldest" : "newest"),
       num_before: forward ? 0 : limit,

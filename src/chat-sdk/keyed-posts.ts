@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ApiClient } from "../client/client.js";
 import type { KeyValueStore } from "../state/key-value/store.js";
-import type { ZulipThread } from "./thread-id.js";
+import { narrowOf, type ZulipThread } from "./thread-id.js";
 
 /** What is journaled per keyed post: when its send began, and the message ID once it is known. */
 interface PostRecord {
@@ -69,13 +69,7 @@ export class KeyedPosts {
   async #readBack(thread: ZulipThread, content: string, at: number): Promise<number | undefined> {
     const me = this.#me();
     if (me === undefined) return undefined;
-    const narrow =
-      thread.type === "channel"
-        ? [
-            { operator: "stream", operand: thread.streamId },
-            { operator: "topic", operand: thread.topic },
-          ]
-        : [{ operator: "dm", operand: thread.userIds }];
+    const narrow = narrowOf(thread);
     const { messages } = await this.#api.messages.list({
       anchor: "newest",
       num_before: READ_BACK,

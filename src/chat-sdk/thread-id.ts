@@ -59,3 +59,13 @@ export function threadOf(conversation: Conversation): ZulipThread {
     ? { type: "channel", streamId: conversation.streamId, topic: conversation.topic }
     : { type: "direct", userIds: [...conversation.userIds] };
 }
+
+/** The narrow of a thread's messages: its channel and topic, or its direct-message group. */
+export function narrowOf(thread: ZulipThread) {
+  return thread.type === "channel"
+    ? [
+        { operator: "stream", operand: thread.streamId },
+        { operator: "topic", operand: thread.topic },
+      ]
+    : [{ operator: "dm", operand: thread.userIds }];
+}

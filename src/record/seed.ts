@@ -135,30 +135,21 @@ function recordedUsers(cassette: Cassette, messages: Iterable<RecordedMessage>):
   return [...users.values()];
 }
 
+/** A channel as the cassette shows it. */
+interface RecordedChannel {
+  name: string;
+  description: string;
+  inviteOnly: boolean;
+  subscribed: boolean;
+  subscribers: number[];
+}
+
 /** Every channel the cassette names, with the bot's subscriptions and known subscribers. */
 function recordedChannels(
   cassette: Cassette,
   messages: Iterable<RecordedMessage>,
-): Map<
-  number,
-  {
-    name: string;
-    description: string;
-    inviteOnly: boolean;
-    subscribed: boolean;
-    subscribers: number[];
-  }
-> {
-  const channels = new Map<
-    number,
-    {
-      name: string;
-      description: string;
-      inviteOnly: boolean;
-      subscribed: boolean;
-      subscribers: number[];
-    }
-  >();
+): Map<number, RecordedChannel> {
+  const channels = new Map<number, RecordedChannel>();
   for (const x of cassette.exchanges) {
     if (x.status !== 200 || !x.body) continue;
     for (const key of ["subscriptions", "streams", "never_subscribed", "unsubscribed"])
