@@ -1,5 +1,5 @@
-// esbuild plugins of scripts/bundle.mjs: how inlined packages are compiled in (yaml as ES modules, pino without its transports).
-import { existsSync } from "node:fs";
+// esbuild plugins of scripts/bundle.mjs: how inlined packages are compiled in (yaml as ES modules, pino without its transports, undici's cookies without Node's own undici).
+import { existsSync, readFileSync } from "node:fs";
 import { sep } from "node:path";
 import { URL, fileURLToPath } from "node:url";
 
@@ -53,6 +53,32 @@ export const yamlAsModules = {
     });
   },
 };
+
+/**
+ * undici's cookie helpers (`getCookies`, `setCookie`, ...) take undici's own `Headers` and Node's
+ * global one, and read `globalThis.Headers` for that when undici's index is imported. That global is
+ * a lazy getter: the first read loads Node's own copy of undici (node:internal/deps/undici, ~12 ms
+ * of CPU) and compiles its WebAssembly HTTP parser beside the bundled one: about 20 ms of a fresh
+ * process's CPU, paid by every `bot start` for helpers topicbot never calls (nor hands to users:
+ * its Pool never leaves the client). The bundled cookies module takes undici's own `Headers` only;
+ * the rest of undici is compiled in unchanged. A/B in bench/README.md ("Machinery").
+ */
+export const undiciCookiesOwnHeaders = {
+  name: "undici-cookies-own-headers",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]web[\\/]cookies[\\/]index\.js$/ }, (args) => {
+      const code = readFileSync(args.path, "utf8");
+      if (!code.includes(GLOBAL_HEADERS_CHECK))
+        throw new Error(
+          `undici's cookies/index.js no longer reads ${GLOBAL_HEADERS_CHECK}: update scripts/bundle-plugins.mjs`,
+        );
+      return { contents: code.replace(GLOBAL_HEADERS_CHECK, "[Headers]"), loader: "js" };
+    });
+  },
+};
+
+/** The expression of undici's cookies/index.js that reads Node's global `Headers`. */
+const GLOBAL_HEADERS_CHECK = "[Headers, globalThis.Headers].filter(Boolean)";
 
 /** Whether `importer` is a file of the installed package `name`. */
 const inPackage = (importer, name) => importer.includes(`${sep}node_modules${sep}${name}${sep}`);

@@ -4,7 +4,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { stdout } from "node:process";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { pinoWithoutTransport, yamlAsModules } from "./bundle-plugins.mjs";
+import { pinoWithoutTransport, undiciCookiesOwnHeaders, yamlAsModules } from "./bundle-plugins.mjs";
 
 // Why (issue 17, start-up): Node's ES-module loader costs about 0.4 ms per file, and `bot start`
 // loaded ~250 of tsc's files plus zod's 95 and yaml's 73. Every export and the CLI are entry points
@@ -73,7 +73,7 @@ const result = await build({
   sourcemap: true,
   metafile: true,
   logLevel: "warning",
-  plugins: [pinoWithoutTransport, yamlAsModules],
+  plugins: [pinoWithoutTransport, yamlAsModules, undiciCookiesOwnHeaders],
 });
 
 // Which source modules each output file holds: test/e2e/cli-start-lazy.test.ts reads it to tell

@@ -213,6 +213,13 @@ describe("bot start loads lazily", () => {
     // no file of an installed package is loaded at all, so nothing of another version mixes in.
     expect(files.filter((f) => f.includes("/node_modules/"))).toEqual([]);
 
+    // Not Node's own copy of undici beside the bundled one (reading `globalThis.Headers`, as
+    // undici's cookie helpers did when undici loaded, loads it and compiles its HTTP parser: ~20 ms
+    // of CPU; scripts/bundle-plugins.mjs, undiciCookiesOwnHeaders).
+    const builtins = (await readFile(builtinList, "utf8")).split("\n");
+    expect(builtins).toContain("http");
+    expect(builtins.filter((m) => m.startsWith("internal/deps/undici"))).toEqual([]);
+
     // What it asks the server, from spawn to the answer and stop: its profile once (the CLI's probe
     // hands its answer on to the bot), the newest message once (the catch-up right after the
     // baseline does not read it again to check the baseline against the server), and never the
