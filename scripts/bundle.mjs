@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { stdout } from "node:process";
 import { URL, fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 import { pinoWithoutTransport, undiciCookiesOwnHeaders, yamlAsModules } from "./bundle-plugins.mjs";
 
 // Why (issue 17, start-up): Node's ES-module loader costs about 0.4 ms per file, and `bot start`
@@ -105,7 +105,10 @@ function asciiOnly(code) {
 // cache for ES modules. Each chunk that can run as CommonJS is written also as `chunk-X.cjs`, and
 // `chunk-X.js` becomes a facade that takes the chunk's exports from dist/bundle/chunk-loader.js
 // (scripts/chunk-loader.ts), which compiles the `.cjs` through vm.Script with a V8 code cache. The
-// chunk graph, the entries and every importer stay as they are.
+// entries too (`cli.cjs` beside `cli.js`, ...): a converted file requires the chunks it imports
+// from the loader, so Node's ES-module loader meets an entry's facade and not one facade per chunk
+// (36 ES modules for `bot start`, ~0.6 ms of CPU each, before; 5 now). The chunk graph and every
+// importer stay as they are.
 await convertChunks(result.metafile);
 
 /**
@@ -115,16 +118,16 @@ await convertChunks(result.metafile);
  * right; esbuild's `"use strict"` stays the function's first statement: strict, as the ES module was.
  * A hash of the code follows the wrapper, in a comment: the loader names the chunk's cache file
  * with it, as V8 checks only a cache's source length (the chunk's name hashes the ES chunk, not
- * this conversion of it).
+ * this conversion of it); `:import` after it marks code that `import()`s beyond the bundle.
  */
-function wrapped(cjs) {
+function wrapped(cjs, importing) {
   if (!cjs.startsWith('"use strict";'))
     throw new Error(
       'esbuild\'s CommonJS output does not start with "use strict": update scripts/bundle.mjs',
     );
   const code = asciiOnly(cjs);
   const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
-  return `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {/*topicbot:${hash}*/${code}\n})`;
+  return `(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {/*topicbot:${hash}${importing ? ":import" : ""}*/${code}\n})`;
 }
 
 /**
@@ -137,7 +140,12 @@ function reassignedExports(code) {
   // After the list, esbuild may put the inlined packages' license comments (`/*! ... */`).
   const list =
     /\nexport \{([^}]*)\};\s*(\/\*[\s\S]*?\*\/\s*)?(\/\/# sourceMappingURL=\S*\s*)?$/.exec(code);
-  if (!list) return code.includes("\nexport ") ? ["(an export statement not understood)"] : [];
+  if (!list) {
+    // A chunk whose one export is a value computed once (`export default require_undici();`).
+    const onlyDefault = /\nexport default [^;\n]+;\s*(\/\/# sourceMappingURL=\S*\s*)?$/.exec(code);
+    if (onlyDefault && code.indexOf("\nexport ") === onlyDefault.index) return [];
+    return code.includes("\nexport ") ? ["(an export statement not understood)"] : [];
+  }
   const locals = list[1]
     .split(",")
     .map((entry) => entry.trim().split(/\s+as\s+/)[0])
@@ -161,10 +169,43 @@ function chunkOutputs(metafile) {
 }
 
 /**
- * Converts the chunks that can run under the loader and prints which did not, and why. A chunk
- * stays an ES module if it has top-level await (CommonJS has none), `import()`s anything but a
- * sibling chunk (`import()` throws inside vm.Script on Node 20), or imports a chunk that stays an
- * ES module (the loader's `require` cannot load one).
+ * The entries the loader runs too: those that import (statically) nothing outside the bundle but
+ * Node's built-ins, since the loader's `require` cannot load an ES-module package. `testing` stays
+ * an ES module: it `import()`s vitest, which must come from the test runner's own module graph.
+ */
+function entryOutputs(metafile) {
+  return Object.keys(ENTRIES)
+    .filter((name) => name !== "testing")
+    .map((name) => `dist/bundle/${name}.js`)
+    .filter((file) =>
+      metafile.outputs[file].imports.every(
+        (i) => !i.external || i.kind === "dynamic-import" || i.path.startsWith("node:"),
+      ),
+    );
+}
+
+/**
+ * Whether a file's code calls `import()` on anything but a literal relative path (a sibling chunk):
+ * a package (`import("commander")`) or a computed URL (a user's plugin file). The loader runs such
+ * a file through Node's CommonJS loader, where `import()` works on every Node 20.
+ */
+async function importsBeyondBundle(code) {
+  // Comments say `import('...')` too (undici's JSDoc types): read the code without them.
+  const { code: bare } = await transform(code, {
+    format: "esm",
+    minifyWhitespace: true,
+    legalComments: "none",
+    logLevel: "silent",
+  });
+  return /\bimport\((?!"\.\.?\/)/.test(bare);
+}
+
+/**
+ * Converts the chunks (and entries) that can run under the loader and prints which did not, and
+ * why. A chunk stays an ES module if it has top-level await (CommonJS has none), or imports a
+ * chunk that stays an ES module (the loader's `require` cannot load one). One that `import()`s
+ * anything but a sibling chunk keeps its `import()`s (`import()` throws inside vm.Script on Node
+ * 20 before 20.12) and is marked for the loader to compile it through Node's CommonJS loader.
  */
 async function convertChunks(metafile) {
   await build({
@@ -179,18 +220,18 @@ async function convertChunks(metafile) {
     logLevel: "warning",
   });
   const chunks = chunkOutputs(metafile);
+  const outputs = [...chunks, ...entryOutputs(metafile)];
   const kept = new Map();
-  for (const chunk of chunks) {
-    const dynamic = metafile.outputs[chunk].imports.filter(
-      (i) => i.kind === "dynamic-import" && !chunks.includes(i.path),
-    );
-    if (dynamic.length > 0) kept.set(chunk, `import()s ${dynamic.map((i) => i.path).join(", ")}`);
-  }
+  /** Files whose `import()`s reach beyond the bundle: compiled by Node's CommonJS loader. */
+  const importing = new Set();
   const converted = new Map();
-  for (const chunk of chunks) {
-    if (kept.has(chunk)) continue;
+  for (const chunk of outputs) {
     const url = new URL(chunk, root);
     const code = readFileSync(url, "utf8");
+    const dynamic = metafile.outputs[chunk].imports.some(
+      (i) => i.kind === "dynamic-import" && !chunks.includes(i.path),
+    );
+    if (dynamic || (await importsBeyondBundle(code))) importing.add(chunk);
     const reassigned = reassignedExports(code);
     if (reassigned.length > 0) {
       kept.set(chunk, `its code assigns its export(s) ${reassigned.join(", ")} again`);
@@ -210,7 +251,8 @@ async function convertChunks(metafile) {
         format: "cjs",
         platform: "node",
         target: "node20",
-        supported: { "dynamic-import": false },
+        // Siblings' `import()`s become `require`s; a file importing beyond the bundle keeps all.
+        supported: { "dynamic-import": importing.has(chunk) },
         define: { "import.meta.url": "__topicbotChunkUrl" },
         sourcemap: true,
         write: false,
@@ -239,15 +281,21 @@ async function convertChunks(metafile) {
   }
   for (const [chunk, files] of converted) {
     for (const file of files)
-      writeFileSync(file.path, file.path.endsWith(".cjs") ? wrapped(file.text) : file.text);
-    const name = chunk.slice("dist/bundle/chunks/".length, -".js".length);
+      writeFileSync(
+        file.path,
+        file.path.endsWith(".cjs") ? wrapped(file.text, importing.has(chunk)) : file.text,
+      );
+    const entry = !chunk.startsWith("dist/bundle/chunks/");
+    const base = chunk.slice(chunk.lastIndexOf("/") + 1, -".js".length);
+    // The loader names a file by its path from the chunks' folder.
+    const name = entry ? `../${base}` : base;
     const exports = metafile.outputs[chunk].exports;
     const own = exports.filter((e) => e !== "default");
     writeFileSync(
       new URL(chunk, root),
       [
-        `// Facade of ${name}.cjs, which the chunk loader runs with a V8 code cache (scripts/bundle.mjs).`,
-        'import { load as $topicbotLoad } from "../chunk-loader.js";',
+        `// Facade of ${base}.cjs, which the chunk loader runs with a V8 code cache (scripts/bundle.mjs).`,
+        `import { load as $topicbotLoad } from "${entry ? "./" : "../"}chunk-loader.js";`,
         `const $topicbotChunk = $topicbotLoad(${JSON.stringify(name)});`,
         ...(own.length > 0 ? [`export const { ${own.join(", ")} } = $topicbotChunk;`] : []),
         ...(exports.includes("default") ? ["export default $topicbotChunk.default;"] : []),
@@ -259,7 +307,7 @@ async function convertChunks(metafile) {
   const size = (chunk) => metafile.outputs[chunk].bytes;
   const kb = (bytes) => `${Math.round(bytes / 1024)} KB`;
   stdout.write(
-    `chunks run with a code cache: ${converted.size} of ${chunks.length} (${kb([...converted.keys()].reduce((n, c) => n + size(c), 0))})\n`,
+    `chunks and entries run by the chunk loader: ${converted.size} of ${outputs.length} (${kb([...converted.keys()].reduce((n, c) => n + size(c), 0))}; without a code cache, as they import() beyond the bundle: ${[...importing].filter((c) => converted.has(c)).join(", ") || "none"})\n`,
   );
   for (const [chunk, why] of kept)
     stdout.write(`  stays an ES module: ${chunk} (${kb(size(chunk))}): ${why}\n`);

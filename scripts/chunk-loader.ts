@@ -22,14 +22,19 @@ import type { CompileCacheRecord } from "../src/cli/compile-cache.js";
 // takes V8's code cache (`cachedData`) on every version. So scripts/bundle.mjs writes each chunk
 // it can also as CommonJS (`chunk-X.cjs`) and turns `chunk-X.js` into a facade that asks this
 // module for the chunk's exports: importers (entries, other chunks, user plugins through
-// "topicbot") still import `chunk-X.js`, and each chunk still runs once per process.
+// "topicbot") still import `chunk-X.js`, and each chunk still runs once per process. The entries
+// (`dist/bundle/cli.js`, `index.js`, ...) are facades of the same kind: a converted entry or chunk
+// takes the chunks it imports from here by `require`, so a start loads three ES modules of the
+// bundle (an entry, this loader, the start chunk's facade) rather than one per chunk (each costs
+// Node's ES-module loader about half a millisecond of CPU: resolve, read, compile, link).
 
 /** A chunk's exports: getters while its body runs (esbuild's CommonJS form), plain values after (`settledExports`). */
 type Exports = Record<string, unknown>;
 
 /**
  * How each `.cjs` file starts (scripts/bundle.mjs): the parameters `load` passes, in order; then
- * `/*topicbot:<hash of the code>*\/`.
+ * `/*topicbot:<hash of the code>*\/`, or `/*topicbot:<hash>:import*\/` for code that calls
+ * `import()` on what is not a chunk (a package, a user's plugin file): see `compileMapped`.
  */
 const WRAPPER = "(function (exports, require, module, __filename, __dirname, __topicbotChunkUrl) {";
 /** Bump when the wrapper or the file format changes: old files are then simply not found. */
@@ -46,6 +51,7 @@ const record: CompileCacheRecord = {
   written: [],
   errors: [],
   unwritten: [],
+  loaded: [],
   beforeFlagsChange() {
     writeCaches();
     flagsChanged = true;
@@ -72,7 +78,10 @@ type ChunkFunction = (
   chunkUrl: string,
 ) => void;
 
-/** The exports of the chunk `name` (`chunk-X`, without extension), running it on first use. */
+/**
+ * The exports of the chunk `name` (`chunk-X`, without extension; `../index` for an entry of the
+ * bundle), running it on first use.
+ */
 export function load(name: string): Exports {
   const loaded = registry.get(name);
   if (loaded) return loaded.exports;
@@ -81,12 +90,20 @@ export function load(name: string): Exports {
   // the chunk's line numbers and source map stay right): compiled as read, no second copy of it.
   const source = readFileSync(file, "utf8");
   const hash = source.startsWith(WRAPPER)
-    ? /^\/\*topicbot:([0-9a-f]{16})\*\//.exec(source.slice(WRAPPER.length, WRAPPER.length + 30))
+    ? /^\/\*topicbot:([0-9a-f]{16})(:import)?\*\//.exec(
+        source.slice(WRAPPER.length, WRAPPER.length + 40),
+      )
     : null;
   if (!hash) throw new Error(`${file} is not a chunk of this topicbot build: build it again`);
-  const run = process.sourceMapsEnabled
-    ? compileMapped(file, source)
-    : compileCached(`${name}-${hash[1]}-${pathKey(file)}`, file, source);
+  record.loaded.push(name);
+  const run =
+    process.sourceMapsEnabled || hash[2]
+      ? compileMapped(file, source)
+      : compileCached(
+          `${name.replace(/^\.\.\//, "entry-")}-${hash[1]}-${pathKey(file)}`,
+          file,
+          source,
+        );
   const module = { exports: {} as Exports };
   registry.set(name, module);
   try {
@@ -144,6 +161,9 @@ function compileCached(name: string, file: string, source: string): ChunkFunctio
  * Compiles a chunk through Node's CommonJS loader, when source maps are on
  * (`--enable-source-maps`): Node maps the stack frames of code it compiled itself, not those of a
  * vm.Script. Node 20 has no code cache for it: a process that maps its stack traces runs without.
+ * Also the few chunks that `import()` a package or a file (the CLI's commander, tsx and a user's
+ * plugin, vitest): code Node compiled itself may call `import()`, a vm.Script on Node 20 before
+ * 20.12 may not. They are small (about 20 KB of the 3 MB) and run without a code cache.
  */
 function compileMapped(file: string, source: string): ChunkFunction {
   const module = new Module(file) as Module & { _compile(code: string, file: string): void };
@@ -164,9 +184,12 @@ function pathKey(file: string): string {
   return (h >>> 0).toString(16).padStart(8, "0");
 }
 
-/** The chunks' `require`: a sibling chunk comes from the registry, anything else from Node. */
+/**
+ * The chunks' `require`: a chunk of the bundle (`./chunk-X.js` from a chunk, `./chunks/chunk-X.js`
+ * from an entry) comes from the registry, anything else from Node.
+ */
 function requireFrom(specifier: string): unknown {
-  const sibling = /^\.\/([\w-]+)\.js$/.exec(specifier);
+  const sibling = /^\.\/(?:chunks\/)?([\w-]+)\.js$/.exec(specifier);
   return sibling ? load(sibling[1]!) : nodeRequire(specifier);
 }
 

@@ -19,6 +19,8 @@ export interface CompileCacheRecord {
   written: string[];
   /** Cache work that failed (read, write): the chunk ran without it. */
   errors: string[];
+  /** Chunks and entries the loader ran, in order (`../index` for the bundle's `index.js`). */
+  loaded: string[];
   /** Chunks loaded after the V8 flags changed: no cache file written for them (see `beforeFlagsChange`). */
   unwritten: string[];
   /**
