@@ -107,7 +107,7 @@ function asciiOnly(code) {
 // (scripts/chunk-loader.ts), which compiles the `.cjs` through vm.Script with a V8 code cache. The
 // entries too (`cli.cjs` beside `cli.js`, ...): a converted file requires the chunks it imports
 // from the loader, so Node's ES-module loader meets an entry's facade and not one facade per chunk
-// (36 ES modules for `bot start`, ~0.6 ms of CPU each, before; 5 now). The chunk graph and every
+// (36 of the bundle's files for `bot start`, ~0.6 ms of CPU each, before; 4 now). The chunk graph and every
 // importer stay as they are.
 await convertChunks(result.metafile);
 

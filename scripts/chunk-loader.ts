@@ -24,9 +24,10 @@ import type { CompileCacheRecord } from "../src/cli/compile-cache.js";
 // module for the chunk's exports: importers (entries, other chunks, user plugins through
 // "topicbot") still import `chunk-X.js`, and each chunk still runs once per process. The entries
 // (`dist/bundle/cli.js`, `index.js`, ...) are facades of the same kind: a converted entry or chunk
-// takes the chunks it imports from here by `require`, so a start loads three ES modules of the
-// bundle (an entry, this loader, the start chunk's facade) rather than one per chunk (each costs
-// Node's ES-module loader about half a millisecond of CPU: resolve, read, compile, link).
+// takes the chunks it imports from here by `require`, so `bot start` loads four ES modules of the
+// bundle (the CLI's facade, this loader, the start chunk's facade, and `index.js` for the plugins)
+// rather than one per chunk (each costs Node's ES-module loader about half a millisecond of CPU:
+// resolve, read, compile, link).
 
 /** A chunk's exports: getters while its body runs (esbuild's CommonJS form), plain values after (`settledExports`). */
 type Exports = Record<string, unknown>;
