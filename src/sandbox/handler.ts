@@ -91,14 +91,26 @@ function acceptsGzip(res: ServerResponse): boolean {
   return false;
 }
 
+/** No headers beyond the usual ones. */
+const NO_HEADERS: Record<string, string> = Object.freeze({});
+
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string> = NO_HEADERS,
 ): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
+  if (text.length < GZIP_FROM_BYTES && headers === NO_HEADERS) {
+    // The common answer, written without building a merged header object for it.
+    res.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(text),
+    });
+    res.end(text);
+    return;
+  }
   if (text.length >= GZIP_FROM_BYTES && acceptsGzip(res)) {
     const zipped = gzipSync(text, { level: 1 });
     res.writeHead(status, {
@@ -297,11 +309,15 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
 
     const bodyLimit = (realm.settings.maxFileUploadSizeMib + 1) * 1024 * 1024;
     const body = await readBody(req, bodyLimit);
-    const raw: Record<string, string> = { ...Object.fromEntries(url.searchParams), ...body.fields };
+    // The body's fields over the query's; a POST has no query as a rule, its fields do as they are.
+    const raw: Record<string, string> =
+      url.searchParams.size === 0
+        ? body.fields
+        : { ...Object.fromEntries(url.searchParams), ...body.fields };
     names.forEach((name, i) => (raw[name] = decodePathValue(name, match.values[i + 1]!)));
     const { params, ignored } = decodeParams(route.endpoint.params, raw);
 
-    const result = await route.handle(
+    const answer = route.handle(
       new RequestContext(
         res,
         realm,
@@ -311,6 +327,8 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
         clientNameOf(req.headers["user-agent"]),
       ),
     );
+    // Most routes answer at once: awaiting only a promise spares the others a turn of the queue.
+    const result = answer instanceof Promise ? await answer : answer;
     // The route's effects stay; its answer is lost (`after` faults).
     if (fault !== false) return fault(res);
     if (result instanceof RawResponse) return writeRaw(res, result);
