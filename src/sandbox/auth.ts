@@ -19,18 +19,18 @@ const RECENT_KEYS = 1024;
  * header on every request, and decoding it (regex, base64, split) is a share of a small request.
  * A malformed header is not kept: it throws each time.
  */
-const recentCredentials = new Map<string, Credentials>();
+const recentCredentials = new Map<string, Readonly<Credentials>>();
 
-/** Parses `Authorization: Basic base64(email:key)`; undefined when absent. */
-export function parseBasicAuth(headers: IncomingHttpHeaders): Credentials | undefined {
+/** Parses `Authorization: Basic base64(email:key)`; undefined when absent. Shared and frozen: read, not changed. */
+export function parseBasicAuth(headers: IncomingHttpHeaders): Readonly<Credentials> | undefined {
   const header = headers.authorization;
   if (!header) return undefined;
   const known = recentCredentials.get(header);
-  if (known) return { ...known };
-  const parsed = decodeBasicAuth(header);
+  if (known) return known;
+  const parsed = Object.freeze(decodeBasicAuth(header));
   if (recentCredentials.size >= RECENT_KEYS) recentCredentials.clear();
   recentCredentials.set(header, parsed);
-  return { ...parsed };
+  return parsed;
 }
 
 /** Decodes a Basic `Authorization` header, or throws the 401 the server gives for a malformed one. */

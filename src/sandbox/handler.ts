@@ -253,7 +253,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestTarget(req.url ?? "/");
-    const uploadPath = url.pathname.replace(/^\/api\/v1(?=\/user_uploads\/)/, "");
+    const uploadPath = url.pathname.includes("/user_uploads/")
+      ? url.pathname.replace(/^\/api\/v1(?=\/user_uploads\/)/, "")
+      : url.pathname;
     if (req.method === "GET" && uploadPath.startsWith("/user_uploads/")) {
       const viaApi = uploadPath !== url.pathname;
       const credentials = parseBasicAuth(req.headers);
