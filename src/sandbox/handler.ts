@@ -20,6 +20,8 @@ interface CompiledRoute {
   route: Route;
   pattern: RegExp;
   names: string[];
+  /** `METHOD /path`, as fault rules name the endpoint. */
+  label: string;
 }
 
 /** Routes with fewer placeholders first, so `/messages/matches_narrow` wins over `/messages/{message_id}`. */
@@ -37,7 +39,12 @@ function compile(routes: readonly Route[]): CompiledRoute[] {
           i === 0 ? part : `${names[i - 1]!.endsWith("_id") ? "(\\d+)" : "([^/]+)"}${part}`,
         )
         .join("");
-      return { route, pattern: new RegExp(`^${source}/?$`), names };
+      return {
+        route,
+        pattern: new RegExp(`^${source}/?$`),
+        names,
+        label: `${route.endpoint.method} ${route.endpoint.path}`,
+      };
     })
     .sort((a, b) => a.names.length - b.names.length);
 }
@@ -53,6 +60,9 @@ function parsedTarget(target: string): URL {
 /** A path of letters, digits, `_`, `-` and `/` (not `//` first: that names a host), then an optional query of printable ASCII without `#` (nor a second `?` first: URLSearchParams would drop it). */
 const PLAIN_TARGET = /^\/(?!\/)[\w\-/]*(?:\?(?!\?)[\x21\x22\x24-\x7e]*)?$/;
 
+/** The parameters of a target without a query, one instance for all of them: read, never changed. */
+const NO_QUERY = new URLSearchParams();
+
 /**
  * The path and query of a request target, as `new URL(target, base)` gives them. A fast path:
  * the URL parser costs several microseconds per request, and API targets are plain: a path with
@@ -64,7 +74,7 @@ export function requestTarget(target: string): { pathname: string; searchParams:
   if (!PLAIN_TARGET.test(target)) return parsedTarget(target);
   const mark = target.indexOf("?");
   return mark === -1
-    ? { pathname: target, searchParams: new URLSearchParams() }
+    ? { pathname: target, searchParams: NO_QUERY }
     : {
         pathname: target.slice(0, mark),
         searchParams: new URLSearchParams(target.slice(mark + 1)),
@@ -294,8 +304,8 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
             code: "BAD_REQUEST",
           });
     }
-    const { route, names } = match.compiled;
-    const intercepted = options.intercept?.(req, res, `${method} ${route.endpoint.path}`) ?? false;
+    const { route, names, label } = match.compiled;
+    const intercepted = options.intercept?.(req, res, label) ?? false;
     const fault = intercepted instanceof Promise ? await intercepted : intercepted;
     if (fault === true) return;
 

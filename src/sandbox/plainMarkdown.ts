@@ -6,6 +6,8 @@
  * sends the text to marked. `*` is checked run by run below.
  */
 const PLAIN_TEXT = /^[\p{L}\p{M}\p{N} \n.,;:?!'"()/*-]+$/u;
+/** The ASCII part of `PLAIN_TEXT`, tested first: what it takes, PLAIN_TEXT takes, at less cost. */
+const PLAIN_ASCII = /^[a-zA-Z0-9 \n.,;:?!'"()/*-]+$/;
 /** What a line may not start with: a list marker, a rule or setext underline, an ordered list item, indentation. */
 const BLOCK_START = /^(?:[-+ ]|\d+[.)])/;
 /** Anything marked would link or turn into an emoji: `http://…`, `www.…`, `:name:`. */
@@ -76,7 +78,8 @@ function renderLine(line: string, html: string[]): boolean {
  * sandbox-markdown.test.ts` checks it against marked on generated text.
  */
 export function renderPlainMarkdown(content: string): string | undefined {
-  if (!PLAIN_TEXT.test(content) || INLINE_SPECIAL.test(content)) return undefined;
+  if (!(PLAIN_ASCII.test(content) || PLAIN_TEXT.test(content)) || INLINE_SPECIAL.test(content))
+    return undefined;
   const lines = content.split("\n");
   // The pieces joined once at the end: the stored HTML is then one flat string, where `+=` left a
   // tree of concatenations and slices (about a fifth of a stored message's heap, kept for good).
