@@ -78,5 +78,13 @@ describe("sandbox message events", () => {
     ]);
     // Sent from no client people type into: not read for its sender.
     expect(events[1]!.flags).toEqual([]);
+    // The event's message is the fetched message without its flags, key for key in order.
+    const fetched = (await call("mia", "GET", `/messages/${first.id as number}`)).message as Record<
+      string,
+      unknown
+    >;
+    const { flags: _flags, ...withoutFlags } = fetched;
+    expect(Object.keys(first)).toEqual(Object.keys(withoutFlags));
+    expect(first).toEqual(withoutFlags);
   });
 });
