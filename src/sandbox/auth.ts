@@ -19,18 +19,18 @@ const RECENT_KEYS = 1024;
  * header on every request, and decoding it (regex, base64, split) is a share of a small request.
  * A malformed header is not kept: it throws each time.
  */
-const recentCredentials = new Map<string, Credentials>();
+const recentCredentials = new Map<string, Readonly<Credentials>>();
 
-/** Parses `Authorization: Basic base64(email:key)`; undefined when absent. */
-export function parseBasicAuth(headers: IncomingHttpHeaders): Credentials | undefined {
+/** Parses `Authorization: Basic base64(email:key)`; undefined when absent. Shared and frozen: read, not changed. */
+export function parseBasicAuth(headers: IncomingHttpHeaders): Readonly<Credentials> | undefined {
   const header = headers.authorization;
   if (!header) return undefined;
   const known = recentCredentials.get(header);
-  if (known) return { ...known };
-  const parsed = decodeBasicAuth(header);
+  if (known) return known;
+  const parsed = Object.freeze(decodeBasicAuth(header));
   if (recentCredentials.size >= RECENT_KEYS) recentCredentials.clear();
   recentCredentials.set(header, parsed);
-  return { ...parsed };
+  return parsed;
 }
 
 /** Decodes a Basic `Authorization` header, or throws the 401 the server gives for a malformed one. */
@@ -87,6 +87,9 @@ export const realmDeactivated = (): SandboxError =>
 export const userDeactivated = (): SandboxError =>
   new SandboxError("USER_DEACTIVATED", "Account is deactivated", { status: 401 });
 
+/** Frozen credentials whose API key has the right form, so the check is not made again for them. */
+const wellFormed = new WeakSet<Readonly<Credentials>>();
+
 /**
  * The user the credentials belong to, or the error the server would give: `REALM_DEACTIVATED`,
  * `INVALID_API_KEY` or `USER_DEACTIVATED`, all HTTP 401. The username may be the real email or
@@ -95,7 +98,7 @@ export const userDeactivated = (): SandboxError =>
 export function authenticate(realm: Realm, credentials: Credentials): SandboxUser {
   if (realm.deactivated) throw realmDeactivated();
   // As the server's access_user_by_api_key: a key not of 32 letters and digits is malformed.
-  if (!/^[a-zA-Z0-9]{32}$/.test(credentials.apiKey.trim()))
+  if (!wellFormed.has(credentials) && !/^[a-zA-Z0-9]{32}$/.test(credentials.apiKey.trim()))
     throw new SandboxError("INVALID_API_KEY", "Malformed API key", { status: 401 });
   const user =
     findUserByEmail(realm, undefined, credentials.email) ?? realm.userByEmail(credentials.email);
@@ -103,6 +106,8 @@ export function authenticate(realm: Realm, credentials: Credentials): SandboxUse
     throw new SandboxError("INVALID_API_KEY", "Invalid API key", { status: 401 });
   }
   if (!user.isActive) throw userDeactivated();
+  // Frozen credentials (a recent header's) are checked once; the user behind them is looked up every time.
+  if (Object.isFrozen(credentials)) wellFormed.add(credentials);
   return user;
 }
 

@@ -33,6 +33,11 @@ const interned = new Map<string, ReadonlySet<string>>();
 
 /** The shared set holding exactly `flags` (duplicates ignored), in the server's order. */
 export function flagSet(flags: Iterable<string>): ReadonlySet<string> {
+  // A fast path: one flag (a sender's `read`) is its own key, with nothing to sort or join.
+  if (Array.isArray(flags) && flags.length === 1) {
+    const known = interned.get(flags[0] as string);
+    if (known !== undefined) return known;
+  }
   const sorted = [...new Set(flags)].sort(byServerOrder);
   const key = sorted.join(",");
   let set = interned.get(key);

@@ -20,6 +20,8 @@ interface CompiledRoute {
   route: Route;
   pattern: RegExp;
   names: string[];
+  /** `METHOD /path`, as fault rules name the endpoint. */
+  label: string;
 }
 
 /** Routes with fewer placeholders first, so `/messages/matches_narrow` wins over `/messages/{message_id}`. */
@@ -37,7 +39,12 @@ function compile(routes: readonly Route[]): CompiledRoute[] {
           i === 0 ? part : `${names[i - 1]!.endsWith("_id") ? "(\\d+)" : "([^/]+)"}${part}`,
         )
         .join("");
-      return { route, pattern: new RegExp(`^${source}/?$`), names };
+      return {
+        route,
+        pattern: new RegExp(`^${source}/?$`),
+        names,
+        label: `${route.endpoint.method} ${route.endpoint.path}`,
+      };
     })
     .sort((a, b) => a.names.length - b.names.length);
 }
@@ -53,6 +60,9 @@ function parsedTarget(target: string): URL {
 /** A path of letters, digits, `_`, `-` and `/` (not `//` first: that names a host), then an optional query of printable ASCII without `#` (nor a second `?` first: URLSearchParams would drop it). */
 const PLAIN_TARGET = /^\/(?!\/)[\w\-/]*(?:\?(?!\?)[\x21\x22\x24-\x7e]*)?$/;
 
+/** The parameters of a target without a query, one instance for all of them: read, never changed. */
+const NO_QUERY = new URLSearchParams();
+
 /**
  * The path and query of a request target, as `new URL(target, base)` gives them. A fast path:
  * the URL parser costs several microseconds per request, and API targets are plain: a path with
@@ -64,7 +74,7 @@ export function requestTarget(target: string): { pathname: string; searchParams:
   if (!PLAIN_TARGET.test(target)) return parsedTarget(target);
   const mark = target.indexOf("?");
   return mark === -1
-    ? { pathname: target, searchParams: new URLSearchParams() }
+    ? { pathname: target, searchParams: NO_QUERY }
     : {
         pathname: target.slice(0, mark),
         searchParams: new URLSearchParams(target.slice(mark + 1)),
@@ -91,14 +101,26 @@ function acceptsGzip(res: ServerResponse): boolean {
   return false;
 }
 
+/** No headers beyond the usual ones. */
+const NO_HEADERS: Record<string, string> = Object.freeze({});
+
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string> = NO_HEADERS,
 ): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
+  if (text.length < GZIP_FROM_BYTES && headers === NO_HEADERS) {
+    // The common answer, written without building a merged header object for it.
+    res.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(text),
+    });
+    res.end(text);
+    return;
+  }
   if (text.length >= GZIP_FROM_BYTES && acceptsGzip(res)) {
     const zipped = gzipSync(text, { level: 1 });
     res.writeHead(status, {
@@ -241,7 +263,9 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestTarget(req.url ?? "/");
-    const uploadPath = url.pathname.replace(/^\/api\/v1(?=\/user_uploads\/)/, "");
+    const uploadPath = url.pathname.includes("/user_uploads/")
+      ? url.pathname.replace(/^\/api\/v1(?=\/user_uploads\/)/, "")
+      : url.pathname;
     if (req.method === "GET" && uploadPath.startsWith("/user_uploads/")) {
       const viaApi = uploadPath !== url.pathname;
       const credentials = parseBasicAuth(req.headers);
@@ -280,8 +304,8 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
             code: "BAD_REQUEST",
           });
     }
-    const { route, names } = match.compiled;
-    const intercepted = options.intercept?.(req, res, `${method} ${route.endpoint.path}`) ?? false;
+    const { route, names, label } = match.compiled;
+    const intercepted = options.intercept?.(req, res, label) ?? false;
     const fault = intercepted instanceof Promise ? await intercepted : intercepted;
     if (fault === true) return;
 
@@ -297,11 +321,15 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
 
     const bodyLimit = (realm.settings.maxFileUploadSizeMib + 1) * 1024 * 1024;
     const body = await readBody(req, bodyLimit);
-    const raw: Record<string, string> = { ...Object.fromEntries(url.searchParams), ...body.fields };
+    // The body's fields over the query's; a POST has no query as a rule, its fields do as they are.
+    const raw: Record<string, string> =
+      url.searchParams.size === 0
+        ? body.fields
+        : { ...Object.fromEntries(url.searchParams), ...body.fields };
     names.forEach((name, i) => (raw[name] = decodePathValue(name, match.values[i + 1]!)));
     const { params, ignored } = decodeParams(route.endpoint.params, raw);
 
-    const result = await route.handle(
+    const answer = route.handle(
       new RequestContext(
         res,
         realm,
@@ -311,6 +339,8 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
         clientNameOf(req.headers["user-agent"]),
       ),
     );
+    // Most routes answer at once: awaiting only a promise spares the others a turn of the queue.
+    const result = answer instanceof Promise ? await answer : answer;
     // The route's effects stay; its answer is lost (`after` faults).
     if (fault !== false) return fault(res);
     if (result instanceof RawResponse) return writeRaw(res, result);

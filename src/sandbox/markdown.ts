@@ -90,6 +90,7 @@ export function findMentions(
 /** Which wildcard mentions the content makes (silent ones excluded), as the server's rendering finds them. */
 export function findWildcards(content: string): { channel: boolean; topic: boolean } {
   const found = { channel: false, topic: false };
+  if (!content.includes("@")) return found;
   for (const match of content.matchAll(MENTION_ANYWHERE)) {
     if (match[1] === "_") continue;
     if (CHANNEL_WILDCARDS.has(match[2]!)) found.channel = true;

@@ -40,6 +40,29 @@ function decodeValue(raw: string, schema: z.ZodType): { ok: true; value: unknown
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false };
 }
 
+/** One parameter of an endpoint, and what its schema does with the parameter absent, once known. */
+interface Field {
+  name: string;
+  schema: z.ZodType;
+  /** `missing`: required; `omitted`: optional without a default; undefined: not known yet, or a default. */
+  whenAbsent?: "missing" | "omitted";
+}
+
+/** Each endpoint schema's fields, listed once rather than by `Object.entries` on every request. */
+const fieldLists = new WeakMap<z.ZodObject, Field[]>();
+
+function fieldsOf(schema: z.ZodObject): Field[] {
+  let fields = fieldLists.get(schema);
+  if (fields === undefined) {
+    fields = Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, s]) => ({
+      name,
+      schema: s,
+    }));
+    fieldLists.set(schema, fields);
+  }
+  return fields;
+}
+
 export interface DecodedParams<T> {
   params: T;
   /** Names the endpoint does not know, for `ignored_parameters_unsupported`. */
@@ -56,12 +79,20 @@ export function decodeParams<P extends z.ZodObject>(
 ): DecodedParams<z.output<P>> {
   const shape = schema.shape as Record<string, z.ZodType>;
   const values: Record<string, unknown> = {};
-  for (const [name, fieldSchema] of Object.entries(shape)) {
+  for (const field of fieldsOf(schema)) {
+    const { name, schema: fieldSchema } = field;
     const text = raw[name];
     if (text === undefined) {
+      // Settled once per field (its verdict on nothing does not change); a default is made anew.
+      if (field.whenAbsent === "missing") throw missing(name);
+      if (field.whenAbsent === "omitted") continue;
       const absent = fieldSchema.safeParse(undefined);
-      if (!absent.success) throw missing(name);
-      if (absent.data !== undefined) values[name] = absent.data;
+      if (!absent.success) {
+        field.whenAbsent = "missing";
+        throw missing(name);
+      }
+      if (absent.data === undefined) field.whenAbsent = "omitted";
+      else values[name] = absent.data;
       continue;
     }
     const decoded = decodeValue(text, fieldSchema);

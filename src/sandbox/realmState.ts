@@ -347,14 +347,22 @@ export class RealmState {
         content: JSON.stringify(widget),
       });
     const readBySender = init.readBySender ?? true;
-    const everyone = new Set([...recipients, init.sender.userId]);
-    for (const userId of everyone) {
+    const senderId = init.sender.userId;
+    const { extraFlags } = init;
+    // Every recipient (unique, in order), then the sender if not one of them.
+    const flagUser = (userId: number): void => {
+      const read = userId === senderId && readBySender;
+      // Most recipients have no flag at all: no list to build for them.
+      if (!read && !mentioned.has(userId) && extraFlags === undefined)
+        return void message.flags.set(userId, NO_FLAGS);
       const flags: string[] = [];
-      if (userId === init.sender.userId && readBySender) flags.push("read");
+      if (read) flags.push("read");
       if (mentioned.has(userId)) flags.push("mentioned");
-      for (const flag of init.extraFlags?.(userId) ?? []) flags.push(flag);
+      if (extraFlags !== undefined) for (const flag of extraFlags(userId)) flags.push(flag);
       message.flags.set(userId, flags.length === 0 ? NO_FLAGS : flagSet(flags));
-    }
+    };
+    for (const userId of recipients) flagUser(userId);
+    if (!message.flags.has(senderId)) flagUser(senderId);
     this.messages.push(message);
     this.index.add(message);
     this.uploads.claim(this, message);

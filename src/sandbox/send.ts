@@ -15,13 +15,20 @@ export function normalizeTopic(realm: RealmState, topic: string): string {
 
 /** The server's `truncate_content`: over `max` characters, cut and end with `marker` (`max` in all). */
 function truncated(text: string, max: number, marker: string): string {
+  // No more UTF-16 units than `max` is no more characters either: nothing to cut, nothing to count.
+  if (text.length <= max) return text;
   const chars = [...text];
   return chars.length > max ? chars.slice(0, max - marker.length).join("") + marker : text;
 }
 
+/** A control character or a lone surrogate (a pair is one character of another category). */
+const UNPRINTABLE = /[\p{Cc}\p{Cs}]/u;
+
 /** Position (1-based) of the first control or lone surrogate character, the server's `check_string_is_printable`. */
 function unprintableAt(text: string): number | undefined {
-  const at = [...text].findIndex((c) => /[\p{Cc}\p{Cs}]/u.test(c));
+  // One pass over the text first: the position is counted only when there is one to report.
+  if (!UNPRINTABLE.test(text)) return undefined;
+  const at = [...text].findIndex((c) => UNPRINTABLE.test(c));
   return at === -1 ? undefined : at + 1;
 }
 
@@ -93,10 +100,26 @@ const HUMAN_CLIENTS = new Set([
   "android",
 ]);
 
+/** How many User-Agent headers `clientNameOf` remembers before it starts afresh. */
+const RECENT_USER_AGENTS = 256;
+
+/**
+ * Client names of the User-Agents seen lately. A fast path: a client sends the same header on
+ * every request, and the name is read from it with a regular expression. Bounded, so headers
+ * made up per request cannot grow it without end.
+ */
+const recentClientNames = new Map<string, string>();
+
 /** The client name the server records: the User-Agent's product name, `Unspecified` without one. */
 export function clientNameOf(userAgent: string | undefined): string {
-  const name = /^([^/ ]*[^0-9/(]*)/.exec(userAgent ?? "")?.[1]?.trim();
-  return name ? name : "Unspecified";
+  const key = userAgent ?? "";
+  let name = recentClientNames.get(key);
+  if (name === undefined) {
+    name = /^([^/ ]*[^0-9/(]*)/.exec(key)?.[1]?.trim() || "Unspecified";
+    if (recentClientNames.size >= RECENT_USER_AGENTS) recentClientNames.clear();
+    recentClientNames.set(key, name);
+  }
+  return name;
 }
 
 /**

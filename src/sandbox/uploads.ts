@@ -91,7 +91,8 @@ export class UploadStore {
    */
   claim(realm: RealmState, message: StoredMessage): void {
     const sender = realm.users.get(message.senderId);
-    if (!sender) return;
+    // A fast path: content naming no upload (nearly every message) is not searched for one.
+    if (!sender || !message.content.includes("/user_uploads/")) return;
     for (const [path] of message.content.matchAll(UPLOAD_PATH)) {
       const upload = this.#files.get(path);
       if (!upload || !this.canRead(realm, upload, sender)) continue;

@@ -58,6 +58,9 @@ const items = (lines: string[]): string[] =>
  * with one option a line, or `/todo title` with one `task: description` a line.
  */
 export function widgetFromContent(content: string): WidgetContent | undefined {
+  // A fast path: content not starting with `/` (nearly every message) asks for no widget, and
+  // splitting it at every space to find its first word costs a share of a send.
+  if (!content.startsWith("/")) return undefined;
   const first = content.split(/\s+/)[0] ?? "";
   const type = first.slice(1);
   if (!first.startsWith("/") || (type !== "poll" && type !== "todo")) return undefined;

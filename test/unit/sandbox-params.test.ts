@@ -49,4 +49,23 @@ describe("decodeParams", () => {
       "colour",
     ]);
   });
+
+  it("gives the same verdict on an absent parameter every time, and a default made anew each time", () => {
+    const withDefault = z.object({
+      content: z.string(),
+      topic: z.string().optional(),
+      narrow: z.array(z.string()).default([]),
+    });
+    for (let round = 0; round < 3; round++) {
+      const missing = failure(() => decodeParams(withDefault, { topic: "t" }));
+      expect(missing.code).toBe("REQUEST_VARIABLE_MISSING");
+      expect(missing.toBody()).toMatchObject({ var_name: "content" });
+      const { params } = decodeParams(withDefault, { content: "x" });
+      expect(params).toEqual({ content: "x", narrow: [] });
+      expect("topic" in params).toBe(false);
+    }
+    const first = decodeParams(withDefault, { content: "x" }).params.narrow;
+    first.push("changed");
+    expect(decodeParams(withDefault, { content: "x" }).params.narrow).toEqual([]);
+  });
 });
