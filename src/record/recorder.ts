@@ -26,51 +26,36 @@ export interface RecorderOptions extends SanitizeOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A header value JSON takes as it is (rate limits and retry delays are numbers). */
-const PLAIN_HEADER = /^[\w .:-]*$/;
-
-/** The answer's kept headers as the text of a cassette's `headers` field (`,"headers":{…}`), or "". */
-function keptHeadersJson(headers: HttpResponse["headers"]): string {
-  let out = "";
+function keptHeaders(headers: HttpResponse["headers"]): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
   for (const name of KEPT_HEADERS) {
     const value = headers[name];
-    if (value === undefined) continue;
-    const text = Array.isArray(value) ? value[0]! : value;
-    out += `${out ? "," : ""}"${name}":${PLAIN_HEADER.test(text) ? `"${text}"` : JSON.stringify(text)}`;
+    if (value !== undefined) (out ??= {})[name] = Array.isArray(value) ? value[0]! : value;
   }
-  return out ? `,"headers":{${out}}` : "";
-}
-
-/** What the request path queues for one exchange: references only, formatted with its batch. */
-interface Sent {
-  req: HttpRequest;
-  seq: number;
-  started: number;
-  ms: number;
-  res: HttpResponse | undefined;
-  events: unknown[] | undefined;
-  error: unknown;
+  return out;
 }
 
 /**
  * Records a bot's traffic. `wrap` is what `ClientOptions.wrapTransport` takes: each request goes
- * on to the real transport untouched, and what it sent and got is queued by reference for the
- * writer. The writer's batch (every few milliseconds) is where the lines are made: JSON first,
- * then one sanitizing of the batch's whole text (`Sanitizer.json`). Answers are not changed after
- * they are handed back, so what the batch reads is what the server said.
+ * on to the real transport untouched; once answered, the exchange becomes its JSON line (one
+ * JSON.stringify, so nothing of the request or answer is kept alive past it, and what is recorded
+ * is the answer as it came), queued for the writer. The writer's batch (every few milliseconds)
+ * is sanitized as one text (`Sanitizer.json`) and written in one write.
  */
 export class Recorder {
   readonly #sanitizer: Sanitizer;
-  readonly #writer: CassetteWriter<Sent>;
+  readonly #writer: CassetteWriter<string>;
   readonly #header: CassetteHeader;
   readonly #started = performance.now();
   #seq = 0;
   #server: CassetteServer | undefined;
-  readonly #quotes = new Map<string, string>();
-  /** The last registration, written again at the top of each rotated file. */
+  /** The last registration, written again at the top of each rotated file (sanitized, once written). */
   #lastRegister: string | undefined;
   /** The bot's own profile (GET /users/me), likewise. */
   #lastMe: string | undefined;
+  /** The same two as queued, before sanitizing. */
+  #queuedRegister: string | undefined;
+  #queuedMe: string | undefined;
 
   constructor(options: RecorderOptions) {
     this.#sanitizer = new Sanitizer(options);
@@ -90,7 +75,7 @@ export class Recorder {
       maxBytes: options.maxBytes,
       keep: options.keep,
       onError: options.onError,
-      format: (batch) => this.#format(batch),
+      format: (lines) => this.#format(lines),
       preamble: () => {
         this.#header.part++;
         this.#header.recordedAt = new Date().toISOString();
@@ -139,65 +124,68 @@ export class Recorder {
     try {
       res = await inner.send(sent);
     } catch (error) {
-      const ms = performance.now() - started;
-      this.#writer.write({ req, seq, started, ms, res: undefined, events, error });
+      this.#record(req, seq, started, undefined, events, error);
       throw error;
     }
-    const ms = performance.now() - started;
-    this.#writer.write({ req, seq, started, ms, res, events, error: undefined });
+    this.#record(req, seq, started, res, events, undefined);
     return res;
   }
 
-  /**
-   * A batch's lines. Each exchange is a head the sanitizer never sees (type, order, timing,
-   * method, endpoint, status, headers) and what it does see (path, fields, answer or error): the
-   * latter of the whole batch are sanitized as one text, then each is joined to its head.
-   */
-  #format(batch: Sent[]): string {
-    const lines: string[] = [];
-    /** For each exchange, its head's place in `lines`. */
-    const heads: number[] = [];
-    const tails: string[] = [];
-    let register = -1;
-    let me = -1;
-    for (const sent of batch) {
-      const { req, res } = sent;
-      let head = `{"type":"exchange","seq":${sent.seq},"at":${Math.round(sent.started - this.#started)},"ms":${Math.round(sent.ms * 10) / 10},"method":${this.#quoted(req.method)},"endpoint":${this.#quoted(req.endpoint)}`;
-      if (req.body) head += ',"multipart":true';
-      const tail: Partial<CassetteExchange> = { path: req.path, fields: fieldsOf(req.fields) };
-      if (res) {
-        head += `,"status":${res.status}${keptHeadersJson(res.headers)}`;
-        let body = res.body;
-        if (sent.events && req.stream && Array.isArray(body[req.stream.field]))
-          body = { ...body, [req.stream.field]: sent.events };
-        tail.body = body;
-        const server = this.#serverLine(req, res);
-        if (server) lines.push(server);
-        if (res.status === 200) {
-          if (req.method === "POST" && req.path === "/register") register = lines.length;
-          else if (req.method === "GET" && req.path === "/users/me") me = lines.length;
-        }
-      } else {
-        const error = sent.error;
-        tail.error = { message: error instanceof Error ? error.message : String(error) };
-      }
-      heads.push(lines.length);
-      lines.push(head);
-      tails.push(JSON.stringify(tail));
+  /** Queues the exchange's line (and a `server` line before it when the answer tells a new one). */
+  #record(
+    req: HttpRequest,
+    seq: number,
+    started: number,
+    res: HttpResponse | undefined,
+    events: unknown[] | undefined,
+    error: unknown,
+  ): void {
+    const exchange: CassetteExchange = {
+      type: "exchange",
+      seq,
+      at: Math.round(started - this.#started),
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      method: req.method,
+      path: req.path,
+      endpoint: req.endpoint,
+      fields: fieldsOf(req.fields),
+    };
+    if (req.body) exchange.multipart = true;
+    if (res) {
+      exchange.status = res.status;
+      const headers = keptHeaders(res.headers);
+      if (headers) exchange.headers = headers;
+      let body = res.body;
+      if (events && req.stream && Array.isArray(body[req.stream.field]))
+        body = { ...body, [req.stream.field]: events };
+      exchange.body = body;
+      const server = this.#serverLine(req, res);
+      if (server) this.#writer.write(server);
+    } else {
+      exchange.error = { message: error instanceof Error ? error.message : String(error) };
     }
-    const parts = this.#sanitizer.json(tails.join("\n")).split("\n");
-    for (let i = 0; i < heads.length; i++) lines[heads[i]!] += `,${parts[i]!.slice(1)}`;
-    if (register !== -1) this.#lastRegister = lines[register];
-    if (me !== -1) this.#lastMe = lines[me];
-    lines.push("");
-    return lines.join("\n");
+    const line = JSON.stringify(exchange);
+    this.#writer.write(line);
+    if (res?.status === 200) {
+      if (req.method === "POST" && req.path === "/register") this.#queuedRegister = line;
+      else if (req.method === "GET" && req.path === "/users/me") this.#queuedMe = line;
+    }
   }
 
-  /** A method's or an endpoint's JSON text (a handful of them, each made once). */
-  #quoted(text: string): string {
-    let json = this.#quotes.get(text);
-    if (json === undefined) this.#quotes.set(text, (json = JSON.stringify(text)));
-    return json;
+  /** A batch's text: its lines sanitized as one text (`Sanitizer.json`). */
+  #format(lines: string[]): string {
+    const s = this.#sanitizer;
+    const text = s.json(`${lines.join("\n")}\n`);
+    // Sanitized again alone, to the same text (the batch taught the sanitizer all they hold).
+    if (this.#queuedRegister !== undefined && lines.includes(this.#queuedRegister)) {
+      this.#lastRegister = s.json(this.#queuedRegister);
+      this.#queuedRegister = undefined;
+    }
+    if (this.#queuedMe !== undefined && lines.includes(this.#queuedMe)) {
+      this.#lastMe = s.json(this.#queuedMe);
+      this.#queuedMe = undefined;
+    }
+    return text;
   }
 
   /** A `server` line when an answer tells the feature level and version for the first time (or new ones). */

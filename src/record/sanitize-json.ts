@@ -58,6 +58,31 @@ export function inKey(text: string, at: number): boolean {
 }
 
 /**
+ * The key of the object member whose string value `at` lies in (`at` just inside its opening
+ * quote or further), or undefined (an array's string, a key, outside strings).
+ */
+export function keyOfValueAt(text: string, at: number): string | undefined {
+  const open = unescapedQuoteBefore(text, at);
+  if (open < 2 || text.charCodeAt(open - 1) !== 58 /* : */ || text.charCodeAt(open - 2) !== 34)
+    return undefined;
+  const start = unescapedQuoteBefore(text, open - 2);
+  return start === -1 ? undefined : text.slice(start + 1, open - 2);
+}
+
+/** The position of the last `"` before `at` that is not escaped, or -1. */
+function unescapedQuoteBefore(text: string, at: number): number {
+  let i = at;
+  for (;;) {
+    const quote = text.lastIndexOf('"', i - 1);
+    if (quote === -1) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(quote - slashes - 1) === 92) slashes++;
+    if (slashes % 2 === 0) return quote;
+    i = quote;
+  }
+}
+
+/**
  * Whether a name could be found in JSON text outside strings, in a number or true/false/null
  * (`null`, `alse`, `1.5e`): such a name is replaced only where it is a whole string, never inside
  * text, so that replacing it cannot break the JSON.

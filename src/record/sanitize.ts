@@ -2,11 +2,13 @@
 // Two forms of one set of rules: `value`/`text` on JS values (a replay's requests), `json` on the
 // recorder's batch of JSON lines in a few passes over the whole text (`sanitize-json.ts`).
 import { createHash } from "node:crypto";
+import { KEPT_HEADERS } from "./cassette.js";
 import {
   eachNameField,
   escapeJson,
   fitsOutsideStrings,
   inKey,
+  keyOfValueAt,
   replaceContentFields,
   replaceEmails,
   replaceLiterals,
@@ -47,6 +49,8 @@ const CONTENT_KEYS = new Set([
 ]);
 /** A mention or quote of a person by name: `@**Name**`, `@_**Name|12**`. */
 const MENTION = /(@_?\*\*)([^*|]+)((?:\|\d+)?\*\*)/g;
+/** Keys whose value says what a thing is (a cassette line's or an event's), never a name. */
+const KINDS = new Set<string | undefined>(["type", "method", "endpoint", ...KEPT_HEADERS]);
 /** Names shorter than this are not searched for inside text (they would hit ordinary words). */
 const MIN_NAME_IN_TEXT = 4;
 
@@ -189,7 +193,8 @@ export class Sanitizer {
    * Sanitizes JSON text as JSON.stringify writes it (one value or several lines of them): the same
    * rules as `value` on each, in a few scans of the whole text. Every name field anywhere in the
    * text is learned first, so a name is replaced in all of it, also before the line that told it.
-   * Names are not replaced in keys (emails, secrets and the server's address are).
+   * Names are not replaced in keys (emails, secrets and the server's address are), nor in the
+   * values that say what a thing is (`type`, `method`, `endpoint`, the kept headers).
    */
   json(text: string): string {
     if (!this.enabled && !this.hashContent) return text;
@@ -209,7 +214,8 @@ export class Sanitizer {
     if (names)
       out = replaceLiterals(out, names, (found, at, text) => {
         const whole = found.charCodeAt(0) === 34; /* a short name as a whole string: "Bo" */
-        if (inKey(text, whole ? at + 1 : at)) return found;
+        const inside = whole ? at + 1 : at;
+        if (inKey(text, inside) || KINDS.has(keyOfValueAt(text, inside))) return found;
         const alias = this.#jsonNames.get(whole ? found.slice(1, -1) : found);
         return alias === undefined ? found : whole ? `"${alias}"` : escapeJson(alias);
       });

@@ -109,6 +109,29 @@ describe("Sanitizer.json", () => {
     expect(out.full).toBe("User 6");
   });
 
+  it("never replaces a name in what says what a thing is: type, method, endpoint, kept headers", () => {
+    const line = {
+      type: "exchange",
+      method: "POST",
+      endpoint: "POST /messages",
+      headers: { "retry-after": "1200" },
+      body: {
+        events: [{ type: "message", message: { sender_full_name: "message", content: "message" } }],
+        users: [{ full_name: "exchange" }, { full_name: "POST /messages" }, { full_name: "1200" }],
+      },
+    };
+    const out = JSON.parse(new Sanitizer().json(JSON.stringify(line))) as typeof line;
+    expect([out.type, out.method, out.endpoint, out.headers]).toEqual([
+      "exchange",
+      "POST",
+      "POST /messages",
+      { "retry-after": "1200" },
+    ]);
+    expect(out.body.events[0]!.type).toBe("message");
+    expect(out.body.events[0]!.message).toEqual({ sender_full_name: "User 1", content: "User 1" });
+    expect(out.body.users.map((u) => u.full_name)).toEqual(["User 2", "User 3", "User 4"]);
+  });
+
   it("learns every name of the text before replacing, so a name is replaced before the line that tells it", () => {
     const s = new Sanitizer();
     const lines = [
