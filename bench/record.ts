@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { createBot } from "../src/bot/bot.js";
 import { createClient } from "../src/client/client.js";
 import { definePlugin } from "../src/bot/plugin.js";
+import type { HttpResponse, RequestSender } from "../src/client/transport.js";
 import { Recorder } from "../src/record/recorder.js";
 import { main, median, messageEvent, progress, startInMemoryBot, until } from "./lib.js";
 
@@ -19,7 +20,9 @@ const ROUNDS = 7;
 const GOAL_SHARE = 0.1;
 
 const CONTENDERS = ["plain", "recording"] as const;
-type Contender = (typeof CONTENDERS)[number];
+type Contender = (typeof CONTENDERS)[number] | "alone";
+/** Exchanges of the recorder alone, around a transport that answers at once. */
+const ALONE = 20_000;
 
 interface Figures {
   /** Process CPU (user + system) µs per answered command over the timed commands. */
@@ -73,6 +76,61 @@ async function only(name: Contender, dir: string): Promise<void> {
   process.exit(0);
 }
 
+/**
+ * The recorder's own cost, steadier than the whole bot's: POST /messages exchanges shaped like
+ * the bot's, through a transport that answers at once, with and without the recorder around it,
+ * alternating in this process; CPU µs per exchange of the recorder (the difference), median of 5.
+ */
+async function alone(dir: string): Promise<void> {
+  let id = 0;
+  const inner: RequestSender = {
+    send: async () =>
+      ({
+        status: 200,
+        headers: { "x-ratelimit-remaining": "199", "x-ratelimit-limit": "200" },
+        body: { result: "success", msg: "", id: 1_000_000 + ++id },
+      }) as HttpResponse,
+    close: async () => {},
+  };
+  const recorder = new Recorder({
+    path: join(dir, `alone-${process.pid}.jsonl`),
+    site: "http://bench.invalid",
+    secrets: ["bench-key"],
+  });
+  const wrapped = recorder.wrap(inner);
+  const run = async (sender: RequestSender): Promise<number> => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < ALONE; i += BATCH) {
+      const sends = [];
+      for (let n = i; n < i + BATCH; n++)
+        sends.push(
+          sender.send({
+            method: "POST",
+            path: "/messages",
+            endpoint: "POST /messages",
+            fields: `type=channel&to=1&content=echo+from+User+${n % 50}&topic=topic+${n % 10}`,
+            authenticate: true,
+            timeoutMs: 30_000,
+          }),
+        );
+      await Promise.all(sends);
+    }
+    await recorder.flush();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / ALONE;
+  };
+  const costs: number[] = [];
+  for (let r = 0; r < 6; r++) {
+    const bare = await run(inner);
+    const recorded = await run(wrapped);
+    if (r > 0) costs.push(recorded - bare);
+  }
+  await recorder.close();
+  const figures: Figures = { cpuUs: median(costs), bytes: 0 };
+  process.stdout.write(`${JSON.stringify({ record: figures })}\n`);
+  process.exit(0);
+}
+
 /** Runs one contender in a fresh process and reads its figures. */
 function inOwnProcess(name: Contender, dir: string): Promise<Figures> {
   const self = fileURLToPath(import.meta.url);
@@ -91,11 +149,14 @@ function inOwnProcess(name: Contender, dir: string): Promise<Figures> {
 }
 
 const onlyAt = process.argv.indexOf("--only");
-if (onlyAt !== -1) await only(process.argv[onlyAt + 1] as Contender, process.argv[onlyAt + 2]!);
+const onlyName = process.argv[onlyAt + 1] as Contender;
+if (onlyAt !== -1 && onlyName === "alone") await alone(process.argv[onlyAt + 2]!);
+else if (onlyAt !== -1) await only(onlyName, process.argv[onlyAt + 2]!);
 else
   await main(async () => {
     const dir = mkdtempSync(join(tmpdir(), "topicbot-bench-record-"));
     const figures = new Map<Contender, Figures[]>(CONTENDERS.map((c) => [c, []]));
+    let alone = NaN;
     try {
       for (let round = 1; round <= ROUNDS; round++) {
         // Alternating, the first contender rotating, each in a fresh process of its own.
@@ -104,6 +165,10 @@ else
         const [p, r] = CONTENDERS.map((c) => figures.get(c)!.at(-1)!.cpuUs);
         progress(`round ${round}/${ROUNDS}: ${p!.toFixed(1)} µs plain, ${r!.toFixed(1)} recording`);
       }
+      const own = [];
+      for (let round = 1; round <= 3; round++) own.push((await inOwnProcess("alone", dir)).cpuUs);
+      alone = median(own);
+      progress(`the recorder alone: ${own.map((c) => c.toFixed(1)).join(", ")} µs per exchange`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -114,7 +179,7 @@ else
     return {
       name: "record",
       title: "Recording a cassette (`record:`)",
-      method: `The in-memory bot (events pushed in, replies to a MockAgent) answers \`!echo\` commands in batches of ${BATCH}: ${WARMUP.toLocaleString("en")} to warm up, then ${MESSAGES.toLocaleString("en")} timed. Each contender runs in a fresh Node process of its own (\`bench/record.ts --only <name>\`): the bot without a recorder, and the same bot recording every request and answer to a cassette (sanitized: emails aliased, names replaced, the key scrubbed), the file's writing included (flushed before the clock stops). ${ROUNDS} rounds, the two alternating with the first rotating; no \`gc()\` anywhere; process CPU (user + system) µs per answered command, medians. Goal (issue 33): recording within ${GOAL_SHARE * 100}% of the bot's own CPU per command.`,
+      method: `The in-memory bot (events pushed in, replies to a MockAgent) answers \`!echo\` commands in batches of ${BATCH}: ${WARMUP.toLocaleString("en")} to warm up, then ${MESSAGES.toLocaleString("en")} timed. Each contender runs in a fresh Node process of its own (\`bench/record.ts --only <name>\`): the bot without a recorder, and the same bot recording every request and answer to a cassette (sanitized: emails aliased, names replaced, the key scrubbed), the file's writing included (flushed before the clock stops). ${ROUNDS} rounds, the two alternating with the first rotating; no \`gc()\` anywhere; process CPU (user + system) µs per answered command, medians. Goal (issue 33): recording within ${GOAL_SHARE * 100}% of the bot's own CPU per command. The recorder alone (steadier): ${ALONE.toLocaleString("en")} POST /messages exchanges shaped like the bot's through a transport that answers at once, with and without the recorder, alternating in one process (3 fresh processes, medians).`,
       rows: [
         {
           metric: "CPU per answered command, recording",
@@ -123,6 +188,13 @@ else
           unit: "µs",
           better: "lower",
           baselineIs: "the same bot without recording",
+        },
+        {
+          metric: "CPU per exchange, the recorder alone",
+          value: alone,
+          baseline: null,
+          unit: "µs",
+          better: "lower",
         },
         {
           metric: "cassette bytes per request",
