@@ -7,6 +7,7 @@ import {
   type CassetteHeader,
   type CassetteServer,
 } from "./cassette.js";
+import { fieldsOf } from "./form-fields.js";
 import { ALIAS_SITE, Sanitizer, type SanitizeOptions } from "./sanitize.js";
 import { CassetteWriter } from "./writer.js";
 
@@ -25,16 +26,6 @@ export interface RecorderOptions extends SanitizeOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The fields of a request as a plain object. */
-function fieldsOf(req: HttpRequest): Record<string, string> {
-  const fields = req.fields;
-  if (fields === undefined) return {};
-  const params = typeof fields === "string" ? new URLSearchParams(fields) : fields;
-  const out: Record<string, string> = {};
-  for (const [k, v] of params) out[k] = v;
-  return out;
-}
-
 function keptHeaders(headers: HttpResponse["headers"]): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;
   for (const name of KEPT_HEADERS) {
@@ -46,20 +37,25 @@ function keptHeaders(headers: HttpResponse["headers"]): Record<string, string> |
 
 /**
  * Records a bot's traffic. `wrap` is what `ClientOptions.wrapTransport` takes: each request goes
- * on to the real transport untouched, and what it sent and got is queued for the writer (the
- * sanitizing and JSON happen there, after the answer has been handed back).
+ * on to the real transport untouched; once answered, the exchange becomes its JSON line (one
+ * JSON.stringify, so nothing of the request or answer is kept alive past it, and what is recorded
+ * is the answer as it came), queued for the writer. The writer's batch (every few milliseconds)
+ * is sanitized as one text (`Sanitizer.json`) and written in one write.
  */
 export class Recorder {
   readonly #sanitizer: Sanitizer;
-  readonly #writer: CassetteWriter;
+  readonly #writer: CassetteWriter<string>;
   readonly #header: CassetteHeader;
   readonly #started = performance.now();
   #seq = 0;
   #server: CassetteServer | undefined;
-  /** The last registration, written again at the top of each rotated file. */
+  /** The last registration, written again at the top of each rotated file (sanitized, once written). */
   #lastRegister: string | undefined;
   /** The bot's own profile (GET /users/me), likewise. */
   #lastMe: string | undefined;
+  /** The same two as queued, before sanitizing. */
+  #queuedRegister: string | undefined;
+  #queuedMe: string | undefined;
 
   constructor(options: RecorderOptions) {
     this.#sanitizer = new Sanitizer(options);
@@ -79,6 +75,7 @@ export class Recorder {
       maxBytes: options.maxBytes,
       keep: options.keep,
       onError: options.onError,
+      format: (lines) => this.#format(lines),
       preamble: () => {
         this.#header.part++;
         this.#header.recordedAt = new Date().toISOString();
@@ -127,34 +124,31 @@ export class Recorder {
     try {
       res = await inner.send(sent);
     } catch (error) {
-      const ms = performance.now() - started;
-      this.#writer.write(() => this.#line(req, seq, started, ms, undefined, undefined, error));
+      this.#record(req, seq, started, undefined, events, error);
       throw error;
     }
-    const ms = performance.now() - started;
-    this.#writer.write(() => this.#line(req, seq, started, ms, res, events, undefined));
+    this.#record(req, seq, started, res, events, undefined);
     return res;
   }
 
-  #line(
+  /** Queues the exchange's line (and a `server` line before it when the answer tells a new one). */
+  #record(
     req: HttpRequest,
     seq: number,
     started: number,
-    ms: number,
     res: HttpResponse | undefined,
     events: unknown[] | undefined,
     error: unknown,
-  ): string {
-    const s = this.#sanitizer;
+  ): void {
     const exchange: CassetteExchange = {
       type: "exchange",
       seq,
       at: Math.round(started - this.#started),
-      ms: Math.round(ms * 10) / 10,
+      ms: Math.round((performance.now() - started) * 10) / 10,
       method: req.method,
-      path: s.enabled ? s.text(req.path) : req.path,
+      path: req.path,
       endpoint: req.endpoint,
-      fields: s.value(fieldsOf(req)) as Record<string, string>,
+      fields: fieldsOf(req.fields),
     };
     if (req.body) exchange.multipart = true;
     if (res) {
@@ -164,29 +158,47 @@ export class Recorder {
       let body = res.body;
       if (events && req.stream && Array.isArray(body[req.stream.field]))
         body = { ...body, [req.stream.field]: events };
-      exchange.body = s.value(body) as Record<string, unknown>;
+      exchange.body = body;
+      const server = this.#serverLine(req, res);
+      if (server) this.#writer.write(server);
     } else {
-      const message = error instanceof Error ? error.message : String(error);
-      exchange.error = { message: s.enabled ? s.text(message) : message };
+      exchange.error = { message: error instanceof Error ? error.message : String(error) };
     }
-    const text = JSON.stringify(exchange);
-    const prefix = this.#serverLine(exchange);
-    if (res && res.status === 200) {
-      if (req.method === "POST" && req.path === "/register") this.#lastRegister = text;
-      else if (req.method === "GET" && req.path === "/users/me") this.#lastMe = text;
+    const line = JSON.stringify(exchange);
+    this.#writer.write(line);
+    if (res?.status === 200) {
+      if (req.method === "POST" && req.path === "/register") this.#queuedRegister = line;
+      else if (req.method === "GET" && req.path === "/users/me") this.#queuedMe = line;
     }
-    return prefix ? `${prefix}\n${text}` : text;
+  }
+
+  /** A batch's text: its lines sanitized as one text (`Sanitizer.json`). */
+  #format(lines: string[]): string {
+    const s = this.#sanitizer;
+    const text = s.json(`${lines.join("\n")}\n`);
+    // Sanitized again alone, to the same text (the batch taught the sanitizer all they hold).
+    if (this.#queuedRegister !== undefined && lines.includes(this.#queuedRegister)) {
+      this.#lastRegister = s.json(this.#queuedRegister);
+      this.#queuedRegister = undefined;
+    }
+    if (this.#queuedMe !== undefined && lines.includes(this.#queuedMe)) {
+      this.#lastMe = s.json(this.#queuedMe);
+      this.#queuedMe = undefined;
+    }
+    return text;
   }
 
   /** A `server` line when an answer tells the feature level and version for the first time (or new ones). */
-  #serverLine(exchange: CassetteExchange): string | undefined {
-    const body = exchange.body;
-    if (!body || exchange.status !== 200) return undefined;
-    if (!(exchange.path === "/register" || exchange.path === "/server_settings")) return undefined;
+  #serverLine(req: HttpRequest, res: HttpResponse): string | undefined {
+    const body = res.body;
+    if (res.status !== 200) return undefined;
+    if (!(req.path === "/register" || req.path === "/server_settings")) return undefined;
     const featureLevel =
       typeof body.zulip_feature_level === "number" ? body.zulip_feature_level : null;
-    const version = typeof body.zulip_version === "string" ? body.zulip_version : null;
-    if (featureLevel === null && version === null) return undefined;
+    const raw = typeof body.zulip_version === "string" ? body.zulip_version : null;
+    if (featureLevel === null && raw === null) return undefined;
+    const s = this.#sanitizer;
+    const version = raw !== null && s.enabled ? s.text(raw) : raw;
     if (this.#server?.featureLevel === featureLevel && this.#server.version === version)
       return undefined;
     this.#server = { type: "server", featureLevel, version };

@@ -1,5 +1,20 @@
 // Sanitizing a cassette: API keys out, emails and names replaced by stable aliases, content optionally hashed.
+// Two forms of one set of rules: `value`/`text` on JS values (a replay's requests), `json` on the
+// recorder's batch of JSON lines in a few passes over the whole text (`sanitize-json.ts`).
 import { createHash } from "node:crypto";
+import { KEPT_HEADERS } from "./cassette.js";
+import {
+  eachNameField,
+  escapeJson,
+  fitsOutsideStrings,
+  inKey,
+  keyOfValueAt,
+  replaceContentFields,
+  replaceEmails,
+  replaceLiterals,
+  replaceMentions,
+  replaceSecretFields,
+} from "./sanitize-json.js";
 
 export interface SanitizeOptions {
   /** Replace emails and names by aliases and scrub secrets (default true). */
@@ -34,6 +49,8 @@ const CONTENT_KEYS = new Set([
 ]);
 /** A mention or quote of a person by name: `@**Name**`, `@_**Name|12**`. */
 const MENTION = /(@_?\*\*)([^*|]+)((?:\|\d+)?\*\*)/g;
+/** Keys whose value says what a thing is (a cassette line's or an event's), never a name. */
+const KINDS = new Set<string | undefined>(["type", "method", "endpoint", ...KEPT_HEADERS]);
 /** Names shorter than this are not searched for inside text (they would hit ordinary words). */
 const MIN_NAME_IN_TEXT = 4;
 
@@ -56,7 +73,15 @@ export class Sanitizer {
   readonly #origins: string[];
   readonly #emails = new Map<string, string>();
   readonly #names = new Map<string, string>();
+  /** The names as they stand in JSON text (escaped), for `json`. */
+  readonly #jsonNames = new Map<string, string>();
+  /** Those of them replaced inside text too, not only as a whole string. */
+  readonly #jsonInText = new Set<string>();
   #namePattern: RegExp | undefined;
+  #jsonNamePattern: RegExp | undefined;
+  /** Secrets and the server's address as JSON text, longest first, for `json`. */
+  readonly #jsonLiterals: RegExp | undefined;
+  readonly #literalAliases = new Map<string, string>();
 
   constructor(options: SanitizeOptions = {}) {
     this.enabled = options.enabled ?? true;
@@ -68,6 +93,15 @@ export class Sanitizer {
       // The origin, and its host alone (a realm's URL, an avatar's or an upload's link).
       this.#origins.push(url.origin, url.host);
     }
+    for (const secret of this.#secrets) this.#literalAliases.set(escapeJson(secret), "[secret]");
+    const [origin, host] = this.#origins;
+    if (origin !== undefined && host !== undefined) {
+      this.#literalAliases.set(escapeJson(origin), ALIAS_SITE);
+      this.#literalAliases.set(escapeJson(host), "server.invalid");
+    }
+    const literals = [...this.#literalAliases.keys()].sort((a, b) => b.length - a.length);
+    if (literals.length > 0)
+      this.#jsonLiterals = new RegExp(literals.map(escapeRegExp).join("|"), "g");
   }
 
   email(email: string): string {
@@ -87,7 +121,12 @@ export class Sanitizer {
     if (!alias) {
       alias = `User ${this.#names.size + 1}`;
       this.#names.set(name, alias);
+      const escaped = escapeJson(name);
+      this.#jsonNames.set(escaped, alias);
+      if (name.length >= MIN_NAME_IN_TEXT && !fitsOutsideStrings(escaped))
+        this.#jsonInText.add(escaped);
       this.#namePattern = undefined;
+      this.#jsonNamePattern = undefined;
     }
     return alias;
   }
@@ -148,6 +187,61 @@ export class Sanitizer {
     if (names && this.#names.has(out)) return this.#names.get(out)!;
     if (names) out = out.replace(names, (name) => this.#names.get(name) ?? name);
     return out;
+  }
+
+  /**
+   * Sanitizes JSON text as JSON.stringify writes it (one value or several lines of them): the same
+   * rules as `value` on each, in a few scans of the whole text. Every name field anywhere in the
+   * text is learned first, so a name is replaced in all of it, also before the line that told it.
+   * Names are not replaced in keys (emails, secrets and the server's address are), nor in the
+   * values that say what a thing is (`type`, `method`, `endpoint`, the kept headers).
+   */
+  json(text: string): string {
+    if (!this.enabled && !this.hashContent) return text;
+    if (this.enabled) eachNameField(text, (name) => this.name(name));
+    let out = text;
+    if (this.hashContent)
+      out = replaceContentFields(out, (content) =>
+        HASHED.test(content) ? content : hashText(this.enabled ? this.text(content) : content),
+      );
+    if (!this.enabled) return out;
+    out = replaceSecretFields(out);
+    if (this.#jsonLiterals)
+      out = replaceLiterals(out, this.#jsonLiterals, (found) => this.#literalAliases.get(found)!);
+    out = replaceEmails(out, (email) => this.email(email));
+    out = replaceMentions(out, (name) => this.#jsonNames.get(name));
+    const names = this.#jsonPattern();
+    if (names)
+      out = replaceLiterals(out, names, (found, at, text) => {
+        const whole = found.charCodeAt(0) === 34; /* a short name as a whole string: "Bo" */
+        const inside = whole ? at + 1 : at;
+        if (inKey(text, inside) || KINDS.has(keyOfValueAt(text, inside))) return found;
+        const alias = this.#jsonNames.get(whole ? found.slice(1, -1) : found);
+        return alias === undefined ? found : whole ? `"${alias}"` : escapeJson(alias);
+      });
+    return out;
+  }
+
+  /**
+   * The names for `json`: those long enough found anywhere in strings, the others (and any that
+   * could be mistaken for a number or true/false/null) only as a whole string.
+   */
+  #jsonPattern(): RegExp | undefined {
+    if (this.#jsonNamePattern === undefined && this.#jsonNames.size > 0) {
+      const inText: string[] = [];
+      const whole: string[] = [];
+      for (const escaped of this.#jsonNames.keys())
+        (this.#jsonInText.has(escaped) ? inText : whole).push(escaped);
+      inText.sort((a, b) => b.length - a.length);
+      const alternatives = [
+        ...(whole.length ? [`"(?:${whole.map(escapeRegExp).join("|")})"`] : []),
+        ...inText.map(escapeRegExp),
+      ];
+      this.#jsonNamePattern = alternatives.length
+        ? new RegExp(alternatives.join("|"), "g")
+        : /(?!)/g;
+    }
+    return this.#jsonNamePattern;
   }
 
   #pattern(): RegExp | undefined {

@@ -136,15 +136,16 @@ describe("CassetteWriter", () => {
     const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
     try {
       const path = join(dir, "c.jsonl");
-      const writer = new CassetteWriter({
+      const writer = new CassetteWriter<string>({
         path,
         maxBytes: 4096,
         keep: 2,
+        format: (lines) => lines.map((l) => `${l}\n`).join(""),
         preamble: () => [header],
       });
       const line = "x".repeat(1000);
       for (let i = 0; i < 20; i++) {
-        writer.write(() => JSON.stringify({ type: "server", n: i, pad: line }));
+        writer.write(JSON.stringify({ type: "server", n: i, pad: line }));
         await writer.flush();
       }
       await writer.close();
