@@ -1,6 +1,7 @@
 // Attributes the CPU of the reply bench's saturation phase, per reply, to groups of code (bot vs bare loop).
 // Usage: REPLY_PROFILE=<dir> node --import tsx bench/run.ts reply, then
-//        node --import tsx bench/reply-attribution.ts <dir> [--files] [--functions]
+//        node --import tsx bench/reply-attribution.ts <dir> [--files] [--functions] [--fixed]
+// (`--fixed`: the fixed-rate phase instead, where each reply mostly has its polls to itself.)
 import { readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { join, relative } from "node:path";
@@ -25,6 +26,8 @@ interface Profile {
 interface Phase {
   window: [number, number];
   replies: number;
+  /** The fixed-rate phase of the same round (`--fixed` attributes it instead of saturation). */
+  fixed?: { window: [number, number]; replies: number };
 }
 
 /** Bundle chunks' source maps, loaded once each. */
@@ -123,11 +126,21 @@ function median(values: number[]): number {
 
 const dir = process.argv[2];
 if (!dir)
-  throw new Error("usage: reply-attribution.ts <REPLY_PROFILE dir> [--files] [--functions]");
-const phases = JSON.parse(readFileSync(join(dir, "saturation.json"), "utf8")) as {
+  throw new Error(
+    "usage: reply-attribution.ts <REPLY_PROFILE dir> [--files] [--functions] [--fixed]",
+  );
+const recorded = JSON.parse(readFileSync(join(dir, "saturation.json"), "utf8")) as {
   bot: Phase[];
   bare: Phase[];
 };
+const fixedPhase = (p: Phase): Phase => {
+  if (!p.fixed)
+    throw new Error(`${dir}/saturation.json has no fixed-rate windows (an older bench)`);
+  return { window: p.fixed.window, replies: p.fixed.replies };
+};
+const phases = process.argv.includes("--fixed")
+  ? { bot: recorded.bot.map(fixedPhase), bare: recorded.bare.map(fixedPhase) }
+  : recorded;
 type Attribution = ReturnType<typeof attribute>;
 const sum = (parts: Attribution[], pick: (a: Attribution) => Map<string, number>) => {
   const out = new Map<string, number>();

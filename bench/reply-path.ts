@@ -48,7 +48,7 @@ const answering = {
 const log = { info() {}, warn() {}, debug() {}, error() {}, child: () => log };
 const dir = mkdtempSync(join(tmpdir(), "topicbot-bench-reply-path-"));
 const store = await FileDeliveryStore.open({ path: join(dir, "bot.json.delivery.jsonl") });
-const users = Promise.resolve([{ userId: 7, isBot: false }]);
+const person = { userId: 7, isBot: false };
 const server = () => ({ featureLevel: 400, maxMessageLength: 10_000 });
 const api = createClient({
   site: "http://chat.test",
@@ -61,7 +61,7 @@ const outbox = createOutbox({ api, me: () => 1, floor: () => floor, log });
 const guard = new ReplyGuard({
   store,
   outbox,
-  directory: { users: () => users },
+  directory: { known: () => person, user: () => Promise.resolve(person) },
   loopGuard: new LoopGuard({}),
   server,
   floor: () => floor,

@@ -1,7 +1,7 @@
 // Benchmark: `bot start` (file storage) echoing against the sandbox, beside a bare undici poll + POST echo loop.
 import { spawn, type ChildProcess } from "node:child_process";
 import { subscribe, unsubscribe as unsubscribeChannel } from "node:diagnostics_channel";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -100,6 +100,15 @@ interface Round {
   sandboxLoop: number;
   /** Saturation: its start and end on the monotonic clock in µs, the clock of a CPU profile's timestamps. */
   window: [number, number];
+  /** The fixed-rate phase on the same clock, for `reply-attribution.ts --fixed`. */
+  fixedWindow: [number, number];
+  /** CPU per reply (ms) of the echo's main thread (its event loop) and of its other threads (GC, compiler), per phase. */
+  threads: { fixed: ThreadSplit; saturation: ThreadSplit };
+}
+
+interface ThreadSplit {
+  main: number;
+  others: number;
 }
 
 /** Sends channel messages as the given users with a bare undici pool: the load generator. */
@@ -127,6 +136,33 @@ function sender(sandbox: Sandbox) {
 }
 
 /** CPU time (user + system, all threads) a process has used, in ms, from /proc (Linux). */
+/**
+ * CPU time (user + system, ms) of a process's main thread (its event loop: the thread whose ID is
+ * the process's) and of all its other threads (V8's GC helpers and compiler, libuv's pool), from
+ * /proc/<pid>/task. A profile samples the main thread only; this says how much lies elsewhere.
+ */
+function threadCpuMs(pid: number): ThreadSplit {
+  const split = { main: 0, others: 0 };
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+    } catch {
+      continue; // a thread that ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    if (task === String(pid)) split.main += ms;
+    else split.others += ms;
+  }
+  return split;
+}
+
+const perReply = (before: ThreadSplit, after: ThreadSplit, replies: number): ThreadSplit => ({
+  main: (after.main - before.main) / replies,
+  others: (after.others - before.others) / replies,
+});
+
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second).
@@ -278,10 +314,15 @@ async function measure(a: Arena, proc: ChildProcess): Promise<Round> {
   const earlyCpuPerReply = (cpuMs(proc.pid!) - earlyCpu0) / EARLY;
   await saturate(a, WARMUP - FIRST_WARMUP - EARLY);
   const fixedCpu0 = cpuMs(proc.pid!);
+  const fixedThreads0 = threadCpuMs(proc.pid!);
+  const fixedStart = monotonicMicros();
   const fixedLatencies = await fixedRate(a, RATE * RATE_SECONDS);
+  const fixedWindow: [number, number] = [fixedStart, monotonicMicros()];
   const fixedCpuPerReply = (cpuMs(proc.pid!) - fixedCpu0) / (RATE * RATE_SECONDS);
+  const fixedThreads = perReply(fixedThreads0, threadCpuMs(proc.pid!), RATE * RATE_SECONDS);
   await sleep(200);
   const cpu0 = cpuMs(proc.pid!);
+  const threads0 = threadCpuMs(proc.pid!);
   const own0 = ownCpuMs();
   const wall0 = performance.now();
   const loop0 = performance.eventLoopUtilization();
@@ -293,6 +334,10 @@ async function measure(a: Arena, proc: ChildProcess): Promise<Round> {
   const sandboxBusy = (ownCpuMs() - own0) / (performance.now() - wall0);
   const sandboxLoop = performance.eventLoopUtilization(loop0).utilization;
   const echoCpu = cpuMs(proc.pid!) - cpu0;
+  const threads = {
+    fixed: fixedThreads,
+    saturation: perReply(threads0, threadCpuMs(proc.pid!), SATURATION),
+  };
   const cpuPerReply = echoCpu / SATURATION;
   const echoBusy = echoCpu / (performance.now() - wall0);
   return {
@@ -306,6 +351,8 @@ async function measure(a: Arena, proc: ChildProcess): Promise<Round> {
     sandboxBusy,
     sandboxLoop,
     window,
+    fixedWindow,
+    threads,
   };
 }
 
@@ -404,7 +451,12 @@ void main(async () => {
   const bot = rounds.bot;
   if (PROFILE_DIR) {
     // Where the saturation phase lies in each profile, so `bench/reply-attribution.ts` can cut it out.
-    const phases = (rs: Round[]) => rs.map((r) => ({ window: r.window, replies: SATURATION }));
+    const phases = (rs: Round[]) =>
+      rs.map((r) => ({
+        window: r.window,
+        replies: SATURATION,
+        fixed: { window: r.fixedWindow, replies: RATE * RATE_SECONDS },
+      }));
     writeFileSync(
       join(PROFILE_DIR, "saturation.json"),
       JSON.stringify(
@@ -422,8 +474,22 @@ void main(async () => {
     [`fixed ${RATE}/s: latency p95`, p(95), "ms", "lower"],
     [`fixed ${RATE}/s: latency p99`, p(99), "ms", "lower"],
     [`fixed ${RATE}/s: CPU per reply`, (r) => r.fixedCpuPerReply, "ms", "lower"],
+    [`fixed ${RATE}/s: of it, the main thread`, (r) => r.threads.fixed.main, "ms", "lower"],
+    [
+      `fixed ${RATE}/s: of it, other threads (GC, compiler)`,
+      (r) => r.threads.fixed.others,
+      "ms",
+      "lower",
+    ],
     ["saturation: throughput", (r) => r.throughput, "msgs/s", "higher"],
     ["saturation: CPU per reply", (r) => r.cpuPerReply, "ms", "lower"],
+    ["saturation: of it, the main thread", (r) => r.threads.saturation.main, "ms", "lower"],
+    [
+      "saturation: of it, other threads (GC, compiler)",
+      (r) => r.threads.saturation.others,
+      "ms",
+      "lower",
+    ],
     [
       `saturation right after start (commands ${FIRST_WARMUP}–${FIRST_WARMUP + EARLY}): CPU per reply`,
       (r) => r.earlyCpuPerReply,
@@ -464,7 +530,7 @@ void main(async () => {
   return {
     name: "reply",
     title: "Reply: `bot start` echoing against the sandbox, beside two bare echo bots",
-    method: `The bot as users run it: \`node bin/bot.js start\` (the built CLI) with \`storage: file\` (every reply journals its intent and outcome), \`rateLimit: false\` and a one-command plugin answering \`!echo <n>\` with \`echo <n>\`. Two baselines, \`bench/bare-echo.ts\` compiled to plain JavaScript (no tsx), undici and nothing else: **${LABEL.concurrent}** (answers every command of a poll at once and polls again at once: the simplest fast bot, the baseline of the goals) and **${LABEL.lanes}** (answers in order within each topic, as the bot does, and polls again once a poll's replies are all answered). Each contender runs in its own fresh process against its own fresh sandbox (started in the benchmark's process for that contender alone, closed after it), one after another, the order rotating each round. A load generator (an undici pool) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s, sent whether or not earlier ones were answered; latency is from the command's POST leaving to the reply being stored by the sandbox. Saturation: ${SATURATION.toLocaleString("en")} commands with ${IN_FLIGHT} in flight (each sender waits for its reply before the next). CPU per reply is the echo process's user + system time (/proc, all its threads) over the phase, divided by its replies; polls per reply counts the GET /events the sandbox served over the phase. ${ROUNDS} rounds, each contender after a ${WARMUP.toLocaleString("en")}-command warm-up at saturation (a running bot; CPU per reply right after start, commands ${FIRST_WARMUP}–${FIRST_WARMUP + EARLY}, is shown too). No \`gc()\` anywhere. Each figure is the median of the rounds; compare the ratios, measured in the same run.`,
+    method: `The bot as users run it: \`node bin/bot.js start\` (the built CLI) with \`storage: file\` (every reply journals its intent and outcome), \`rateLimit: false\` and a one-command plugin answering \`!echo <n>\` with \`echo <n>\`. Two baselines, \`bench/bare-echo.ts\` compiled to plain JavaScript (no tsx), undici and nothing else: **${LABEL.concurrent}** (answers every command of a poll at once and polls again at once: the simplest fast bot, the baseline of the goals) and **${LABEL.lanes}** (answers in order within each topic, as the bot does, and polls again once a poll's replies are all answered). Each contender runs in its own fresh process against its own fresh sandbox (started in the benchmark's process for that contender alone, closed after it), one after another, the order rotating each round. A load generator (an undici pool) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s, sent whether or not earlier ones were answered; latency is from the command's POST leaving to the reply being stored by the sandbox. Saturation: ${SATURATION.toLocaleString("en")} commands with ${IN_FLIGHT} in flight (each sender waits for its reply before the next). CPU per reply is the echo process's user + system time (/proc, all its threads) over the phase, divided by its replies, and split into its main thread (the event loop) and its other threads (V8's GC helpers and compiler) from /proc/<pid>/task; polls per reply counts the GET /events the sandbox served over the phase. ${ROUNDS} rounds, each contender after a ${WARMUP.toLocaleString("en")}-command warm-up at saturation (a running bot; CPU per reply right after start, commands ${FIRST_WARMUP}–${FIRST_WARMUP + EARLY}, is shown too). No \`gc()\` anywhere. Each figure is the median of the rounds; compare the ratios, measured in the same run.`,
     rows,
     checks: [
       {

@@ -50,16 +50,27 @@ export class Counter<L extends string = never> {
   readonly name: string;
   readonly #metric: PromCounter<string>;
   readonly #labels: readonly string[];
+  /** What each incrementer counted since the metrics were last read (`collect` hands it over). */
+  readonly #cells: { series: { inc(by: number): void }; n: number }[] = [];
 
   constructor(def: Definition<L>, registry: Registry) {
     checkDefinition(def);
     this.name = def.name;
     this.#labels = def.labels ?? [];
+    const cells = this.#cells;
     this.#metric = new PromCounter({
       name: def.name,
       help: helpOf(def),
       labelNames: [...this.#labels],
       registers: [registry],
+      // The incrementers' counts reach prom-client when the metrics are read, not on each call.
+      collect() {
+        for (const cell of cells) {
+          if (cell.n === 0) continue;
+          cell.series.inc(cell.n);
+          cell.n = 0;
+        }
+      },
     });
   }
 
@@ -84,12 +95,21 @@ export class Counter<L extends string = never> {
    * messages();
    */
   incrementer(...args: [L] extends [never] ? [] : [labels: LabelValues<L>]): () => void {
-    if (this.#labels.length === 0) return () => this.#metric.inc();
-    checkLabels(this.name, this.#labels, args[0]);
-    const series = this.#metric.labels(args[0] as Record<string, string | number>);
+    let series: { inc(by: number): void };
+    if (this.#labels.length === 0) series = this.#metric;
+    else {
+      checkLabels(this.name, this.#labels, args[0]);
+      series = this.#metric.labels(args[0] as Record<string, string | number>);
+    }
     // Shown at 0 from now on, as a series once looked up.
     series.inc(0);
-    return () => series.inc();
+    // A plain count: prom-client's own `inc` (a label hash, a map lookup, exemplar checks) cost
+    // about 1.7 µs a reply at saturation, for counters bumped several times per event.
+    const cell = { series, n: 0 };
+    this.#cells.push(cell);
+    return () => {
+      cell.n++;
+    };
   }
 }
 

@@ -27,6 +27,27 @@ describe("MetricsRegistry", () => {
     expect(family.samples[0]!.labels.endpoint).toBe('POST /messages "x"\\y\nz');
   });
 
+  it("counts an incrementer's calls once each, read at exposition beside inc()", async () => {
+    const registry = new MetricsRegistry();
+    const c = registry.counter({ name: "events_total", help: "events", labels: ["type"] });
+    const plain = registry.counter({ name: "ticks_total", help: "ticks" });
+    const messages = c.incrementer({ type: "message" });
+    const tick = plain.incrementer();
+    expect(await registry.expose()).toContain('events_total{type="message"} 0');
+    messages();
+    messages();
+    c.inc({ type: "message" }, 3);
+    tick();
+    const first = parsePrometheus(await registry.expose());
+    expect(first.get("events_total")!.samples[0]!.value).toBe(5);
+    expect(first.get("ticks_total")!.samples[0]!.value).toBe(1);
+    // Read again with nothing new: nothing counted twice.
+    messages();
+    const second = parsePrometheus(await registry.expose());
+    expect(second.get("events_total")!.samples[0]!.value).toBe(6);
+    expect(second.get("ticks_total")!.samples[0]!.value).toBe(1);
+  });
+
   it("writes a histogram with cumulative buckets, +Inf, sum and count", async () => {
     const registry = new MetricsRegistry();
     const h = registry.histogram({
