@@ -7,7 +7,7 @@ import {
   type CassetteHeader,
   type CassetteServer,
 } from "./cassette.js";
-import { fieldsOf } from "./form-fields.js";
+import { fieldsOf } from "../api/form.js";
 import { ALIAS_SITE, Sanitizer, type SanitizeOptions } from "./sanitize.js";
 import { CassetteWriter } from "./writer.js";
 

@@ -1,7 +1,7 @@
 // The sandbox's fast paths give exactly what the slow paths they stand in for give: plain Markdown against marked, plain request targets against the URL parser, form bodies against URLSearchParams.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formFields } from "../../src/sandbox/body.js";
+import { formFields } from "../../src/api/form.js";
 import { requestTarget } from "../../src/sandbox/handler.js";
 import { renderWithMarked } from "../../src/sandbox/markdown.js";
 import { renderPlainMarkdown } from "../../src/sandbox/plainMarkdown.js";

@@ -4,7 +4,6 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sanitizer, hashText, type SanitizeOptions } from "../../src/record/sanitize.js";
-import { decodeForm, fieldsOf } from "../../src/record/form-fields.js";
 import { fitsOutsideStrings, insideEscape } from "../../src/record/sanitize-json.js";
 import { Recorder } from "../../src/record/recorder.js";
 import { parseCassette } from "../../src/record/cassette.js";
@@ -157,39 +156,6 @@ describe("Sanitizer.json", () => {
       expect(fitsOutsideStrings(name), name).toBe(true);
     for (const name of ["Ella", "anna", "sean", "Mia Member", "fern"])
       expect(fitsOutsideStrings(name), name).toBe(false);
-  });
-});
-
-describe("decodeForm", () => {
-  it("decodes what the client encodes as URLSearchParams does", () => {
-    const values = [
-      "",
-      "plain",
-      "echo 1!",
-      "a+b=c&d",
-      "100% ünïcödé 🎉",
-      'quote " back \\ newline \n tab \t',
-      '[{"operator":"channel","operand":"general"}]',
-      "=&=",
-    ];
-    for (const a of values)
-      for (const b of values) {
-        const form = `k=${formEncode(a)}&${formEncode(b)}=${formEncode(a + b)}&x=${formEncode(b)}`;
-        const expected = Object.fromEntries(new URLSearchParams(form));
-        expect(fieldsOf(form), form).toEqual(expected);
-        expect(decodeForm(form), form).toEqual(expected);
-      }
-  });
-
-  it("leaves what it does not take to URLSearchParams, with the same result", () => {
-    for (const form of ["a", "a=1&", "a=1&&b=2", "a=%ZZ", "a=%E2%82", "__proto__=1", "a=%"]) {
-      expect(decodeForm(form), form).toBeUndefined();
-      expect(fieldsOf(form), form).toEqual(
-        Object.fromEntries([...new URLSearchParams(form)].filter(([k]) => k !== "__proto__")),
-      );
-    }
-    expect(fieldsOf(new URLSearchParams({ a: "1 2" }))).toEqual({ a: "1 2" });
-    expect(fieldsOf(undefined)).toEqual({});
   });
 });
 
