@@ -1,4 +1,5 @@
 // A header the sandbox has seen before is checked against the realm as it is now: a deactivated user, a new API key, a malformed key every time.
+// Upstream: zerver/decorator.py access_user_by_api_key and validate_api_key (malformed, invalid, deactivated), as zerver/tests/test_decorators.py checks them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 

@@ -1,4 +1,5 @@
 // The events a send queues, as a client polls them over loopback: their fields in the server's order, the local echo's ID where it belongs, ids in sequence.
+// Upstream: the message dict's keys and order are zerver/lib/message_cache.py's (MessageDict), sent as events by zerver/actions/message_send.py.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
 

@@ -1,4 +1,5 @@
 // Request bodies the sandbox reads over loopback: form fields as URLSearchParams reads them, a client that goes away mid-body, a body over the limit.
+// Upstream: zerver/lib/request.py reads the fields Django decodes from the form (QueryDict: `+` a space, %-escapes).
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startSandbox, type Sandbox } from "../../src/sandbox/server.js";
