@@ -12,6 +12,11 @@ import { Pacer, type PacingOptions } from "./pacing.js";
 import { DEFAULT_RETRY, retryDelay, type RetryPolicy } from "./retry.js";
 import { Transport, type RequestSender } from "./transport.js";
 import type { ConnectionOptions } from "./connection.js";
+import {
+  fetchFile as fetchFileThrough,
+  type FetchedFile,
+  type FetchFileOptions,
+} from "./file-fetch.js";
 
 export interface ClientOptions extends ConnectionOptions {
   /** Server root URL, e.g. `https://chat.example.com`. */
@@ -95,6 +100,12 @@ export interface ApiClient extends EndpointClients {
     params: z.input<P>,
     options?: CallOptions,
   ): Promise<Success<R>>;
+  /**
+   * GETs a file the server serves (a path on the site, or a URL: an upload's temporary URL, an
+   * avatar) through this client's connection (its proxy, CA and client certificate), following
+   * redirects; with the credentials only when asked, and only to the site's own origin.
+   */
+  fetchFile(target: string | URL, options?: FetchFileOptions): Promise<FetchedFile>;
   /** Sets the long-poll timeout (seconds); registration responses set it automatically. */
   setLongPollTimeout(seconds: number): void;
   readonly longPollTimeoutMs: number;
@@ -349,6 +360,7 @@ export function createClient(options: ClientOptions): ApiClient {
     site: options.site,
     email: options.email,
     call: (ep, params, opts) => call(ep, params, opts),
+    fetchFile: (target, opts) => fetchFileThrough(direct, target, opts),
     setLongPollTimeout(seconds: number) {
       longPollTimeoutMs = seconds * 1000;
     },

@@ -28,7 +28,8 @@ function uploadPathParts(path: string, site: string): { realm_id_str: string; fi
 /**
  * Downloads an uploaded file (`/user_uploads/...`, as POST /user_uploads or a message links it):
  * GET /api/v1/user_uploads/... answers a temporary URL, which serves the bytes without
- * credentials. A missing file or one the account may not read fails as an ApiError with HTTP
+ * credentials (a server with S3 storage redirects it there), fetched through the client's own
+ * connection, its proxy and CA. A missing file or one the account may not read fails as an ApiError with HTTP
  * status 404 or 403.
  */
 export async function downloadUpload(
@@ -55,18 +56,17 @@ export async function downloadUpload(
       });
     throw error;
   }
-  // undici's whole index (fetch, WebSocket, ...) only when a bot downloads, not at every start.
-  const { request } = await import("undici");
-  const res = await request(new URL(url, client.site), { signal: options.signal });
-  const data = Buffer.from(await res.body.arrayBuffer());
-  if (res.statusCode !== 200) {
+  // Through the client's own connection (its proxy and CA), following a redirect to object storage.
+  const res = await client.fetchFile(url, { signal: options.signal });
+  const data = res.data;
+  if (res.status !== 200) {
     let body: Record<string, unknown> = {};
     try {
       body = JSON.parse(data.toString("utf8")) as Record<string, unknown>;
     } catch {
       // Not JSON: the status says it.
     }
-    throw ApiError.fromBody({ msg: `HTTP ${res.statusCode}`, ...body }, res.statusCode, ENDPOINT);
+    throw ApiError.fromBody({ msg: `HTTP ${res.status}`, ...body }, res.status, ENDPOINT);
   }
   const type = res.headers["content-type"];
   return {

@@ -101,6 +101,10 @@ export class Transport implements RequestSender {
   readonly #streamHeaders: Record<string, string>;
   readonly #formHeaders: Record<string, string>;
   readonly #anonymousFormHeaders: Record<string, string>;
+  /** The connection settings (proxy, TLS), for a dispatcher to another origin (`dispatcherFor`). */
+  readonly #connection: ConnectionOptions;
+  /** The dispatcher the caller gave (a MockAgent in tests), used for every origin. */
+  readonly #given: Dispatcher | undefined;
 
   constructor(options: TransportOptions) {
     this.root = apiRoot(options.site);
@@ -108,6 +112,8 @@ export class Transport implements RequestSender {
     this.#origin = url.origin;
     this.#base = url.pathname.replace(/\/+$/, "");
     this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#given = options.dispatcher;
+    this.#connection = { proxy: options.proxy, tls: options.tls, env: options.env };
     this.dispatcher = options.dispatcher ?? createDispatcher(this.#origin, options);
     const proxy = options.dispatcher ? undefined : proxyFor(this.#origin, options);
     this.#via = proxy ? ` (through proxy ${redactProxy(proxy)})` : "";
@@ -133,6 +139,31 @@ export class Transport implements RequestSender {
 
   get hasCredentials(): boolean {
     return this.#headers !== this.#anonymousHeaders;
+  }
+
+  /** `scheme://host:port` of the site. */
+  get origin(): string {
+    return this.#origin;
+  }
+
+  /** The headers of a request, with the credentials (the site's origin only) or without. */
+  headers(authenticate: boolean): Readonly<Record<string, string>> {
+    return authenticate ? this.#headers : this.#anonymousHeaders;
+  }
+
+  /**
+   * A dispatcher for another origin with this transport's connection settings (its proxy, CA and
+   * client certificate), for a redirect elsewhere (`file-fetch.ts`); the caller closes it. A
+   * dispatcher the caller gave serves every origin, and is returned as it is (`owned: false`).
+   */
+  dispatcherFor(origin: string): { dispatcher: Dispatcher; owned: boolean } {
+    if (this.#given) return { dispatcher: this.#given, owned: false };
+    return { dispatcher: createDispatcher(origin, this.#connection), owned: true };
+  }
+
+  /** " (through proxy URL)" when requests go through a proxy, for error messages. */
+  get via(): string {
+    return this.#via;
   }
 
   /**

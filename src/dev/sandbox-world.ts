@@ -9,6 +9,7 @@ import { storedConversationKey } from "./attribution.js";
 import type { Place } from "./terminal.js";
 import {
   fetchUploadAs,
+  fetchWithCredentials,
   findPerson,
   sendLine,
   type DevWorld,
@@ -83,7 +84,11 @@ class SandboxWorld implements DevWorld {
   }
 
   fetchUpload(path: string): Promise<{ contentType: string; data: Buffer } | undefined> {
-    return fetchUploadAs(this.sandbox.url, this.#people.account(this.#speaker), path);
+    return fetchUploadAs(
+      this.sandbox.url,
+      path,
+      fetchWithCredentials(this.#people.account(this.#speaker)),
+    );
   }
 
   speakers(): Person[] {

@@ -9,6 +9,7 @@ import type { Logger } from "../log/logger.js";
 import { conversationKey, conversationOf } from "../model/conversation.js";
 import type { Place } from "./terminal.js";
 import {
+  fetchThroughClient,
   fetchUploadAs,
   findPerson,
   sendLine,
@@ -36,10 +37,13 @@ const REMEMBERED = 500;
  * const world = await connectServerWorld({ server: config.server, me: parseZuliprc(text, path) });
  */
 export async function connectServerWorld(options: ServerWorldOptions): Promise<DevWorld> {
+  // The developer's account, through the bot's connection settings (its proxy and CA).
   const client = createClient({
     site: options.me.site,
     email: options.me.email,
     apiKey: options.me.apiKey,
+    proxy: options.server.proxy,
+    tls: options.server.tls,
   });
   try {
     const own = await client.users.me();
@@ -100,7 +104,7 @@ class ServerWorld implements DevWorld {
   }
 
   fetchUpload(path: string): Promise<{ contentType: string; data: Buffer } | undefined> {
-    return fetchUploadAs(this.#me.site, this.#me, path);
+    return fetchUploadAs(this.#me.site, path, fetchThroughClient(this.#client));
   }
 
   async createChannel(name: string): Promise<void> {

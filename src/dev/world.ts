@@ -141,20 +141,47 @@ export async function sendLine(
     });
 }
 
-/** Reads `/user_uploads/…` (or another of the server's image paths) from `site` with HTTP Basic credentials (for the console's images). */
+/**
+ * Fetches an image or upload the message HTML links (`/user_uploads/...`, `/user_avatars/...`) as
+ * an account of the world, for the page to show: only those paths and only on the site, through
+ * the given `fetch` (the sandbox's: plain loopback) or, on a real server, the account's client
+ * (`ApiClient.fetchFile`, through its proxy and CA). Anything else is undefined.
+ */
 export async function fetchUploadAs(
   site: string,
-  credentials: { email: string; apiKey: string },
   path: string,
+  get: (url: URL) => Promise<{ ok: boolean; contentType: string | undefined; data: Buffer }>,
 ): Promise<{ contentType: string; data: Buffer } | undefined> {
   const url = new URL(path, site);
   // Checked after the URL is resolved, so `%2e%2e` segments cannot climb out of the image paths.
   if (!SERVER_PATHS.test(url.pathname) || new URL(site).origin !== url.origin) return undefined;
-  const auth = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
-  const res = await fetch(url, { headers: { authorization: `Basic ${auth}` } });
+  const res = await get(url);
   if (!res.ok) return undefined;
-  return {
-    contentType: res.headers.get("content-type") ?? "application/octet-stream",
-    data: Buffer.from(await res.arrayBuffer()),
+  return { contentType: res.contentType ?? "application/octet-stream", data: res.data };
+}
+
+/** `fetchUploadAs`'s `get` with the global fetch and Basic credentials (the sandbox's accounts). */
+export function fetchWithCredentials(credentials: { email: string; apiKey: string }) {
+  const auth = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
+  return async (url: URL) => {
+    const res = await fetch(url, { headers: { authorization: `Basic ${auth}` } });
+    return {
+      ok: res.ok,
+      contentType: res.headers.get("content-type") ?? undefined,
+      data: Buffer.from(await res.arrayBuffer()),
+    };
+  };
+}
+
+/** `fetchUploadAs`'s `get` through a client (its proxy, CA and credentials: a real server). */
+export function fetchThroughClient(client: ApiClient) {
+  return async (url: URL) => {
+    const res = await client.fetchFile(url, { authenticate: true });
+    const type = res.headers["content-type"];
+    return {
+      ok: res.status >= 200 && res.status < 300,
+      contentType: Array.isArray(type) ? type[0] : type,
+      data: res.data,
+    };
   };
 }

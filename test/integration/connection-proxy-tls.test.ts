@@ -2,7 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "topicbot/sandbox";
-import { createClient, CertificateError, type CallEvent } from "topicbot/client";
+import { createClient, CertificateError, downloadUpload, type CallEvent } from "topicbot/client";
 import {
   makePki,
   startNginx,
@@ -164,6 +164,23 @@ describe("through nginx with a private CA", () => {
     expect((error as Error).message).toContain("server.tls.ca");
     expect((error as Error).message).toContain("cert_bundle");
     expect(calls.filter((c) => c.type === "response")).toHaveLength(1);
+  }, 30_000);
+
+  // The upload's second request (its temporary URL) went out through undici's global dispatcher,
+  // which has neither the CA nor the proxy: it failed on a certificate the client itself trusts.
+  it("downloads an upload through the same connection, both requests: the private CA applies to the bytes too", async () => {
+    const ca = await readFile(pki.ca, "utf8");
+    const client = createClient({ site: nginx.site, ...bot(), env: {}, tls: { ca } });
+    try {
+      const { url } = await client.uploads.upload({
+        file: Buffer.from("behind nginx"),
+        filename: "ca.txt",
+      });
+      const file = await downloadUpload(client, url);
+      expect(file.data.toString()).toBe("behind nginx");
+    } finally {
+      await client.close();
+    }
   }, 30_000);
 
   it("works with tls.ca, and with tls.insecure", async () => {

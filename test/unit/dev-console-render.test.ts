@@ -171,22 +171,33 @@ describe("the console's image proxy", () => {
   it("fetches only the server's image paths, even through encoded dot segments", async () => {
     const { fetchUploadAs } = await import("../../src/dev/world.js");
     const asked: string[] = [];
-    const realFetch = globalThis.fetch;
-    globalThis.fetch = (async (url: URL) => {
+    const get = async (url: URL) => {
       asked.push(url.toString());
+      return { ok: true, contentType: "image/png", data: Buffer.from("png") };
+    };
+    const site = "http://127.0.0.1:9";
+    expect(await fetchUploadAs(site, "/user_uploads/%2e%2e/api/v1/users/me", get)).toBe(undefined);
+    expect(await fetchUploadAs(site, "/api/v1/users/me", get)).toBeUndefined();
+    expect(await fetchUploadAs(site, "//evil.test/user_uploads/x", get)).toBeUndefined();
+    const image = await fetchUploadAs(site, "/user_uploads/1/ab/dot.png", get);
+    expect(image?.contentType).toBe("image/png");
+    expect(asked).toEqual([`${site}/user_uploads/1/ab/dot.png`]);
+  });
+
+  it("sends the sandbox account's Basic credentials with the global fetch", async () => {
+    const { fetchWithCredentials } = await import("../../src/dev/world.js");
+    const seen: (string | null)[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (async (_url: URL, init?: RequestInit) => {
+      seen.push(new Headers(init?.headers).get("authorization"));
       return new Response("png", { headers: { "content-type": "image/png" } });
     }) as typeof fetch;
     try {
-      const credentials = { email: "mia@sandbox.test", apiKey: "k" };
-      const site = "http://127.0.0.1:9";
-      expect(await fetchUploadAs(site, credentials, "/user_uploads/%2e%2e/api/v1/users/me")).toBe(
-        undefined,
-      );
-      expect(await fetchUploadAs(site, credentials, "/api/v1/users/me")).toBeUndefined();
-      expect(await fetchUploadAs(site, credentials, "//evil.test/user_uploads/x")).toBeUndefined();
-      const image = await fetchUploadAs(site, credentials, "/user_uploads/1/ab/dot.png");
-      expect(image?.contentType).toBe("image/png");
-      expect(asked).toEqual([`${site}/user_uploads/1/ab/dot.png`]);
+      const get = fetchWithCredentials({ email: "mia@sandbox.test", apiKey: "k" });
+      const res = await get(new URL("http://127.0.0.1:9/user_uploads/1/ab/dot.png"));
+      expect(res).toMatchObject({ ok: true, contentType: "image/png" });
+      expect(res.data.toString()).toBe("png");
+      expect(seen).toEqual([`Basic ${Buffer.from("mia@sandbox.test:k").toString("base64")}`]);
     } finally {
       globalThis.fetch = realFetch;
     }
