@@ -47,6 +47,8 @@ export class CassetteWriter<T> {
   #scheduled = false;
   #chain: Promise<void> = Promise.resolve();
   #failed = false;
+  /** Closed: what is written later (an answer that arrives while the bot stops) is dropped. */
+  #closed = false;
 
   constructor(options: WriterOptions<T>) {
     this.#options = options;
@@ -57,7 +59,7 @@ export class CassetteWriter<T> {
 
   /** Queues an item, formatted with its batch. */
   write(item: T): void {
-    if (this.#failed) return;
+    if (this.#failed || this.#closed) return;
     this.#queue.push(item);
     if (this.#queue.length === MAX_BATCH) {
       this.#formatQueue();
@@ -81,6 +83,8 @@ export class CassetteWriter<T> {
 
   async close(): Promise<void> {
     await this.flush();
+    // A line written from here on would otherwise start the file again, emptying it.
+    this.#closed = true;
     await this.#file?.close();
     this.#file = undefined;
   }

@@ -190,6 +190,28 @@ describe("CassetteWriter", () => {
     }
   });
 
+  it("drops a line written after close, keeping the file as it was", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
+    try {
+      const path = join(dir, "c.jsonl");
+      const errors: unknown[] = [];
+      const writer = new CassetteWriter<string>({
+        path,
+        format: (lines) => lines.map((l) => `${l}\n`).join(""),
+        preamble: () => [header],
+        onError: (error) => errors.push(error),
+      });
+      writer.write('{"n":1}');
+      await writer.close();
+      writer.write('{"n":2}');
+      await writer.flush();
+      expect(await readFile(path, "utf8")).toBe(`${header}\n{"n":1}\n`);
+      expect(errors).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("stops recording, and says so once, when formatting fails; the writer's caller goes on", async () => {
     const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
     try {
