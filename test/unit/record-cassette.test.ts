@@ -161,6 +161,78 @@ describe("CassetteWriter", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("formats a full batch at once, while the writes before it are still to be done", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
+    try {
+      const path = join(dir, "c.jsonl");
+      const batches: number[][] = [];
+      const writer = new CassetteWriter<number>({
+        path,
+        format: (items) => {
+          batches.push(items);
+          return items.map((n) => `{"n":${n}}\n`).join("");
+        },
+        preamble: () => [header],
+      });
+      // Three full batches (256 items each) in one turn: none is written yet, each is formatted.
+      for (let n = 0; n < 3 * 256 + 5; n++) writer.write(n);
+      expect(batches.map((b) => b.length)).toEqual([256, 256, 256]);
+      await writer.close();
+      expect(batches.map((b) => b.length)).toEqual([256, 256, 256, 5]);
+      const lines = (await readFile(path, "utf8")).trim().split("\n");
+      expect(lines[0]).toBe(header);
+      expect(lines.slice(1).map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(
+        Array.from({ length: 3 * 256 + 5 }, (_, n) => n),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("drops a line written after close, keeping the file as it was", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
+    try {
+      const path = join(dir, "c.jsonl");
+      const errors: unknown[] = [];
+      const writer = new CassetteWriter<string>({
+        path,
+        format: (lines) => lines.map((l) => `${l}\n`).join(""),
+        preamble: () => [header],
+        onError: (error) => errors.push(error),
+      });
+      writer.write('{"n":1}');
+      await writer.close();
+      writer.write('{"n":2}');
+      await writer.flush();
+      expect(await readFile(path, "utf8")).toBe(`${header}\n{"n":1}\n`);
+      expect(errors).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("stops recording, and says so once, when formatting fails; the writer's caller goes on", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
+    try {
+      const errors: unknown[] = [];
+      const writer = new CassetteWriter<string>({
+        path: join(dir, "c.jsonl"),
+        format: () => {
+          throw new Error("cannot format");
+        },
+        preamble: () => [header],
+        onError: (error) => errors.push(error),
+      });
+      expect(() => {
+        for (let n = 0; n < 600; n++) writer.write("x");
+      }).not.toThrow();
+      await writer.close();
+      expect(errors.map((e) => (e as Error).message)).toEqual(["cannot format"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("compareShapes", () => {
