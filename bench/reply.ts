@@ -208,7 +208,7 @@ async function stop(proc: ChildProcess): Promise<void> {
 }
 
 /** The contenders, each measured in its own fresh process against its own fresh sandbox. */
-const CONTENDERS = ["bot", "concurrent", "lanes"] as const;
+const CONTENDERS = ["bot", "recording", "concurrent", "lanes"] as const;
 type Contender = (typeof CONTENDERS)[number];
 
 /** A fresh sandbox with the load generator's users, and the count of what it served and stored. */
@@ -373,7 +373,12 @@ async function measure(a: Arena, proc: ChildProcess): Promise<Round> {
 }
 
 /** The bot as users run it: the built `bot start`, file storage, an `!echo <n>` plugin. */
-async function startBot(sandbox: Sandbox, dir: string, round: number): Promise<ChildProcess> {
+async function startBot(
+  sandbox: Sandbox,
+  dir: string,
+  round: number,
+  recording: boolean,
+): Promise<ChildProcess> {
   const plugin = join(dir, "echo.mjs");
   writeFileSync(
     plugin,
@@ -398,6 +403,8 @@ async function startBot(sandbox: Sandbox, dir: string, round: number): Promise<C
       // Many users at 200 commands/s is the load, not abuse: the per-user limit would refuse it.
       "rateLimit: false",
       "storage: { type: file, path: bot.json }",
+      // Issue 33: the recorder as users turn it on (sanitized, the default), beside the same bot without it.
+      ...(recording ? ["record: { path: cassette.jsonl }"] : []),
       ...(YOUNG_GENERATION ? [`memory: { youngGeneration: ${YOUNG_GENERATION} }`] : []),
       "plugins:",
       "  - ./echo.mjs",
@@ -405,7 +412,11 @@ async function startBot(sandbox: Sandbox, dir: string, round: number): Promise<C
     ].join("\n"),
   );
   const profile = PROFILE_DIR
-    ? [...PROFILE_FLAGS, `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=bot-${round}.cpuprofile`]
+    ? [
+        ...PROFILE_FLAGS,
+        `--cpu-prof-dir=${PROFILE_DIR}`,
+        `--cpu-prof-name=${recording ? "recording" : "bot"}-${round}.cpuprofile`,
+      ]
     : [];
   return spawnReady([...profile, bin, "start", "-c", config], /"msg":"ready"/, "bot start");
 }
@@ -433,7 +444,7 @@ function startBare(
 
 void main(async () => {
   const bareJs = await compileToDist("bare-echo");
-  const rounds: Record<Contender, Round[]> = { bot: [], concurrent: [], lanes: [] };
+  const rounds: Record<Contender, Round[]> = { bot: [], recording: [], concurrent: [], lanes: [] };
   let commands = 0;
   let answered = 0;
   let extraReplies = 0;
@@ -446,8 +457,8 @@ void main(async () => {
       try {
         progress(`reply round ${round}/${ROUNDS}: ${LABEL[who]}`);
         const proc =
-          who === "bot"
-            ? await startBot(a.sandbox, dir, round)
+          who === "bot" || who === "recording"
+            ? await startBot(a.sandbox, dir, round, who === "recording")
             : await startBare(a.sandbox, bareJs, who, round);
         try {
           rounds[who].push(await measure(a, proc));
@@ -536,6 +547,26 @@ void main(async () => {
       baselineIs: LABEL[base],
     })),
   );
+  // Issue 33: what recording a cassette costs the bot as users run it, beside the same bot without.
+  const recorded = new Set([
+    `fixed ${RATE}/s: latency p50`,
+    `fixed ${RATE}/s: CPU per reply`,
+    "saturation: throughput",
+    "saturation: CPU per reply",
+  ]);
+  for (const [metric, f, unit, better] of figures.filter(([m]) => recorded.has(m)))
+    rows.push({
+      metric: `recording a cassette, ${metric}`,
+      value: med(rounds.recording, f),
+      baseline: med(bot, f),
+      unit,
+      better,
+      baselineIs: LABEL.bot,
+    });
+  const recordingShare = (metric: string) => {
+    const r = rows.find((x) => x.metric === `recording a cassette, ${metric}`)!;
+    return r.value / r.baseline! - 1;
+  };
   const ratio = (metric: string, base: "concurrent" | "lanes" = "concurrent") => {
     const r = rows.find((x) => x.metric.endsWith(metric) && x.baselineIs === LABEL[base])!;
     return r.value / r.baseline!;
@@ -552,7 +583,7 @@ void main(async () => {
   return {
     name: "reply",
     title: "Reply: `bot start` echoing against the sandbox, beside two bare echo bots",
-    method: `The bot as users run it: \`node bin/bot.js start\` (the built CLI) with \`storage: file\` (every reply journals its intent and outcome), \`rateLimit: false\` and a one-command plugin answering \`!echo <n>\` with \`echo <n>\`. Two baselines, \`bench/bare-echo.ts\` compiled to plain JavaScript (no tsx), undici and nothing else: **${LABEL.concurrent}** (answers every command of a poll at once and polls again at once: the simplest fast bot, the baseline of the goals) and **${LABEL.lanes}** (answers in order within each topic, as the bot does, and polls again once a poll's replies are all answered). Each contender runs in its own fresh process against its own fresh sandbox (started in the benchmark's process for that contender alone, closed after it), one after another, the order rotating each round. A load generator (an undici pool) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s after ${RATE_WARMUP_SECONDS} s at that rate (V8 optimizes what one command at a time makes hot over the first seconds; their CPU per reply is a row of its own), sent whether or not earlier ones were answered; latency is from the command's POST leaving to the reply being stored by the sandbox. Saturation: ${SATURATION.toLocaleString("en")} commands with ${IN_FLIGHT} in flight (each sender waits for its reply before the next). CPU per reply is the echo process's user + system time (/proc, all its threads) over the phase, divided by its replies, and split into its main thread (the event loop) and its other threads (V8's GC helpers and compiler) from /proc/<pid>/task; polls per reply counts the GET /events the sandbox served over the phase. ${ROUNDS} rounds, each contender after a ${WARMUP.toLocaleString("en")}-command warm-up at saturation (a running bot; CPU per reply right after start, commands ${FIRST_WARMUP}–${FIRST_WARMUP + EARLY}, is shown too). No \`gc()\` anywhere. Each figure is the median of the rounds; compare the ratios, measured in the same run.`,
+    method: `The bot as users run it: \`node bin/bot.js start\` (the built CLI) with \`storage: file\` (every reply journals its intent and outcome), \`rateLimit: false\` and a one-command plugin answering \`!echo <n>\` with \`echo <n>\`. Two baselines, \`bench/bare-echo.ts\` compiled to plain JavaScript (no tsx), undici and nothing else: **${LABEL.concurrent}** (answers every command of a poll at once and polls again at once: the simplest fast bot, the baseline of the goals) and **${LABEL.lanes}** (answers in order within each topic, as the bot does, and polls again once a poll's replies are all answered). **${LABEL.recording}** is the same bot with \`record: { path }\` (sanitized, the default), against the bot without it (issue 33). Each contender runs in its own fresh process against its own fresh sandbox (started in the benchmark's process for that contender alone, closed after it), one after another, the order rotating each round. A load generator (an undici pool) posts \`!echo <n>\` as ${USERS} users in ${TOPICS} topics. Fixed rate: ${RATE} commands/s for ${RATE_SECONDS} s after ${RATE_WARMUP_SECONDS} s at that rate (V8 optimizes what one command at a time makes hot over the first seconds; their CPU per reply is a row of its own), sent whether or not earlier ones were answered; latency is from the command's POST leaving to the reply being stored by the sandbox. Saturation: ${SATURATION.toLocaleString("en")} commands with ${IN_FLIGHT} in flight (each sender waits for its reply before the next). CPU per reply is the echo process's user + system time (/proc, all its threads) over the phase, divided by its replies, and split into its main thread (the event loop) and its other threads (V8's GC helpers and compiler) from /proc/<pid>/task; polls per reply counts the GET /events the sandbox served over the phase. ${ROUNDS} rounds, each contender after a ${WARMUP.toLocaleString("en")}-command warm-up at saturation (a running bot; CPU per reply right after start, commands ${FIRST_WARMUP}–${FIRST_WARMUP + EARLY}, is shown too). No \`gc()\` anywhere. Each figure is the median of the rounds; compare the ratios, measured in the same run.`,
     rows,
     checks: [
       {
@@ -570,6 +601,14 @@ void main(async () => {
         ok: fixedCpu <= 1.2,
         goal: true,
       },
+      ...[`fixed ${RATE}/s: CPU per reply`, "saturation: CPU per reply"].map((metric) => {
+        const share = recordingShare(metric);
+        return {
+          what: `issue 33, recording a cassette never slows the bot measurably: it adds ${pct(share)} to its ${metric.replace(":", "")} (goal ≤ 10%, \`bench/record.ts\` measures the recorder against an in-memory bot, a far smaller denominator)`,
+          ok: share <= 0.1,
+          goal: true,
+        };
+      }),
       {
         // Not a goal: what the throughput rows measure. On a 2-core machine the sandbox and the load
         // generator need more CPU per reply (two POST /messages) than an echo process spends on a
@@ -587,6 +626,7 @@ void main(async () => {
 
 const LABEL: Record<Contender, string> = {
   bot: "the bot (`bot start`)",
+  recording: "the bot recording a cassette (`record:`)",
   concurrent: "the concurrent bare bot",
   lanes: "the lane-ordered bare bot",
 };
