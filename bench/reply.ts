@@ -487,7 +487,12 @@ void main(async () => {
     writeFileSync(
       join(PROFILE_DIR, "saturation.json"),
       JSON.stringify(
-        { bot: phases(bot), bare: phases(rounds.concurrent), lanes: phases(rounds.lanes) },
+        {
+          bot: phases(bot),
+          bare: phases(rounds.concurrent),
+          lanes: phases(rounds.lanes),
+          recording: phases(rounds.recording),
+        },
         null,
         2,
       ),

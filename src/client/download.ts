@@ -29,8 +29,8 @@ function uploadPathParts(path: string, site: string): { realm_id_str: string; fi
  * Downloads an uploaded file (`/user_uploads/...`, as POST /user_uploads or a message links it):
  * GET /api/v1/user_uploads/... answers a temporary URL, which serves the bytes without
  * credentials (a server with S3 storage redirects it there), fetched through the client's own
- * connection, its proxy and CA. A missing file or one the account may not read fails as an ApiError with HTTP
- * status 404 or 403.
+ * connection, its proxy and CA. A missing file or one the account may not read fails as an
+ * ApiError with HTTP status 404 or 403.
  */
 export async function downloadUpload(
   client: ApiClient,

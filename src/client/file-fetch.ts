@@ -53,7 +53,7 @@ export async function fetchFile(
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: "GET",
-          headers: transport.headers(own && options.authenticate === true),
+          headers: fileHeaders(transport, own && options.authenticate === true),
           signal: options.signal,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
@@ -75,6 +75,19 @@ export async function fetchFile(
       if (owned) await dispatcher.close();
     }
   }
+}
+
+/**
+ * The transport's headers without its `accept` and `accept-encoding`: a file is taken as the server
+ * serves it, never compressed on the way (its bytes are handed on as they came).
+ */
+function fileHeaders(transport: Transport, authenticate: boolean): Record<string, string> {
+  const {
+    accept: _accept,
+    "accept-encoding": _encoding,
+    ...rest
+  } = transport.headers(authenticate);
+  return rest;
 }
 
 /** A path for error messages: a temporary upload URL's token (access to the file for a while) left out. */

@@ -48,6 +48,8 @@ describe("client.fetchFile", () => {
       await client.close();
     }
     expect(site.seen[0]!.headers.authorization).toMatch(/^Basic /);
+    // Taken as served: a compressed answer would be handed on compressed.
+    expect(site.seen[0]!.headers["accept-encoding"]).toBeUndefined();
     expect(storage.seen).toHaveLength(1);
     expect(storage.seen[0]!.path).toBe("/bucket/file.png?sig=1");
     expect(storage.seen[0]!.headers.authorization).toBeUndefined();
