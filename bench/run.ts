@@ -104,6 +104,17 @@ const METHOD_CHANGE = [
   "crashes with EPIPE (it stops every node it started before closing the sandbox and retries its",
   "own sends on a network error), and the sandbox's POST /messages ratio to a bare server is the",
   "median of 15 alternating short rounds instead of two figures measured minutes apart.",
+  "",
+  "**What changed since (December 2026, third pass).** Start-up: the bundle no longer loads Node's",
+  "own copy of undici (undici's cookie helpers read `globalThis.Headers`; a build step stops that)",
+  "and its entries and `import()`ed chunks run under the chunk loader (4 ES modules where `bot start`",
+  "met 36). The sandbox does less per POST /messages (a hand-written form parser, one literal per",
+  "message event). The reply bench measures its fixed rate after 5 s at that rate (V8 optimizes what",
+  "one command at a time makes hot over the first seconds; they are a row of their own), splits CPU",
+  "per reply into the main thread and the others, and has a fourth contender, the same bot recording",
+  "a cassette (issue 33). This run had the machine to itself (no other builds or tests); the",
+  "dispatch ratio at 40,000 events moved between 0.54× and 0.79× in runs minutes apart the same",
+  "morning (at 400,000: 0.40× both times), so it is the figure with the least margin.",
 ];
 
 const started = performance.now();
