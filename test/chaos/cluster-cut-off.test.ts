@@ -40,10 +40,15 @@ describe("chaos: one node cut off from Redis", () => {
         const victim = await cluster.spawnNode({}, `redis://127.0.0.1:${proxy.port}/0`);
         await cluster.spawnNode();
         await cluster.spawnNode();
+        // A setup wait, not what the test checks: generous for a machine busy with the whole
+        // suite (it once took longer than 30 s there), and it shows what each node said.
         await waitUntil(
           () => cluster!.nodes.every((n) => n.stdout.text.includes("cluster: took partitions")),
-          30_000,
-          () => "every node holding partitions",
+          60_000,
+          () =>
+            `every node holding partitions; their last lines:\n${cluster!.nodes
+              .map((n) => n.stdout.text.trim().split("\n").slice(-8).join("\n"))
+              .join("\n---\n")}`,
         );
         expect(await cluster.leaderPid()).toBe(victim.pid);
         const { sandbox } = cluster;
