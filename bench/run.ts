@@ -112,9 +112,10 @@ const METHOD_CHANGE = [
   "message event). The reply bench measures its fixed rate after 5 s at that rate (V8 optimizes what",
   "one command at a time makes hot over the first seconds; they are a row of their own), splits CPU",
   "per reply into the main thread and the others, and has a fourth contender, the same bot recording",
-  "a cassette (issue 33). This run had the machine to itself (no other builds or tests); the",
-  "dispatch ratio at 40,000 events moved between 0.54× and 0.79× in runs minutes apart the same",
-  "morning (at 400,000: 0.40× both times), so it is the figure with the least margin.",
+  "a cassette (issue 33). This run had the machine to itself (no other builds or tests). Two rows",
+  "move between runs: dispatch at 40,000 events was 0.42-0.79× grammY in three runs the same",
+  "morning (at 400,000: 0.35-0.40×), and idle RSS is two-valued for both bots (a glibc thread",
+  "arena: the bot 73 or 83 MiB, the bare bot 61 or 71), 1.17× in the run before this one.",
 ];
 
 const started = performance.now();
