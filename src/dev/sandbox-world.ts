@@ -8,8 +8,8 @@ import { People } from "../testing/people.js";
 import { storedConversationKey } from "./attribution.js";
 import type { Place } from "./terminal.js";
 import {
+  fetchThroughClient,
   fetchUploadAs,
-  fetchWithCredentials,
   findPerson,
   sendLine,
   type DevWorld,
@@ -87,7 +87,7 @@ class SandboxWorld implements DevWorld {
     return fetchUploadAs(
       this.sandbox.url,
       path,
-      fetchWithCredentials(this.#people.account(this.#speaker)),
+      fetchThroughClient(this.#people.client(this.#speaker)),
     );
   }
 

@@ -144,8 +144,7 @@ export async function sendLine(
 /**
  * Fetches an image or upload the message HTML links (`/user_uploads/...`, `/user_avatars/...`) as
  * an account of the world, for the page to show: only those paths and only on the site, through
- * the given `fetch` (the sandbox's: plain loopback) or, on a real server, the account's client
- * (`ApiClient.fetchFile`, through its proxy and CA). Anything else is undefined.
+ * `get` (`fetchThroughClient`: the account's client, its proxy and CA). Anything else is undefined.
  */
 export async function fetchUploadAs(
   site: string,
@@ -160,20 +159,7 @@ export async function fetchUploadAs(
   return { contentType: res.contentType ?? "application/octet-stream", data: res.data };
 }
 
-/** `fetchUploadAs`'s `get` with the global fetch and Basic credentials (the sandbox's accounts). */
-export function fetchWithCredentials(credentials: { email: string; apiKey: string }) {
-  const auth = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
-  return async (url: URL) => {
-    const res = await fetch(url, { headers: { authorization: `Basic ${auth}` } });
-    return {
-      ok: res.ok,
-      contentType: res.headers.get("content-type") ?? undefined,
-      data: Buffer.from(await res.arrayBuffer()),
-    };
-  };
-}
-
-/** `fetchUploadAs`'s `get` through a client (its proxy, CA and credentials: a real server). */
+/** `fetchUploadAs`'s `get` through an account's client (`ApiClient.fetchFile`, with its credentials). */
 export function fetchThroughClient(client: ApiClient) {
   return async (url: URL) => {
     const res = await client.fetchFile(url, { authenticate: true });

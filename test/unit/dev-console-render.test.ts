@@ -183,23 +183,22 @@ describe("the console's image proxy", () => {
     expect(image?.contentType).toBe("image/png");
     expect(asked).toEqual([`${site}/user_uploads/1/ab/dot.png`]);
   });
+});
 
-  it("sends the sandbox account's Basic credentials with the global fetch", async () => {
-    const { fetchWithCredentials } = await import("../../src/dev/world.js");
-    const seen: (string | null)[] = [];
-    const realFetch = globalThis.fetch;
-    globalThis.fetch = (async (_url: URL, init?: RequestInit) => {
-      seen.push(new Headers(init?.headers).get("authorization"));
-      return new Response("png", { headers: { "content-type": "image/png" } });
-    }) as typeof fetch;
+describe("the console's image proxy on the sandbox world", () => {
+  it("fetches an upload as the speaker, through the speaker's client, and nothing outside the image paths", async () => {
+    const { startSandboxWorld } = await import("../../src/dev/sandbox-world.js");
+    const world = await startSandboxWorld({ port: 0 });
     try {
-      const get = fetchWithCredentials({ email: "mia@sandbox.test", apiKey: "k" });
-      const res = await get(new URL("http://127.0.0.1:9/user_uploads/1/ab/dot.png"));
-      expect(res).toMatchObject({ ok: true, contentType: "image/png" });
-      expect(res.data.toString()).toBe("png");
-      expect(seen).toEqual([`Basic ${Buffer.from("mia@sandbox.test:k").toString("base64")}`]);
+      const { url } = await world
+        .client()
+        .uploads.upload({ file: Buffer.from("a picture"), filename: "pic.png" });
+      const image = await world.fetchUpload(url);
+      expect(image?.data.toString()).toBe("a picture");
+      expect(await world.fetchUpload("/api/v1/users/me")).toBeUndefined();
+      expect(await world.fetchUpload("/user_uploads/1/no/such/file.png")).toBeUndefined();
     } finally {
-      globalThis.fetch = realFetch;
+      await world.close();
     }
   });
 });
