@@ -28,6 +28,8 @@ const ENTRIES = {
   ai: "src/ai/index.ts",
   "chat-sdk": "src/chat-sdk/index.ts",
   cli: "src/cli/main.ts",
+  // Not an export: the cassette recorder's worker thread (src/record/recorder.ts starts it).
+  "recorder-thread": "src/record/recorder-thread.ts",
 };
 
 /**

@@ -175,6 +175,8 @@ export class ArrayStreamReader {
   readonly #stream: ArrayStream;
   readonly #split: JsonArraySplitter | undefined;
   readonly #chunks: Buffer[] = [];
+  /** The body's text when it was parsed whole (not split), once `end` has read it. */
+  text: string | undefined;
 
   /** `length` is the body's declared size, if any. */
   constructor(stream: ArrayStream, length?: number) {
@@ -195,7 +197,8 @@ export class ArrayStreamReader {
   /** The body once every chunk is in: the envelope, or the small body with its array handed on. */
   async end(): Promise<unknown> {
     if (this.#split) return this.#split.end();
-    const parsed = JSON.parse(Buffer.concat(this.#chunks).toString("utf8")) as unknown;
+    this.text = Buffer.concat(this.#chunks).toString("utf8");
+    const parsed = JSON.parse(this.text) as unknown;
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return parsed;
     const items = (parsed as Record<string, unknown>)[this.#stream.field];
     if (!Array.isArray(items)) return parsed;

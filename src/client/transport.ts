@@ -47,6 +47,12 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown>;
+  /**
+   * The body's text as it came (decoded when compressed), when it was read whole: every answer
+   * but a large poll whose events were handed on one by one (`stream`). The cassette recorder
+   * records it instead of writing the parsed body out again.
+   */
+  text?: string;
 }
 
 /**
@@ -217,16 +223,18 @@ export class Transport implements RequestSender {
       let status = 0;
       let answerHeaders: HttpResponse["headers"] = {};
       let parsed: unknown;
+      let text: string | undefined;
       let reader: ArrayStreamBodyReader | JsonBodyReader | undefined;
       try {
         if (typeof body === "object") {
           const res = await requestStreamText(this.dispatcher, options, signal);
-          ({ statusCode: status, headers: answerHeaders } = res);
-          parsed = JSON.parse(res.text);
+          ({ statusCode: status, headers: answerHeaders, text } = res);
+          parsed = JSON.parse(text);
         } else {
           reader = req.stream ? new ArrayStreamBodyReader(req.stream) : new JsonBodyReader();
           const res = await dispatchReading(this.dispatcher, options, signal, reader);
           ({ statusCode: status, headers: answerHeaders, body: parsed } = res);
+          text = reader.text;
         }
       } catch (error) {
         if (!(error instanceof SyntaxError)) throw error;
@@ -250,6 +258,7 @@ export class Transport implements RequestSender {
         status,
         headers: answerHeaders,
         body: parsed as Record<string, unknown>,
+        ...(text !== undefined && { text }),
       };
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason;
@@ -536,8 +545,7 @@ class ArrayStreamBodyReader implements BodyReader<unknown> {
   readonly #text = new TextReader();
   /** The answer's status, once it has started (for the error about a body that is not JSON). */
   statusCode = 0;
-  /** The body's text when it is not a 200 answer's array, once read. */
-  text: string | undefined;
+  #wholeText: string | undefined;
   constructor(stream: ArrayStream) {
     this.#stream = stream;
   }
@@ -551,8 +559,12 @@ class ArrayStreamBodyReader implements BodyReader<unknown> {
   }
   end(): unknown {
     if (this.#array) return this.#array.end();
-    this.text = this.#text.end();
-    return JSON.parse(this.text);
+    this.#wholeText = this.#text.end();
+    return JSON.parse(this.#wholeText);
+  }
+  /** The body's text once read whole: any answer but a 200 whose array was split (a large poll). */
+  get text(): string | undefined {
+    return this.#array ? this.#array.text : this.#wholeText;
   }
 }
 

@@ -1,15 +1,16 @@
-// The recorder: wraps the client's transport and writes every request, answer and event batch to a cassette.
+// The recorder: wraps the client's transport and hands every request, answer and event batch to its thread, which writes the cassette.
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Worker } from "node:worker_threads";
 import type { HttpRequest, HttpResponse, RequestSender } from "../client/transport.js";
-import {
-  CASSETTE_VERSION,
-  KEPT_HEADERS,
-  type CassetteExchange,
-  type CassetteHeader,
-  type CassetteServer,
-} from "./cassette.js";
-import { fieldsOf } from "../api/form.js";
-import { ALIAS_SITE, Sanitizer, type SanitizeOptions } from "./sanitize.js";
-import { CassetteWriter } from "./writer.js";
+import { ownPackage, runsBuilt } from "../own-files.js";
+import { encodeExchange, SLOTS, type Wire } from "./exchange-wire.js";
+import type {
+  FromRecorderThread,
+  RecorderThreadData,
+  ToRecorderThread,
+} from "./recorder-thread.js";
+import type { SanitizeOptions } from "./sanitize.js";
 
 export interface RecorderOptions extends SanitizeOptions {
   /** The cassette file (JSON lines); rotated files get `.1`, `.2`, ... */
@@ -26,66 +27,66 @@ export interface RecorderOptions extends SanitizeOptions {
   onError?: (error: unknown) => void;
 }
 
-function keptHeaders(headers: HttpResponse["headers"]): Record<string, string> | undefined {
-  let out: Record<string, string> | undefined;
-  for (const name of KEPT_HEADERS) {
-    const value = headers[name];
-    if (value !== undefined) (out ??= {})[name] = Array.isArray(value) ? value[0]! : value;
-  }
-  return out;
+/** How long an exchange waits to be sent to the recorder's thread with the ones after it. */
+const SEND_EVERY_MS = 50;
+/** Exchanges sent to the thread at once at most (then at once, without waiting). */
+const MAX_BATCH = 256;
+
+/** The recorder's thread: the built file, or from the sources (tests, tsx) through tsx (`recorder-thread.dev.mjs`). */
+function startThread(data: RecorderThreadData): Worker {
+  if (runsBuilt())
+    return new Worker(join(ownPackage().root, "dist/bundle/recorder-thread.js"), {
+      workerData: data,
+    });
+  return new Worker(join(ownPackage().root, "src/record/recorder-thread.dev.mjs"), {
+    workerData: data,
+  });
 }
 
 /**
  * Records a bot's traffic. `wrap` is what `ClientOptions.wrapTransport` takes: each request goes
- * on to the real transport untouched; once answered, the exchange becomes its JSON line (one
- * JSON.stringify, so nothing of the request or answer is kept alive past it, and what is recorded
- * is the answer as it came), queued for the writer. The writer's batch (every few milliseconds)
- * is sanitized as one text (`Sanitizer.json`) and written in one write.
+ * on to the real transport untouched. Once answered, the exchange is kept as its text (the
+ * answer's body as the server sent it, the request's fields as sent) and, with the others of the
+ * last few milliseconds, sent to the recorder's own thread, which parses, sanitizes and writes
+ * them (`recorder-thread.ts`). So what the bot's thread spends on a recording is a small object
+ * per request and one message per batch, and nothing of the recording waits on its event loop or
+ * delays a reply. A crash loses what is not written yet: at most the last few milliseconds.
  */
 export class Recorder {
-  readonly #sanitizer: Sanitizer;
-  readonly #writer: CassetteWriter<string>;
-  readonly #header: CassetteHeader;
+  readonly #thread: Worker;
+  readonly #onError: ((error: unknown) => void) | undefined;
   readonly #started = performance.now();
   #seq = 0;
-  #server: CassetteServer | undefined;
-  /** The last registration, written again at the top of each rotated file (sanitized, once written). */
-  #lastRegister: string | undefined;
-  /** The bot's own profile (GET /users/me), likewise. */
-  #lastMe: string | undefined;
-  /** The same two as queued, before sanitizing. */
-  #queuedRegister: string | undefined;
-  #queuedMe: string | undefined;
+  /** Exchanges not sent to the thread yet (`exchange-wire.ts`). */
+  #queue: Wire = [];
+  #scheduled = false;
+  #stopped = false;
+  #failed = false;
+  /** Flushes and the close waiting for the thread's answer, by their ID. */
+  readonly #waiting = new Map<number, () => void>();
+  #nextId = 0;
+  #closing: Promise<void> | undefined;
 
   constructor(options: RecorderOptions) {
-    this.#sanitizer = new Sanitizer(options);
-    const sanitized = this.#sanitizer.enabled;
-    this.#header = {
-      type: "cassette",
-      version: CASSETTE_VERSION,
-      recordedAt: new Date().toISOString(),
-      site: sanitized ? ALIAS_SITE : new URL(options.site).origin,
-      topicbot: options.version ?? "unknown",
-      sanitized,
-      contentHashed: this.#sanitizer.hashContent,
-      part: 0,
-    };
-    this.#writer = new CassetteWriter({
-      path: options.path,
-      maxBytes: options.maxBytes,
-      keep: options.keep,
-      onError: options.onError,
-      format: (lines) => this.#format(lines),
-      preamble: () => {
-        this.#header.part++;
-        this.#header.recordedAt = new Date().toISOString();
-        const lines = [JSON.stringify(this.#header)];
-        if (this.#server) lines.push(JSON.stringify(this.#server));
-        // A rotated file starts with the bot's profile and its last registration again.
-        if (this.#header.part > 1 && this.#lastMe) lines.push(this.#lastMe);
-        if (this.#header.part > 1 && this.#lastRegister) lines.push(this.#lastRegister);
-        return lines;
-      },
+    const { path, site, maxBytes, keep, version, onError, ...sanitize } = options;
+    this.#onError = onError;
+    // A cassette folder that cannot be made stops the start, as a missing storage folder does.
+    mkdirSync(dirname(path), { recursive: true });
+    this.#thread = startThread({ lines: { ...sanitize, site, version }, path, maxBytes, keep });
+    // The thread never keeps the bot's process alive; a flush or close holds it while it waits.
+    this.#thread.unref();
+    this.#thread.on("message", (message: FromRecorderThread) => {
+      if (message.type === "done") {
+        this.#waiting.get(message.id)?.();
+        this.#waiting.delete(message.id);
+      } else this.#fail(Object.assign(new Error(message.message), { code: message.code }));
+    });
+    this.#thread.on("error", (error) => this.#fail(error));
+    this.#thread.on("exit", () => {
+      if (!this.#stopped && this.#closing === undefined)
+        this.#fail(new Error("the recorder's thread stopped"));
+      for (const resolve of this.#waiting.values()) resolve();
+      this.#waiting.clear();
     });
   }
 
@@ -107,6 +108,7 @@ export class Recorder {
     let sent = req;
     const stream = req.stream;
     if (stream) {
+      // A large poll hands its events on one by one and keeps none of them in its body.
       const collected: unknown[] = [];
       events = collected;
       sent = {
@@ -131,7 +133,7 @@ export class Recorder {
     return res;
   }
 
-  /** Queues the exchange's line (and a `server` line before it when the answer tells a new one). */
+  /** Queues the exchange for the thread: its text, nothing parsed written out again but a large poll's events. */
   #record(
     req: HttpRequest,
     seq: number,
@@ -140,81 +142,84 @@ export class Recorder {
     events: unknown[] | undefined,
     error: unknown,
   ): void {
-    const exchange: CassetteExchange = {
-      type: "exchange",
+    if (this.#failed || this.#stopped) return;
+    encodeExchange(
+      this.#queue,
       seq,
-      at: Math.round(started - this.#started),
-      ms: Math.round((performance.now() - started) * 10) / 10,
-      method: req.method,
-      path: req.path,
-      endpoint: req.endpoint,
-      fields: fieldsOf(req.fields),
-    };
-    if (req.body) exchange.multipart = true;
-    if (res) {
-      exchange.status = res.status;
-      const headers = keptHeaders(res.headers);
-      if (headers) exchange.headers = headers;
-      let body = res.body;
-      if (events && req.stream && Array.isArray(body[req.stream.field]))
-        body = { ...body, [req.stream.field]: events };
-      exchange.body = body;
-      const server = this.#serverLine(req, res);
-      if (server) this.#writer.write(server);
-    } else {
-      exchange.error = { message: error instanceof Error ? error.message : String(error) };
-    }
-    const line = JSON.stringify(exchange);
-    this.#writer.write(line);
-    if (res?.status === 200) {
-      if (req.method === "POST" && req.path === "/register") this.#queuedRegister = line;
-      else if (req.method === "GET" && req.path === "/users/me") this.#queuedMe = line;
+      Math.round(started - this.#started),
+      Math.round((performance.now() - started) * 10) / 10,
+      req,
+      res,
+      res && (res.text ?? this.#bodyText(req, res, events)),
+      res ? undefined : error instanceof Error ? error.message : String(error),
+    );
+    if (this.#queue.length >= MAX_BATCH * SLOTS) this.#sendQueue();
+    else if (!this.#scheduled) {
+      this.#scheduled = true;
+      setTimeout(() => {
+        this.#scheduled = false;
+        this.#sendQueue();
+      }, SEND_EVERY_MS).unref();
     }
   }
 
-  /** A batch's text: its lines sanitized as one text (`Sanitizer.json`). */
-  #format(lines: string[]): string {
-    const s = this.#sanitizer;
-    // The last newline joined in too (into the writer's batch, given up after this): a `+ "\n"`
-    // made a rope, which the sanitizer's first scan copied whole again (2.51 -> 2.18 KB
-    // allocated by the recorder per exchange).
-    lines.push("");
-    const text = s.json(lines.join("\n"));
-    // Sanitized again alone, to the same text (the batch taught the sanitizer all they hold).
-    if (this.#queuedRegister !== undefined && lines.includes(this.#queuedRegister)) {
-      this.#lastRegister = s.json(this.#queuedRegister);
-      this.#queuedRegister = undefined;
-    }
-    if (this.#queuedMe !== undefined && lines.includes(this.#queuedMe)) {
-      this.#lastMe = s.json(this.#queuedMe);
-      this.#queuedMe = undefined;
-    }
-    return text;
+  /** The body of an answer without its text (a large poll's, or a wrapper's made-up one), written out. */
+  #bodyText(req: HttpRequest, res: HttpResponse, events: unknown[] | undefined): string {
+    let body = res.body;
+    if (events && req.stream && Array.isArray(body[req.stream.field]))
+      body = { ...body, [req.stream.field]: events };
+    return JSON.stringify(body);
   }
 
-  /** A `server` line when an answer tells the feature level and version for the first time (or new ones). */
-  #serverLine(req: HttpRequest, res: HttpResponse): string | undefined {
-    const body = res.body;
-    if (res.status !== 200) return undefined;
-    if (!(req.path === "/register" || req.path === "/server_settings")) return undefined;
-    const featureLevel =
-      typeof body.zulip_feature_level === "number" ? body.zulip_feature_level : null;
-    const raw = typeof body.zulip_version === "string" ? body.zulip_version : null;
-    if (featureLevel === null && raw === null) return undefined;
-    const s = this.#sanitizer;
-    const version = raw !== null && s.enabled ? s.text(raw) : raw;
-    if (this.#server?.featureLevel === featureLevel && this.#server.version === version)
-      return undefined;
-    this.#server = { type: "server", featureLevel, version };
-    return JSON.stringify(this.#server);
+  #sendQueue(): void {
+    if (this.#queue.length === 0 || this.#failed) return;
+    const exchanges = this.#queue;
+    this.#queue = [];
+    this.#post({ type: "exchanges", exchanges });
   }
 
-  /** Resolves once everything recorded so far is on disk. */
+  #post(message: ToRecorderThread): void {
+    try {
+      this.#thread.postMessage(message);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** Sends what waits and resolves once the thread has written everything recorded so far. */
   flush(): Promise<void> {
-    return this.#writer.flush();
+    return this.#ask("flush");
   }
 
+  /** Writes what is recorded and stops the thread; exchanges answered later are not recorded. */
   close(): Promise<void> {
-    return this.#writer.close();
+    this.#closing ??= this.#ask("close").then(async () => {
+      this.#stopped = true;
+      await this.#thread.terminate();
+    });
+    return this.#closing;
+  }
+
+  #ask(type: "flush" | "close"): Promise<void> {
+    if (this.#failed || this.#stopped) return Promise.resolve();
+    this.#sendQueue();
+    const id = ++this.#nextId;
+    this.#thread.ref();
+    return new Promise<void>((resolve) => {
+      this.#waiting.set(id, resolve);
+      this.#post({ type, id });
+    }).finally(() => {
+      if (this.#waiting.size === 0) this.#thread.unref();
+    });
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#queue = [];
+    for (const resolve of this.#waiting.values()) resolve();
+    this.#waiting.clear();
+    this.#onError?.(error);
+    void this.#thread.terminate();
   }
 }

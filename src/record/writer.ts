@@ -1,6 +1,5 @@
-// Writes cassette lines to a file off the request path, bounded in size and rotated (cassette.jsonl, .1, .2, ...).
-import { mkdirSync, renameSync, rmSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+// Writes cassette lines to a file, a batch at a time, bounded in size and rotated (cassette.jsonl, .1, .2, ...).
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
 export interface WriterOptions<T> {
@@ -19,35 +18,24 @@ export interface WriterOptions<T> {
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_KEEP = 3;
-const FLUSH_EVERY_MS = 20;
-/** Items formatted together at most: a batch's text stays small enough for V8's young generation. */
-const MAX_BATCH = 256;
 
 /**
- * Appends lines in batches: `write` only queues an item; a batch is formatted (`format`) as soon
- * as it is full (MAX_BATCH items) or a few milliseconds after its first item, and its bytes are
- * written in one write, after the writes before it. So a request never waits on the disk, and
- * sanitizing and JSON happen off its path. A batch's items are given up once it is formatted, and
- * only its bytes (off V8's heap) wait for the disk. Items held until an earlier write was done
- * (formatted in the write chain) outlived V8's young generation, which copied them at each
- * collection and then moved them to the old one (the recorder alone 5.7-5.9 -> 4.5-4.9 µs per
- * exchange in `bench/record.ts`; bench/README.md, "Machinery"). A crash loses what is queued: at
- * most the last few milliseconds.
+ * Appends batches of lines: each batch is formatted (`format`) and written in one synchronous
+ * write. It runs on the recorder's own thread (`recorder-thread.ts`), where waiting for the disk
+ * holds up only the recording, never the bot; a synchronous write there is simpler and cheaper
+ * than handing each batch to libuv's pool and waiting for it. The first batch opens the file, and
+ * a batch that would take it past `maxBytes` moves it aside first; every file starts with the
+ * preamble as it stands then. The first failure (a full disk, a format that throws) stops the
+ * writer and is told once; a batch written after `close` is dropped.
  */
 export class CassetteWriter<T> {
   readonly #options: WriterOptions<T>;
   readonly #maxBytes: number;
   readonly #keep: number;
-  #queue: T[] = [];
-  #file: FileHandle | undefined;
-  /** Whether a file is open or being opened (by the chain). */
-  #started = false;
-  /** Bytes of the current file past its preamble, counting the batches still to be written. */
+  #fd = -1;
+  /** Bytes of the current file past its preamble. */
   #bytes = 0;
-  #scheduled = false;
-  #chain: Promise<void> = Promise.resolve();
   #failed = false;
-  /** Closed: what is written later (an answer that arrives while the bot stops) is dropped. */
   #closed = false;
 
   constructor(options: WriterOptions<T>) {
@@ -57,88 +45,45 @@ export class CassetteWriter<T> {
     mkdirSync(dirname(options.path), { recursive: true });
   }
 
-  /** Queues an item, formatted with its batch. */
-  write(item: T): void {
-    if (this.#failed || this.#closed) return;
-    this.#queue.push(item);
-    if (this.#queue.length === MAX_BATCH) {
-      this.#formatQueue();
-      return;
-    }
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    // Batched over a few milliseconds: one write for many requests (close and flush write the rest).
-    setTimeout(() => {
-      this.#scheduled = false;
-      this.#formatQueue();
-    }, FLUSH_EVERY_MS).unref();
-  }
-
-  /** Resolves once every line written so far is on disk. */
-  async flush(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.#formatQueue();
-    await this.#chain;
-  }
-
-  async close(): Promise<void> {
-    await this.flush();
-    // A line written from here on would otherwise start the file again, emptying it.
-    this.#closed = true;
-    await this.#file?.close();
-    this.#file = undefined;
-  }
-
-  /**
-   * Formats the queued items and chains their write; a file is started (or rotated) here, in the
-   * order of the batches, with the preamble as it stands once this batch is formatted.
-   */
-  #formatQueue(): void {
-    if (this.#failed || this.#queue.length === 0) return;
-    const items = this.#queue;
-    this.#queue = [];
-    let bytes: Buffer;
+  /** Formats `items` as one batch and appends it. */
+  write(items: T[]): void {
+    if (this.#failed || this.#closed || items.length === 0) return;
     try {
-      bytes = Buffer.from(this.#options.format(items));
+      const text = this.#options.format(items);
+      const bytes = Buffer.byteLength(text);
+      if (this.#fd === -1) this.#start(false);
+      else if (this.#bytes > 0 && this.#bytes + bytes > this.#maxBytes) this.#start(true);
+      writeAll(this.#fd, text, bytes);
+      this.#bytes += bytes;
     } catch (error) {
       this.#fail(error);
-      return;
     }
-    if (!this.#started || (this.#bytes > 0 && this.#bytes + bytes.length > this.#maxBytes)) {
-      const rotate = this.#started;
-      this.#started = true;
-      this.#bytes = 0;
-      const preamble = this.#options.preamble();
-      this.#chained(() => this.#start(rotate, preamble));
-    }
-    this.#bytes += bytes.length;
-    this.#chained(() => this.#file!.write(bytes));
   }
 
-  /** Runs `step` after every step before it, unless one failed. */
-  #chained(step: () => Promise<unknown>): void {
-    this.#chain = this.#chain.then(async () => {
-      if (this.#failed) return;
-      try {
-        await step();
-      } catch (error) {
-        this.#fail(error);
-      }
-    });
+  /** Closes the file; later batches are dropped. */
+  close(): void {
+    this.#closed = true;
+    if (this.#fd === -1) return;
+    try {
+      closeSync(this.#fd);
+    } catch (error) {
+      this.#fail(error);
+    }
+    this.#fd = -1;
   }
 
   #fail(error: unknown): void {
     if (this.#failed) return;
     this.#failed = true;
-    this.#queue = [];
     this.#options.onError?.(error);
   }
 
   /** Opens the file (after moving the full one aside) and writes the preamble. */
-  async #start(rotate: boolean, preamble: string[]): Promise<void> {
+  #start(rotate: boolean): void {
     const { path } = this.#options;
     if (rotate) {
-      await this.#file?.close();
+      closeSync(this.#fd);
+      this.#fd = -1;
       rmSync(`${path}.${this.#keep}`, { force: true });
       for (let n = this.#keep - 1; n >= 1; n--)
         try {
@@ -149,7 +94,21 @@ export class CassetteWriter<T> {
       if (this.#keep > 0) renameSync(path, `${path}.1`);
       else rmSync(path, { force: true });
     }
-    this.#file = await open(path, "w");
-    await this.#file.write(preamble.map((l) => `${l}\n`).join(""));
+    this.#fd = openSync(path, "w", 0o600);
+    this.#bytes = 0;
+    const preamble = this.#options
+      .preamble()
+      .map((l) => `${l}\n`)
+      .join("");
+    writeAll(this.#fd, preamble, Buffer.byteLength(preamble));
   }
+}
+
+/** Writes `text` (`bytes` long in UTF-8) whole: a file rarely takes less than all of it at once. */
+function writeAll(fd: number, text: string, bytes: number): void {
+  const written = writeSync(fd, text);
+  if (written >= bytes) return;
+  const buffer = Buffer.from(text, "utf8");
+  for (let offset = written; offset < bytes;)
+    offset += writeSync(fd, buffer, offset, bytes - offset);
 }

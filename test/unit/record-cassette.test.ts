@@ -1,6 +1,6 @@
 // The cassette's pure parts: sanitizing, reading, rotation, shapes, lockdown matching.
 import { describe, expect, it } from "vitest";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sanitizer, hashText } from "../../src/record/sanitize.js";
@@ -144,11 +144,9 @@ describe("CassetteWriter", () => {
         preamble: () => [header],
       });
       const line = "x".repeat(1000);
-      for (let i = 0; i < 20; i++) {
-        writer.write(JSON.stringify({ type: "server", n: i, pad: line }));
-        await writer.flush();
-      }
-      await writer.close();
+      for (let i = 0; i < 20; i++)
+        writer.write([JSON.stringify({ type: "server", n: i, pad: line })]);
+      writer.close();
       expect((await readdir(dir)).sort()).toEqual(["c.jsonl", "c.jsonl.1", "c.jsonl.2"]);
       for (const name of ["c.jsonl", "c.jsonl.1", "c.jsonl.2"]) {
         const text = await readFile(join(dir, name), "utf8");
@@ -162,7 +160,7 @@ describe("CassetteWriter", () => {
     }
   });
 
-  it("formats a full batch at once, while the writes before it are still to be done", async () => {
+  it("formats each batch once and writes the batches in order, readable by the owner alone", async () => {
     const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
     try {
       const path = join(dir, "c.jsonl");
@@ -170,27 +168,27 @@ describe("CassetteWriter", () => {
       const writer = new CassetteWriter<number>({
         path,
         format: (items) => {
-          batches.push(items);
+          batches.push([...items]);
           return items.map((n) => `{"n":${n}}\n`).join("");
         },
         preamble: () => [header],
       });
-      // Three full batches (256 items each) in one turn: none is written yet, each is formatted.
-      for (let n = 0; n < 3 * 256 + 5; n++) writer.write(n);
-      expect(batches.map((b) => b.length)).toEqual([256, 256, 256]);
-      await writer.close();
-      expect(batches.map((b) => b.length)).toEqual([256, 256, 256, 5]);
+      for (let b = 0; b < 3; b++) writer.write(Array.from({ length: 100 }, (_, i) => b * 100 + i));
+      writer.write([]);
+      writer.close();
+      expect(batches.map((b) => b.length)).toEqual([100, 100, 100]);
       const lines = (await readFile(path, "utf8")).trim().split("\n");
       expect(lines[0]).toBe(header);
       expect(lines.slice(1).map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(
-        Array.from({ length: 3 * 256 + 5 }, (_, n) => n),
+        Array.from({ length: 300 }, (_, n) => n),
       );
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
-  it("drops a line written after close, keeping the file as it was", async () => {
+  it("drops a batch written after close, keeping the file as it was", async () => {
     const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
     try {
       const path = join(dir, "c.jsonl");
@@ -201,10 +199,9 @@ describe("CassetteWriter", () => {
         preamble: () => [header],
         onError: (error) => errors.push(error),
       });
-      writer.write('{"n":1}');
-      await writer.close();
-      writer.write('{"n":2}');
-      await writer.flush();
+      writer.write(['{"n":1}']);
+      writer.close();
+      writer.write(['{"n":2}']);
       expect(await readFile(path, "utf8")).toBe(`${header}\n{"n":1}\n`);
       expect(errors).toEqual([]);
     } finally {
@@ -212,7 +209,7 @@ describe("CassetteWriter", () => {
     }
   });
 
-  it("stops recording, and says so once, when formatting fails; the writer's caller goes on", async () => {
+  it("stops recording, and says so once, when formatting or writing fails; the caller goes on", async () => {
     const dir = await mkdtemp(join(tmpdir(), "topicbot-cassette-"));
     try {
       const errors: unknown[] = [];
@@ -225,10 +222,20 @@ describe("CassetteWriter", () => {
         onError: (error) => errors.push(error),
       });
       expect(() => {
-        for (let n = 0; n < 600; n++) writer.write("x");
+        for (let n = 0; n < 5; n++) writer.write(["x"]);
       }).not.toThrow();
-      await writer.close();
+      writer.close();
       expect(errors.map((e) => (e as Error).message)).toEqual(["cannot format"]);
+      // A path that cannot be a file (it is a folder): the first write says so, once.
+      const unwritable = new CassetteWriter<string>({
+        path: dir,
+        format: (lines) => lines.join("\n"),
+        preamble: () => [header],
+        onError: (error) => errors.push(error),
+      });
+      unwritable.write(["a"]);
+      unwritable.write(["b"]);
+      expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual([undefined, "EISDIR"]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
