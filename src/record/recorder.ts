@@ -46,11 +46,12 @@ function startThread(data: RecorderThreadData): Worker {
 /**
  * Records a bot's traffic. `wrap` is what `ClientOptions.wrapTransport` takes: each request goes
  * on to the real transport untouched. Once answered, the exchange is kept as its text (the
- * answer's body as the server sent it, the request's fields as sent) and, with the others of the
- * last few milliseconds, sent to the recorder's own thread, which parses, sanitizes and writes
- * them (`recorder-thread.ts`). So what the bot's thread spends on a recording is a small object
- * per request and one message per batch, and nothing of the recording waits on its event loop or
- * delays a reply. A crash loses what is not written yet: at most the last few milliseconds.
+ * answer's body as the server sent it, the request's fields as sent) in a few slots of an array
+ * (`exchange-wire.ts`) and, with the others of the last 50 ms (or 256 of them), sent to the
+ * recorder's own thread, which parses, sanitizes and writes them (`recorder-thread.ts`). So what
+ * the bot's thread spends on a recording is those slots per request and one message per batch,
+ * and nothing of the recording waits on its event loop or delays a reply. A crash loses what is
+ * not written yet: at most the last 50 ms.
  */
 export class Recorder {
   readonly #thread: Worker;
