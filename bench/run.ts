@@ -112,10 +112,18 @@ const METHOD_CHANGE = [
   "message event). The reply bench measures its fixed rate after 5 s at that rate (V8 optimizes what",
   "one command at a time makes hot over the first seconds; they are a row of their own), splits CPU",
   "per reply into the main thread and the others, and has a fourth contender, the same bot recording",
-  "a cassette (issue 33). This run had the machine to itself (no other builds or tests). Two rows",
-  "move between runs: dispatch at 40,000 events was 0.42-0.79× grammY in three runs the same",
-  "morning (at 400,000: 0.35-0.40×), and idle RSS is two-valued for both bots (a glibc thread",
-  "arena: the bot 73 or 83 MiB, the bare bot 61 or 71), 1.17× in the run before this one.",
+  "a cassette (issue 33). Two rows moved between runs of that pass: dispatch at 40,000 events",
+  "was 0.42-0.79× grammY in three runs the same morning (at 400,000: 0.35-0.40×), and idle RSS is",
+  "two-valued for both bots (a glibc thread arena: the bot 73 or 83 MiB, the bare bot 61 or 71).",
+  "",
+  "**What changed since (December 2026, fourth pass).** The cassette recorder does its work on a",
+  "thread of its own (the bot's thread keeps each exchange's text and hands batches over), and",
+  "issue 33's goal rows are judged on the bot's main thread and its latency, with all threads' CPU",
+  "beside them. This run had the machine to itself, but the machine was about three times slower",
+  "than the third pass's (the bot's CPU per reply at saturation 0.25 ms against 0.08 ms, the bare",
+  "bot's likewise) and noisier: the same build's dispatch figure at 400,000 events moved from 5.4",
+  "to 13.0 µs per event between fresh processes minutes apart (a full collection in some), which",
+  "is the 0.90× of this report; read the ratios, and the rounds bench/README.md describes.",
 ];
 
 const started = performance.now();

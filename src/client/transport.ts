@@ -258,7 +258,7 @@ export class Transport implements RequestSender {
         status,
         headers: answerHeaders,
         body: parsed as Record<string, unknown>,
-        ...(text !== undefined && { text }),
+        text,
       };
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason;
