@@ -5,9 +5,9 @@ import type { ExchangeRecord } from "./cassette-lines.js";
 
 /**
  * Slots per exchange: seq, at, ms, method, path, endpoint, fields, multipart, status, body, error,
- * then one per kept header. A structured clone of an object writes each of its keys again; of a
- * flat array, only the values (per exchange, 1.9 -> 1.0 µs on the bot's thread to make and send,
- * bench/README.md, "Machinery").
+ * then one per kept header. A structured clone of an object writes each of its keys again, and
+ * the thread builds each object back; of a flat array, only the values (the recorder alone on the
+ * bot's thread: 2.7-3.0 -> 0.9 µs per exchange; bench/README.md, "Machinery and its A/B figures").
  */
 export const SLOTS = 11 + KEPT_HEADERS.length;
 
