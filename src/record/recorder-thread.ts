@@ -18,9 +18,11 @@ export type ToRecorderThread =
   | { type: "flush"; id: number }
   | { type: "close"; id: number };
 
-/** To the bot's thread: a flush or close done, or the recording stopped on an error. */
+/** To the bot's thread: a batch written, a flush or close done, or the recording stopped on an error. */
 export type FromRecorderThread =
-  { type: "done"; id: number } | { type: "failed"; message: string; code?: string };
+  | { type: "written"; exchanges: number }
+  | { type: "done"; id: number }
+  | { type: "failed"; message: string; code?: string };
 
 const port = parentPort;
 if (!port) throw new Error("recorder-thread.ts runs as a worker thread of the recorder");
@@ -50,14 +52,16 @@ port.on("message", (message: ToRecorderThread) => {
   if (message.type === "exchanges") {
     if (failed) return;
     const lines: string[] = [];
+    const records = decodeExchanges(message.exchanges);
     try {
-      for (const record of decodeExchanges(message.exchanges))
-        for (const line of cassette.linesOf(record)) lines.push(line);
+      for (const record of records) for (const line of cassette.linesOf(record)) lines.push(line);
     } catch (error) {
       fail(error);
       return;
     }
     writer.write(lines);
+    // What the bot's thread counts as waiting for the disk (the recorder's MAX_UNWRITTEN).
+    port.postMessage({ type: "written", exchanges: records.length } satisfies FromRecorderThread);
     return;
   }
   // Every batch before this message is written (synchronously) by now.

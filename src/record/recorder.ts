@@ -31,6 +31,13 @@ export interface RecorderOptions extends SanitizeOptions {
 const SEND_EVERY_MS = 50;
 /** Exchanges sent to the thread at once at most (then at once, without waiting). */
 const MAX_BATCH = 256;
+/**
+ * Exchanges sent to the thread and not written yet, at most: past this the cassette's disk does
+ * not keep up (a hung network mount, a full queue of slow writes) and the recording stops, rather
+ * than the batches waiting for it growing the bot's memory without bound. About a minute of a
+ * busy bot's traffic (some tens of MiB of text).
+ */
+export const MAX_UNWRITTEN = 64 * MAX_BATCH;
 
 /** The recorder's thread: the built file, or from the sources (tests, tsx) through tsx (`recorder-thread.dev.mjs`). */
 function startThread(data: RecorderThreadData): Worker {
@@ -67,6 +74,8 @@ export class Recorder {
   readonly #waiting = new Map<number, () => void>();
   #nextId = 0;
   #closing: Promise<void> | undefined;
+  /** Exchanges sent to the thread that it has not said are written. */
+  #unwritten = 0;
 
   constructor(options: RecorderOptions) {
     const { path, site, maxBytes, keep, version, onError, ...sanitize } = options;
@@ -77,7 +86,8 @@ export class Recorder {
     // The thread never keeps the bot's process alive; a flush or close holds it while it waits.
     this.#thread.unref();
     this.#thread.on("message", (message: FromRecorderThread) => {
-      if (message.type === "done") {
+      if (message.type === "written") this.#unwritten -= message.exchanges;
+      else if (message.type === "done") {
         this.#waiting.get(message.id)?.();
         this.#waiting.delete(message.id);
       } else this.#fail(Object.assign(new Error(message.message), { code: message.code }));
@@ -176,6 +186,16 @@ export class Recorder {
     if (this.#queue.length === 0 || this.#failed) return;
     const exchanges = this.#queue;
     this.#queue = [];
+    const count = exchanges.length / SLOTS;
+    if (this.#unwritten + count > MAX_UNWRITTEN) {
+      this.#fail(
+        new Error(
+          `the cassette's disk did not keep up: ${this.#unwritten} exchanges sent to the recorder's thread were still not written`,
+        ),
+      );
+      return;
+    }
+    this.#unwritten += count;
     this.#post({ type: "exchanges", exchanges });
   }
 
@@ -185,6 +205,11 @@ export class Recorder {
     } catch (error) {
       this.#fail(error);
     }
+  }
+
+  /** Exchanges handed to the recorder's thread and not written yet (at most MAX_UNWRITTEN). */
+  get unwritten(): number {
+    return this.#unwritten;
   }
 
   /** Sends what waits and resolves once the thread has written everything recorded so far. */

@@ -2,13 +2,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { readFileSync } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Transport, type HttpRequest, type HttpResponse } from "../../src/client/transport.js";
 import { WHOLE_BODY_MAX } from "../../src/client/json-array-stream.js";
-import { Recorder } from "../../src/record/recorder.js";
+import { MAX_UNWRITTEN, Recorder } from "../../src/record/recorder.js";
 import { parseCassette } from "../../src/record/cassette.js";
 
 let server: Server;
@@ -146,5 +147,36 @@ describe("the cassette recorder's thread", () => {
     }
     await sender.close();
     expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(["EISDIR"]);
+  });
+
+  it("stops recording, and says why, when the cassette's disk does not keep up; the bot's memory stays bounded", async () => {
+    // A named pipe nobody reads: opening it for writing blocks the recorder's thread, as a hung
+    // network mount would.
+    const fifo = join(dir, "hung.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    const errors: Error[] = [];
+    const recorder = new Recorder({ path: fifo, site, onError: (e) => errors.push(e as Error) });
+    const answer: HttpResponse = { status: 200, headers: {}, body: {}, text: "{}" };
+    const sender = recorder.wrap({ send: async () => answer, close: async () => {} });
+    try {
+      for (let n = 0; n < MAX_UNWRITTEN + 1000 && errors.length === 0; n += 256)
+        await Promise.all(
+          Array.from({ length: 256 }, () => sender.send(request("/messages", { method: "POST" }))),
+        );
+      expect(errors.map((e) => e.message)).toEqual([
+        `the cassette's disk did not keep up: ${MAX_UNWRITTEN} exchanges sent to the recorder's thread were still not written`,
+      ]);
+      expect(recorder.unwritten).toBeLessThanOrEqual(MAX_UNWRITTEN);
+      // The bot goes on; nothing more is queued for the thread.
+      expect((await sender.send(request("/messages", { method: "POST" }))).status).toBe(200);
+      expect(recorder.unwritten).toBeLessThanOrEqual(MAX_UNWRITTEN);
+    } finally {
+      // A reader unblocks the thread, which was told to stop.
+      const reader = createReadStream(fifo);
+      reader.resume();
+      await sender.close();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      reader.destroy();
+    }
   });
 });
