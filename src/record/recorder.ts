@@ -38,6 +38,8 @@ const MAX_BATCH = 256;
  * busy bot's traffic (some tens of MiB of text).
  */
 export const MAX_UNWRITTEN = 64 * MAX_BATCH;
+/** How long a flush or the close waits for the thread to say all is written. */
+const ANSWER_WAIT_MS = 5_000;
 
 /** The recorder's thread: the built file, or from the sources (tests, tsx) through tsx (`recorder-thread.dev.mjs`). */
 function startThread(data: RecorderThreadData): Worker {
@@ -219,22 +221,40 @@ export class Recorder {
 
   /** Writes what is recorded and stops the thread; exchanges answered later are not recorded. */
   close(): Promise<void> {
-    this.#closing ??= this.#ask("close").then(async () => {
+    this.#closing ??= this.#ask("close").then(() => {
       this.#stopped = true;
-      await this.#thread.terminate();
+      // Not waited for: the file is closed once the thread answered, and a thread stuck in a write
+      // to a disk that hangs (the close gave up on it) would not end.
+      void this.#thread.terminate();
     });
     return this.#closing;
   }
 
+  /**
+   * Asks the thread to flush or close and waits for its answer: at most ANSWER_WAIT_MS, so that a
+   * disk that hangs cannot hang the bot's stop (the recording then stops, saying why).
+   */
   #ask(type: "flush" | "close"): Promise<void> {
     if (this.#failed || this.#stopped) return Promise.resolve();
     this.#sendQueue();
+    if (this.#failed) return Promise.resolve();
     const id = ++this.#nextId;
     this.#thread.ref();
+    let timer: NodeJS.Timeout | undefined;
     return new Promise<void>((resolve) => {
       this.#waiting.set(id, resolve);
       this.#post({ type, id });
+      timer = setTimeout(
+        () =>
+          this.#fail(
+            new Error(
+              `the cassette's disk did not answer within ${ANSWER_WAIT_MS / 1000} s: ${this.#unwritten} exchanges not written are lost`,
+            ),
+          ),
+        ANSWER_WAIT_MS,
+      );
     }).finally(() => {
+      clearTimeout(timer);
       if (this.#waiting.size === 0) this.#thread.unref();
     });
   }

@@ -179,4 +179,29 @@ describe("the cassette recorder's thread", () => {
       reader.destroy();
     }
   });
+
+  it("does not hang the bot's stop on a disk that hangs: the close gives up after 5 s, saying so", async () => {
+    const fifo = join(dir, "hung-close.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    const errors: Error[] = [];
+    const recorder = new Recorder({ path: fifo, site, onError: (e) => errors.push(e as Error) });
+    const answer: HttpResponse = { status: 200, headers: {}, body: {}, text: "{}" };
+    const sender = recorder.wrap({ send: async () => answer, close: async () => {} });
+    await sender.send(request("/messages", { method: "POST" }));
+    const started = performance.now();
+    try {
+      await sender.close();
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(4_900);
+      expect(waited).toBeLessThan(15_000);
+      expect(errors.map((e) => e.message)).toEqual([
+        "the cassette's disk did not answer within 5 s: 1 exchanges not written are lost",
+      ]);
+    } finally {
+      const reader = createReadStream(fifo);
+      reader.resume();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      reader.destroy();
+    }
+  });
 });
