@@ -149,15 +149,28 @@ describe("the cassette recorder's thread", () => {
     expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(["EISDIR"]);
   });
 
-  it("stops recording, and says why, when the cassette's disk does not keep up; the bot's memory stays bounded", async () => {
-    // A named pipe nobody reads: opening it for writing blocks the recorder's thread, as a hung
-    // network mount would.
-    const fifo = join(dir, "hung.jsonl");
+  /**
+   * A recorder whose cassette is a named pipe nobody reads: opening it for writing blocks the
+   * recorder's thread, as a hung network mount would. `release` opens a reader, which unblocks it.
+   */
+  function hungRecorder(name: string) {
+    const fifo = join(dir, name);
     execFileSync("mkfifo", [fifo]);
     const errors: Error[] = [];
     const recorder = new Recorder({ path: fifo, site, onError: (e) => errors.push(e as Error) });
     const answer: HttpResponse = { status: 200, headers: {}, body: {}, text: "{}" };
     const sender = recorder.wrap({ send: async () => answer, close: async () => {} });
+    const release = async (): Promise<void> => {
+      const reader = createReadStream(fifo);
+      reader.resume();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      reader.destroy();
+    };
+    return { recorder, sender, errors, release };
+  }
+
+  it("stops recording, and says why, when the cassette's disk does not keep up; the bot's memory stays bounded", async () => {
+    const { recorder, sender, errors, release } = hungRecorder("hung.jsonl");
     try {
       for (let n = 0; n < MAX_UNWRITTEN + 1000 && errors.length === 0; n += 256)
         await Promise.all(
@@ -170,23 +183,14 @@ describe("the cassette recorder's thread", () => {
       // The bot goes on; nothing more is queued for the thread.
       expect((await sender.send(request("/messages", { method: "POST" }))).status).toBe(200);
       expect(recorder.unwritten).toBeLessThanOrEqual(MAX_UNWRITTEN);
-    } finally {
-      // A reader unblocks the thread, which was told to stop.
-      const reader = createReadStream(fifo);
-      reader.resume();
       await sender.close();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      reader.destroy();
+    } finally {
+      await release();
     }
   });
 
   it("does not hang the bot's stop on a disk that hangs: the close gives up after 5 s, saying so", async () => {
-    const fifo = join(dir, "hung-close.jsonl");
-    execFileSync("mkfifo", [fifo]);
-    const errors: Error[] = [];
-    const recorder = new Recorder({ path: fifo, site, onError: (e) => errors.push(e as Error) });
-    const answer: HttpResponse = { status: 200, headers: {}, body: {}, text: "{}" };
-    const sender = recorder.wrap({ send: async () => answer, close: async () => {} });
+    const { sender, errors, release } = hungRecorder("hung-close.jsonl");
     await sender.send(request("/messages", { method: "POST" }));
     const started = performance.now();
     try {
@@ -198,10 +202,7 @@ describe("the cassette recorder's thread", () => {
         "the cassette's disk did not answer within 5 s: 1 exchanges not written are lost",
       ]);
     } finally {
-      const reader = createReadStream(fifo);
-      reader.resume();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      reader.destroy();
+      await release();
     }
   });
 });
