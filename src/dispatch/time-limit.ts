@@ -157,7 +157,7 @@ export class TimeLimits {
 
   /**
    * Races `result` against `limitMs` (see the class). No timer per call: one sweep every
-   * `SWEEP_MS` (running only while calls run) checks them all, since nearly every handler ends
+   * `SWEEP_MS` (while calls run, and once after) checks them all, since nearly every handler ends
    * long before its limit and two timers for each would be most of what a limit costs.
    */
   run(
@@ -181,8 +181,10 @@ export class TimeLimits {
         reject,
       };
       this.#running.add(run);
-      this.#sweep ??= setInterval(this.#check, SWEEP_MS);
-      this.#sweep.unref?.();
+      if (this.#sweep === undefined) {
+        this.#sweep = setInterval(this.#check, SWEEP_MS);
+        this.#sweep.unref?.();
+      }
       result.then(
         () => {
           if (!this.#end(run)) return;
@@ -199,15 +201,21 @@ export class TimeLimits {
   /** The call returned: false when it had overrun already (its promise was rejected then). */
   #end(run: Run): boolean {
     this.#running.delete(run);
-    if (this.#running.size === 0 && this.#sweep !== undefined) {
-      clearInterval(this.#sweep);
-      this.#sweep = undefined;
-    }
     return !run.overran;
   }
 
-  /** The sweep: the half-time mark and the limit of every call running. */
+  /**
+   * The sweep: the half-time mark and the limit of every call running. It stops itself once it
+   * finds none running, rather than being stopped when the last call returns: a bot answering one
+   * command at a time (200/s, say) would otherwise set and clear an interval per command, each
+   * making and dropping Node's list of timers of that duration.
+   */
   readonly #check = (): void => {
+    if (this.#running.size === 0) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+      return;
+    }
     const now = performance.now();
     for (const run of this.#running) {
       if (run.overran || run.waiting()) continue;

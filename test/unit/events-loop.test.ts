@@ -1,9 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MockAgent } from "undici";
 import { createClient } from "../../src/client/index.js";
 import { EventQueue, PollTimeoutError, recoveryFor } from "../../src/inbound/index.js";
 import { ApiError, NetworkError } from "../../src/client/errors.js";
 import type { AnyEvent } from "../../src/api/events.js";
+import type { ApiClient } from "../../src/client/client.js";
+import type { ArrayStream } from "../../src/client/json-array-stream.js";
 
 const SITE = "http://chat.test";
 const json = { headers: { "content-type": "application/json" } };
@@ -157,5 +159,106 @@ describe("the event loop over undici's MockAgent", () => {
       action: "backoff",
     });
     expect(recoveryFor(new PollTimeoutError(10))).toEqual({ action: "backoff" });
+  });
+});
+
+describe("the poll watchdog", () => {
+  /** A client whose polls `answer` decides: each gets the poll's number and its options. */
+  function fakeClient(
+    answer: (n: number, opts: { signal: AbortSignal; stream: ArrayStream }) => Promise<void>,
+  ) {
+    let polls = 0;
+    const client = {
+      email: "bot@chat.test",
+      longPollTimeoutMs: 90_000,
+      events: {
+        register: async () => ({
+          result: "success",
+          msg: "",
+          queue_id: "q1",
+          last_event_id: -1,
+          zulip_feature_level: 400,
+        }),
+        get: async (_: unknown, opts: { signal: AbortSignal; stream: ArrayStream }) => {
+          await answer(polls++, opts);
+          return { result: "success", msg: "", events: [] };
+        },
+        deleteQueue: async () => ({ result: "success", msg: "" }),
+      },
+    };
+    return client as unknown as ApiClient;
+  }
+  /** Resolves when `signal` aborts, with its reason. */
+  const aborted = (signal: AbortSignal) =>
+    new Promise<unknown>((resolve) =>
+      signal.addEventListener("abort", () => resolve(signal.reason), { once: true }),
+    );
+
+  it("keeps one timer across polls and chunks: a hundred polls set it once", async () => {
+    const WATCHDOG = 43_210;
+    const setTimeout = vi.spyOn(globalThis, "setTimeout");
+    let hung: AbortSignal | undefined;
+    const queue = new EventQueue({
+      client: fakeClient(async (n, { signal, stream }) => {
+        if (n < 100) return stream.take([{ id: n, type: "custom" }]);
+        hung = signal;
+        await aborted(signal);
+      }),
+      watchdogMs: WATCHDOG,
+    });
+    try {
+      let seen = 0;
+      await queue.start(() => void seen++);
+      for (let waited = 0; hung === undefined && waited < 5_000; waited += 10)
+        await new Promise((r) => globalThis.setTimeout(r, 10));
+      expect(seen).toBe(100);
+      const watchdogTimers = setTimeout.mock.calls.filter(([, ms]) => ms === WATCHDOG).length;
+      // A timer set per poll and again after each chunk taken made 201 here.
+      expect(watchdogTimers).toBe(1);
+    } finally {
+      setTimeout.mockRestore();
+      await queue.halt();
+    }
+    expect(hung?.aborted).toBe(true);
+  });
+
+  it("abandons a hanging poll no sooner than the full time after it began, after a run of quick polls, and never while the sink holds the events", async () => {
+    const WATCHDOG = 150;
+    let hangStarted = 0;
+    let abandoned: { reason: unknown; after: number } | undefined;
+    let slowTakeAborted = false;
+    const queue = new EventQueue({
+      client: fakeClient(async (n, { signal, stream }) => {
+        if (n < 20) return stream.take([{ id: n, type: "custom" }]);
+        // The sink holds this chunk twice the watchdog's time: the bot's wait, not the server's.
+        if (n === 20) {
+          await stream.take([{ id: 20, type: "slow" }]);
+          slowTakeAborted = signal.aborted;
+          return;
+        }
+        if (n === 21) {
+          hangStarted = performance.now();
+          const reason = await aborted(signal);
+          abandoned = { reason, after: performance.now() - hangStarted };
+          throw reason;
+        }
+        await aborted(signal);
+      }),
+      watchdogMs: WATCHDOG,
+      backoff: { baseMs: 1, capMs: 2 },
+    });
+    await queue.start(async (events) => {
+      if (events[0]!.type === "slow") await new Promise((r) => setTimeout(r, WATCHDOG * 2));
+    });
+    try {
+      for (let waited = 0; abandoned === undefined && waited < 5_000; waited += 10)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(slowTakeAborted).toBe(false);
+      expect(abandoned?.reason).toBeInstanceOf(PollTimeoutError);
+      // A timer never fires early; 2 ms for the two clocks' rounding.
+      expect(abandoned!.after).toBeGreaterThanOrEqual(WATCHDOG - 2);
+    } finally {
+      await queue.halt();
+    }
   });
 });

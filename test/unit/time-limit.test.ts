@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { MessageContext } from "../../src/context/context.js";
 import { HandlerTimeoutError, TimeLimits } from "../../src/dispatch/time-limit.js";
 
@@ -28,6 +28,12 @@ describe("handler time limits", () => {
     expect(limits.limitFor("any", false)).toBeUndefined();
   });
 
+  /** Waits (at most 2 s) until `ok()`; a sweep ends within one 50 ms period of the last call. */
+  async function eventually(ok: () => boolean): Promise<void> {
+    for (let waited = 0; !ok() && waited < 2_000; waited += 10)
+      await new Promise((r) => setTimeout(r, 10));
+  }
+
   it("arms no timer per call: a thousand calls that end share one sweep, gone once none runs", async () => {
     const limits = new TimeLimits({ defaultMs: 60_000 });
     const before = timers();
@@ -36,6 +42,23 @@ describe("handler time limits", () => {
     );
     expect(timers() - before).toBeLessThanOrEqual(1);
     await Promise.all(runs);
+    await eventually(() => timers() === before);
+    expect(timers()).toBe(before);
+  });
+
+  it("calls one after another (one command at a time) share one sweep too, which stops itself after", async () => {
+    const limits = new TimeLimits({ defaultMs: 60_000 });
+    const before = timers();
+    const setInterval = vi.spyOn(globalThis, "setInterval");
+    try {
+      for (let i = 0; i < 200; i++)
+        await limits.run(Promise.resolve(), asCtx(fakeContext(i)), "p", "listener", 60_000);
+      // Setting and clearing an interval per call made 200 here.
+      expect(setInterval).toHaveBeenCalledTimes(1);
+    } finally {
+      setInterval.mockRestore();
+    }
+    await eventually(() => timers() === before);
     expect(timers()).toBe(before);
   });
 
