@@ -194,8 +194,12 @@ export class ArrayStreamReader {
     return items.length > 0 ? take(this.#stream, items) : undefined;
   }
 
-  /** The body once every chunk is in: the envelope, or the small body with its array handed on. */
-  async end(): Promise<unknown> {
+  /**
+   * The body once every chunk is in: the envelope, or the small body with its array handed on; a
+   * promise of it only while `take` is busy with that array (a poll the consumer took at once
+   * costs no promise).
+   */
+  end(): unknown {
     if (this.#split) return this.#split.end();
     this.text = Buffer.concat(this.#chunks).toString("utf8");
     const parsed = JSON.parse(this.text) as unknown;
@@ -203,8 +207,8 @@ export class ArrayStreamReader {
     const items = (parsed as Record<string, unknown>)[this.#stream.field];
     if (!Array.isArray(items)) return parsed;
     (parsed as Record<string, unknown>)[this.#stream.field] = [];
-    if (items.length > 0) await take(this.#stream, items);
-    return parsed;
+    const taking = items.length > 0 ? take(this.#stream, items) : undefined;
+    return taking ? taking.then(() => parsed) : parsed;
   }
 }
 

@@ -129,6 +129,13 @@ function checkedEvents(items: unknown[], before: number): AnyEvent[] {
   return items as AnyEvent[];
 }
 
+/** Takes the next slice of at most HANDOVER_SLICE events off `pending` (newest first), oldest first. */
+function nextSlice(pending: AnyEvent[]): AnyEvent[] {
+  const slice: AnyEvent[] = [];
+  while (slice.length < HANDOVER_SLICE && pending.length > 0) slice.push(pending.pop()!);
+  return slice;
+}
+
 /**
  * The watchdog of a queue's polls: aborts the poll in flight with a PollTimeoutError once the
  * server has left it unanswered for `ms`, or at once when the queue halts (`abort`). Paused while
@@ -347,13 +354,14 @@ export class EventQueue implements EventSource {
           retry: false,
           stream: {
             field: "events",
-            take: async (items) => {
+            take: (items) => {
               const fresh = this.#fresh(checkedEvents(items, taken));
               taken += items.length;
               if (fresh.length === 0) return;
               watchdog.pause();
-              await this.#handOver(fresh, sink, signal);
-              watchdog.arm();
+              const handing = this.#handOver(fresh, sink, signal);
+              if (handing === undefined) return watchdog.arm();
+              return handing.then(() => watchdog.arm());
             },
           },
         },
@@ -386,8 +394,12 @@ export class EventQueue implements EventSource {
         this.#failures = 0;
         this.#failingSince = undefined;
         this.#lastError = undefined;
-        await this.#handOver(rest, sink, signal);
-        await this.#holdAfterEchoes(signal);
+        // Both are undefined when there is nothing to wait for (the sink took the events at
+        // once, no hold applies): the common case, which then costs no promise.
+        const handing = this.#handOver(rest, sink, signal);
+        if (handing) await handing;
+        const holding = this.#holdAfterEchoes(signal);
+        if (holding) await holding;
       } catch (error) {
         if (signal.aborted) break;
         const recovery = recoveryFor(error);
@@ -476,12 +488,12 @@ export class EventQueue implements EventSource {
    * After a poll that brought only the bot's own echoes while a stream is open: waits
    * `ownEchoHoldMs`, or until no stream is open, before the next poll (see the option).
    */
-  async #holdAfterEchoes(signal: AbortSignal): Promise<void> {
+  #holdAfterEchoes(signal: AbortSignal): Promise<unknown> | undefined {
     const pacer = this.#client.pacer;
-    if (this.#ownEchoHoldMs <= 0 || this.#echoes === 0 || this.#others > 0) return;
-    if (!pacer || pacer.openStreams === 0) return;
+    if (this.#ownEchoHoldMs <= 0 || this.#echoes === 0 || this.#others > 0) return undefined;
+    if (!pacer || pacer.openStreams === 0) return undefined;
     this.heldPolls++;
-    await Promise.race([
+    return Promise.race([
       sleep(this.#ownEchoHoldMs, signal).catch(() => undefined),
       pacer.streamsIdle(),
     ]);
@@ -493,15 +505,34 @@ export class EventQueue implements EventSource {
    * reachable by the rest. A streamed poll passes one chunk of the body at a time (a few hundred
    * events at most); a client that does not stream passes a whole poll.
    */
-  async #handOver(pending: AnyEvent[], sink: EventSink, signal: AbortSignal): Promise<void> {
-    if (pending.length === 0) return;
+  #handOver(pending: AnyEvent[], sink: EventSink, signal: AbortSignal): Promise<void> | undefined {
+    if (pending.length === 0) return undefined;
     this.#handingOverSince ??= this.#now();
+    // While the sink takes each slice at once (it returns nothing), all of it happens here, with
+    // no promise; from the first slice it makes wait for, the rest goes on in `#handOverAfter`.
     try {
       while (pending.length > 0 && !signal.aborted) {
-        const slice: AnyEvent[] = [];
-        while (slice.length < HANDOVER_SLICE && pending.length > 0) slice.push(pending.pop()!);
-        await sink(slice, signal);
+        const waiting = sink(nextSlice(pending), signal);
+        if (waiting) return this.#handOverAfter(waiting, pending, sink, signal);
       }
+    } catch (error) {
+      this.#handingOverSince = undefined;
+      throw error;
+    }
+    this.#handingOverSince = undefined;
+    return undefined;
+  }
+
+  /** The rest of `#handOver` once the sink made it wait (`waiting`). */
+  async #handOverAfter(
+    waiting: Promise<void>,
+    pending: AnyEvent[],
+    sink: EventSink,
+    signal: AbortSignal,
+  ): Promise<void> {
+    try {
+      await waiting;
+      while (pending.length > 0 && !signal.aborted) await sink(nextSlice(pending), signal);
     } finally {
       this.#handingOverSince = undefined;
     }

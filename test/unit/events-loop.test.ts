@@ -1,3 +1,4 @@
+import { createHook } from "node:async_hooks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MockAgent } from "undici";
 import { createClient } from "../../src/client/index.js";
@@ -260,5 +261,62 @@ describe("the poll watchdog", () => {
     } finally {
       await queue.halt();
     }
+  });
+});
+
+describe("the poll loop's own cost", () => {
+  it("makes at most a few promises per poll whose events the sink takes at once (13 before the hand-over and its callers waited only where there was something to wait for)", async () => {
+    let polls = 0;
+    let promises = 0;
+    let counting = false;
+    const hook = createHook({
+      init(_id, type) {
+        if (counting && type === "PROMISE") promises++;
+      },
+    });
+    let measured!: () => void;
+    const finished = new Promise<void>((resolve) => (measured = resolve));
+    const client = {
+      email: "bot@chat.test",
+      longPollTimeoutMs: 90_000,
+      events: {
+        register: async () => ({
+          result: "success",
+          msg: "",
+          queue_id: "q1",
+          last_event_id: -1,
+          zulip_feature_level: 400,
+        }),
+        // A poll that hands its one event on as the transport does (a body small enough to be
+        // read whole), answered at once: what the queue itself adds is what is counted.
+        get: (_: unknown, opts: { signal: AbortSignal; stream: ArrayStream }) => {
+          const n = polls++;
+          if (n === 50) counting = true;
+          if (n === 150) {
+            counting = false;
+            measured();
+            return new Promise((_resolve, reject) =>
+              opts.signal.addEventListener("abort", () => reject(opts.signal.reason)),
+            );
+          }
+          const taking = opts.stream.take([{ id: n, type: "custom" }]);
+          return Promise.resolve(taking).then(() => ({ result: "success", msg: "", events: [] }));
+        },
+        deleteQueue: async () => ({ result: "success", msg: "" }),
+      },
+    } as unknown as ApiClient;
+    const queue = new EventQueue({ client, watchdogMs: 60_000 });
+    let taken = 0;
+    hook.enable();
+    try {
+      await queue.start(() => void taken++);
+      await finished;
+    } finally {
+      hook.disable();
+      await queue.halt();
+    }
+    expect(taken).toBeGreaterThanOrEqual(150);
+    // The fake client's own `then` makes 2 of them.
+    expect(promises / 100).toBeLessThanOrEqual(6);
   });
 });
