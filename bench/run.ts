@@ -124,6 +124,17 @@ const METHOD_CHANGE = [
   "bot's likewise) and noisier: the same build's dispatch figure at 400,000 events moved from 5.4",
   "to 13.0 µs per event between fresh processes minutes apart (a full collection in some), which",
   "is the 0.90× of this report; read the ratios, and the rounds bench/README.md describes.",
+  "",
+  "**What changed since (December 2026, fifth pass).** The poll loop does less per poll: one",
+  "watchdog timer per queue (a deadline moved per poll and per chunk, where a timer was set and",
+  "cleared for each: 4 timers and 8 clears per reply at 200/s), the handler time limits' sweep",
+  "stops itself instead of an interval per command, and the poll loop makes a promise only where",
+  "it waits (39 promises per reply at 200/s, 65 before). `bench/poll-loop.ts` puts it at 3-5 µs",
+  "per poll; the reply rows cannot see that much. This run had the machine to itself from its",
+  "start, but the machine drifted during the session: the same old build's CPU per reply at 200/s",
+  "was 0.42-0.49 ms in the morning and 0.57-0.63 ms minutes after this run, so this report's",
+  "saturation ratio (1.88×; 1.68× in a morning run) moved with it, not with the change (a copy of",
+  "the reply phases, the old and new builds alternating: 71-79 µs against 74-81 at saturation).",
 ];
 
 const started = performance.now();
