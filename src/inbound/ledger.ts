@@ -20,6 +20,12 @@ export interface DeliveryLedgerOptions {
 const MAX_HANDLED_ABOVE = 1_000;
 
 /**
+ * What `finish` returns when nothing waits to be saved: one settled promise for all of them (it
+ * runs twice per reply, for the message and for the bot's own echo, and its callers rarely wait).
+ */
+const SAVED: Promise<void> = Promise.resolve();
+
+/**
  * Claims each message once and keeps a watermark: the highest message ID below which everything
  * claimed has finished. The watermark is what catch-up starts from after a restart or a lost queue.
  * Changes within one turn of the event loop are saved as one write of the newest state.
@@ -93,7 +99,7 @@ export class DeliveryLedger {
    * when the write fails: the caller decides whether the bot may start without it.
    */
   async baseline(id: number): Promise<void> {
-    if (this.#lastHandledId !== undefined) return this.#pending ?? Promise.resolve();
+    if (this.#lastHandledId !== undefined) return this.#pending ?? SAVED;
     this.#lastHandledId = id;
     if (id > this.#highestSeen) this.#highestSeen = id;
     await this.#store.saveWatermark({ lastHandledId: id, handledAbove: [] });
@@ -116,7 +122,7 @@ export class DeliveryLedger {
    * so this is O(log n) in the messages running: it runs for every message.
    */
   finish(id: number): Promise<void> {
-    if (!this.#running.delete(id)) return this.#pending ?? Promise.resolve();
+    if (!this.#running.delete(id)) return this.#pending ?? SAVED;
     if (this.#handledAbove.size === 0 && this.#runningOrder.peek() === id)
       return this.#finishOldest();
     const handled = this.#handledAbove;
@@ -157,7 +163,7 @@ export class DeliveryLedger {
 
   /** Resolves when the save of every change so far has ended. */
   settled(): Promise<void> {
-    return this.#pending ?? Promise.resolve();
+    return this.#pending ?? SAVED;
   }
 
   /** Saves the state once at the end of this turn, however many changes it saw. */
@@ -196,7 +202,7 @@ export class DeliveryLedger {
     } catch (error) {
       this.#onError(error);
     }
-    return Promise.resolve();
+    return SAVED;
   }
 
   /** `#state`, bound once: what `saveWatermarkLater` stores calls when they write. */

@@ -148,7 +148,8 @@ export class ReplyGuard {
       this.#o.onStorageError(error);
     }
     const sent = await send.post();
-    await this.#record(incomingId, n, sent.ids);
+    const recording = this.#record(incomingId, n, sent.ids);
+    if (recording) await recording;
     return sent;
   }
 
@@ -170,13 +171,27 @@ export class ReplyGuard {
     return intent;
   }
 
-  /** Records what was posted: at once with a store that takes outcomes synchronously. */
-  async #record(incomingId: number, n: number, ids: number[]): Promise<void> {
+  /**
+   * Records what was posted: at once, with no promise, with a store that takes outcomes
+   * synchronously (`sentNow`: memory, file); else a promise of the store's write.
+   */
+  #record(incomingId: number, n: number, ids: number[]): Promise<void> | undefined {
     if (this.#ownBook) this.#book.sent(incomingId, n, ids);
     const { store } = this.#o;
+    if (!store.sentNow) return this.#recordLater(incomingId, n, ids);
     try {
-      if (store.sentNow) store.sentNow(incomingId, n, ids);
-      else await store.sent(incomingId, n, ids);
+      store.sentNow(incomingId, n, ids);
+      this.#o.onStorageOk?.();
+    } catch (error) {
+      this.#o.onStorageError(error);
+    }
+    return undefined;
+  }
+
+  /** `#record` through a store's `sent` (Redis, a key-value store). */
+  async #recordLater(incomingId: number, n: number, ids: number[]): Promise<void> {
+    try {
+      await this.#o.store.sent(incomingId, n, ids);
       this.#o.onStorageOk?.();
     } catch (error) {
       this.#o.onStorageError(error);
