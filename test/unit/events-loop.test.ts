@@ -163,31 +163,38 @@ describe("the event loop over undici's MockAgent", () => {
   });
 });
 
+/** A client with only the calls the queue makes, its polls answered by `get`. */
+function queueClient(
+  get: (params: unknown, opts: { signal: AbortSignal; stream: ArrayStream }) => Promise<unknown>,
+): ApiClient {
+  const client = {
+    email: "bot@chat.test",
+    longPollTimeoutMs: 90_000,
+    events: {
+      register: async () => ({
+        result: "success",
+        msg: "",
+        queue_id: "q1",
+        last_event_id: -1,
+        zulip_feature_level: 400,
+      }),
+      get,
+      deleteQueue: async () => ({ result: "success", msg: "" }),
+    },
+  };
+  return client as unknown as ApiClient;
+}
+
 describe("the poll watchdog", () => {
   /** A client whose polls `answer` decides: each gets the poll's number and its options. */
   function fakeClient(
     answer: (n: number, opts: { signal: AbortSignal; stream: ArrayStream }) => Promise<void>,
-  ) {
+  ): ApiClient {
     let polls = 0;
-    const client = {
-      email: "bot@chat.test",
-      longPollTimeoutMs: 90_000,
-      events: {
-        register: async () => ({
-          result: "success",
-          msg: "",
-          queue_id: "q1",
-          last_event_id: -1,
-          zulip_feature_level: 400,
-        }),
-        get: async (_: unknown, opts: { signal: AbortSignal; stream: ArrayStream }) => {
-          await answer(polls++, opts);
-          return { result: "success", msg: "", events: [] };
-        },
-        deleteQueue: async () => ({ result: "success", msg: "" }),
-      },
-    };
-    return client as unknown as ApiClient;
+    return queueClient(async (_, opts) => {
+      await answer(polls++, opts);
+      return { result: "success", msg: "", events: [] };
+    });
   }
   /** Resolves when `signal` aborts, with its reason. */
   const aborted = (signal: AbortSignal) =>
@@ -276,35 +283,21 @@ describe("the poll loop's own cost", () => {
     });
     let measured!: () => void;
     const finished = new Promise<void>((resolve) => (measured = resolve));
-    const client = {
-      email: "bot@chat.test",
-      longPollTimeoutMs: 90_000,
-      events: {
-        register: async () => ({
-          result: "success",
-          msg: "",
-          queue_id: "q1",
-          last_event_id: -1,
-          zulip_feature_level: 400,
-        }),
-        // A poll that hands its one event on as the transport does (a body small enough to be
-        // read whole), answered at once: what the queue itself adds is what is counted.
-        get: (_: unknown, opts: { signal: AbortSignal; stream: ArrayStream }) => {
-          const n = polls++;
-          if (n === 50) counting = true;
-          if (n === 150) {
-            counting = false;
-            measured();
-            return new Promise((_resolve, reject) =>
-              opts.signal.addEventListener("abort", () => reject(opts.signal.reason)),
-            );
-          }
-          const taking = opts.stream.take([{ id: n, type: "custom" }]);
-          return Promise.resolve(taking).then(() => ({ result: "success", msg: "", events: [] }));
-        },
-        deleteQueue: async () => ({ result: "success", msg: "" }),
-      },
-    } as unknown as ApiClient;
+    // A poll that hands its one event on as the transport does (a body small enough to be
+    // read whole), answered at once: what the queue itself adds is what is counted.
+    const client = queueClient((_, opts) => {
+      const n = polls++;
+      if (n === 50) counting = true;
+      if (n === 150) {
+        counting = false;
+        measured();
+        return new Promise((_resolve, reject) =>
+          opts.signal.addEventListener("abort", () => reject(opts.signal.reason)),
+        );
+      }
+      const taking = opts.stream.take([{ id: n, type: "custom" }]);
+      return Promise.resolve(taking).then(() => ({ result: "success", msg: "", events: [] }));
+    });
     const queue = new EventQueue({ client, watchdogMs: 60_000 });
     let taken = 0;
     hook.enable();
