@@ -1,6 +1,10 @@
 // Writes cassette lines to a file, a batch at a time, bounded in size and rotated (cassette.jsonl, .1, .2, ...).
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { writeWhole } from "../state/journal.js";
+
+/** The file calls `writeWhole` makes. */
+const files = { writeSync };
 
 export interface WriterOptions<T> {
   path: string;
@@ -53,7 +57,7 @@ export class CassetteWriter<T> {
       const bytes = Buffer.byteLength(text);
       if (this.#fd === -1) this.#start(false);
       else if (this.#bytes > 0 && this.#bytes + bytes > this.#maxBytes) this.#start(true);
-      writeAll(this.#fd, text, bytes);
+      writeWhole(files, this.#fd, text, bytes);
       this.#bytes += bytes;
     } catch (error) {
       this.#fail(error);
@@ -100,15 +104,6 @@ export class CassetteWriter<T> {
       .preamble()
       .map((l) => `${l}\n`)
       .join("");
-    writeAll(this.#fd, preamble, Buffer.byteLength(preamble));
+    writeWhole(files, this.#fd, preamble);
   }
-}
-
-/** Writes `text` (`bytes` long in UTF-8) whole: a file rarely takes less than all of it at once. */
-function writeAll(fd: number, text: string, bytes: number): void {
-  const written = writeSync(fd, text);
-  if (written >= bytes) return;
-  const buffer = Buffer.from(text, "utf8");
-  for (let offset = written; offset < bytes;)
-    offset += writeSync(fd, buffer, offset, bytes - offset);
 }

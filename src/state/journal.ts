@@ -135,16 +135,7 @@ export class AppendJournal {
 
   #write(text: string): void {
     if (this.#fd < 0) throw new Error(`${this.path} is closed`);
-    // The string goes to write(2) as it is (no Buffer made for it); only a short write, which a
-    // file rarely gives, needs the bytes to write the rest.
-    const written = this.#fs.writeSync(this.#fd, text);
-    const length = Buffer.byteLength(text);
-    if (written < length) {
-      const buffer = Buffer.from(text, "utf8");
-      let offset = written;
-      while (offset < length)
-        offset += this.#fs.writeSync(this.#fd, buffer, offset, length - offset);
-    }
+    writeWhole(this.#fs, this.#fd, text);
     if (this.#fsync) this.#fs.fsyncSync(this.#fd);
   }
 
@@ -160,4 +151,22 @@ export class AppendJournal {
       // Not every platform can fsync a directory; the rename itself is atomic.
     }
   }
+}
+
+/**
+ * Writes `text` to `fd` whole through `fs` (`bytes`: its UTF-8 length, when the caller has it).
+ * The string goes to write(2) as it is (no Buffer made for it); only a short write, which a file
+ * rarely gives, needs the bytes to write the rest.
+ */
+export function writeWhole(
+  fs: Pick<JournalFs, "writeSync">,
+  fd: number,
+  text: string,
+  bytes = Buffer.byteLength(text),
+): void {
+  const written = fs.writeSync(fd, text);
+  if (written >= bytes) return;
+  const buffer = Buffer.from(text, "utf8");
+  for (let offset = written; offset < bytes;)
+    offset += fs.writeSync(fd, buffer, offset, bytes - offset);
 }
