@@ -135,6 +135,16 @@ const METHOD_CHANGE = [
   "was 0.42-0.49 ms in the morning and 0.57-0.63 ms minutes after this run, so this report's",
   "saturation ratio (1.88×; 1.68× in a morning run) moved with it, not with the change (a copy of",
   "the reply phases, the old and new builds alternating: 71-79 µs against 74-81 at saturation).",
+  "",
+  "**What changed since (December 2026, sixth pass).** `bench/record.ts` measures the built package,",
+  "as the other benchmarks do: from the sources, the recorder's thread ran through tsx and started",
+  "tsx's loader thread of its own, two more V8 isolates compiling and collecting beside the bot's,",
+  "which no user runs (the bot's main thread +13-32% with recording then, +6-8% now). Its recorder",
+  "alone waits for the thread every 2,000 exchanges and fails if the recording stopped: it had made",
+  "exchanges faster than any bot, the thread fell 16,384 behind, the recording stopped (as it does",
+  "when a disk hangs) and the figure (0.25 µs per exchange) measured a recorder doing nothing. A",
+  "control contender runs the bot beside a thread that only spins for as long as the recorder's",
+  "thread works. It times 30,000 commands per process, not 10,000.",
 ];
 
 const started = performance.now();
