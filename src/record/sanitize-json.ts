@@ -9,6 +9,8 @@
 
 /** A string field whose value is a person's name: `"full_name":"…"`, `"sender_full_name":"…"`. */
 const NAME_FIELD = /[{,]"(?:sender_)?full_name":"((?:[^"\\]|\\.)*)"/g;
+/** A realm's own URL: `"realm_url":"…"` (`realm_uri` until feature level 257). */
+const REALM_URL_FIELD = /[{,]"realm_ur[il]":"((?:[^"\\]|\\.)*)"/g;
 /** A string field holding what someone wrote (hashed when content hashing is on). */
 const CONTENT_FIELD =
   /([{,]"(?:content|rendered_content|prev_content|prev_rendered_content)":)"((?:[^"\\]|\\.)*)"/g;
@@ -92,6 +94,12 @@ export function fitsOutsideStrings(name: string): boolean {
   for (const run of name.match(/[a-z]+/g) ?? [])
     if (!LITERALS.some((literal) => literal.includes(run))) return false;
   return true;
+}
+
+/** Calls `found` with every realm URL field's value (unescaped), in order. */
+export function eachRealmUrl(text: string, found: (url: string) => void): void {
+  if (!text.includes('"realm_ur')) return;
+  for (const match of text.matchAll(REALM_URL_FIELD)) found(unescapeJson(match[1]!));
 }
 
 /** Calls `found` with every name field's value (unescaped), in order. */

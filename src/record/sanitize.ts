@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { KEPT_HEADERS } from "./cassette.js";
 import {
   eachNameField,
+  eachRealmUrl,
   escapeJson,
   fitsOutsideStrings,
   inKey,
@@ -40,6 +41,8 @@ const HASHED = /^sha256:[0-9a-f]{16}$/;
 const SECRET_KEYS = new Set(["api_key", "apiKey", "password", "authorization", "otp"]);
 /** Keys whose string value is a person's name. */
 const NAME_KEYS = new Set(["full_name", "sender_full_name"]);
+/** Keys whose value is the realm's own URL (`realm_uri` until feature level 257). */
+const REALM_URL_KEYS = new Set(["realm_url", "realm_uri"]);
 /** Keys whose string value is what someone wrote. */
 const CONTENT_KEYS = new Set([
   "content",
@@ -70,7 +73,8 @@ export class Sanitizer {
   readonly enabled: boolean;
   readonly hashContent: boolean;
   readonly #secrets: string[];
-  readonly #origins: string[];
+  /** The server's addresses as [origin, host]: the site's, and a realm URL an answer tells if it differs. */
+  readonly #origins: [string, string][] = [];
   readonly #emails = new Map<string, string>();
   readonly #names = new Map<string, string>();
   /** The names as they stand in JSON text (escaped), for `json`. */
@@ -79,29 +83,48 @@ export class Sanitizer {
   readonly #jsonInText = new Set<string>();
   #namePattern: RegExp | undefined;
   #jsonNamePattern: RegExp | undefined;
-  /** Secrets and the server's address as JSON text, longest first, for `json`. */
-  readonly #jsonLiterals: RegExp | undefined;
+  /** Secrets and the server's addresses as JSON text, longest first, for `json`. */
+  #jsonLiterals: RegExp | undefined;
   readonly #literalAliases = new Map<string, string>();
 
   constructor(options: SanitizeOptions = {}) {
     this.enabled = options.enabled ?? true;
     this.hashContent = options.hashContent ?? false;
     this.#secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
-    this.#origins = [];
-    if (options.site) {
-      const url = new URL(options.site);
-      // The origin, and its host alone (a realm's URL, an avatar's or an upload's link).
-      this.#origins.push(url.origin, url.host);
-    }
     for (const secret of this.#secrets) this.#literalAliases.set(escapeJson(secret), "[secret]");
-    const [origin, host] = this.#origins;
-    if (origin !== undefined && host !== undefined) {
-      this.#literalAliases.set(escapeJson(origin), ALIAS_SITE);
-      this.#literalAliases.set(escapeJson(host), "server.invalid");
+    if (options.site) this.site(options.site);
+    else this.#literalsChanged();
+  }
+
+  /**
+   * An address of the server, replaced from here on: the origin and its host alone (a realm's
+   * URL, an avatar's or an upload's link). The site the bot was given, and the realm URL an answer
+   * tells (`realm_url`, `realm_uri`), which differs when the bot reaches the server by another
+   * name (an internal address, a proxy).
+   */
+  site(address: string): void {
+    let url: URL;
+    try {
+      url = new URL(address);
+    } catch {
+      return;
     }
+    if (
+      url.origin === ALIAS_SITE ||
+      url.host === "" ||
+      this.#origins.some(([, h]) => h === url.host)
+    )
+      return;
+    this.#origins.push([url.origin, url.host]);
+    this.#literalAliases.set(escapeJson(url.origin), ALIAS_SITE);
+    this.#literalAliases.set(escapeJson(url.host), "server.invalid");
+    this.#literalsChanged();
+  }
+
+  #literalsChanged(): void {
     const literals = [...this.#literalAliases.keys()].sort((a, b) => b.length - a.length);
-    if (literals.length > 0)
-      this.#jsonLiterals = new RegExp(literals.map(escapeRegExp).join("|"), "g");
+    this.#jsonLiterals =
+      literals.length > 0 ? new RegExp(literals.map(escapeRegExp).join("|"), "g") : undefined;
   }
 
   email(email: string): string {
@@ -144,6 +167,7 @@ export class Sanitizer {
     else if (value !== null && typeof value === "object")
       for (const [key, item] of Object.entries(value)) {
         if (NAME_KEYS.has(key) && typeof item === "string") this.name(item);
+        else if (REALM_URL_KEYS.has(key) && typeof item === "string") this.site(item);
         else if (typeof item === "object") this.#collectNames(item);
       }
   }
@@ -174,9 +198,9 @@ export class Sanitizer {
     let out = value;
     for (const secret of this.#secrets)
       if (out.includes(secret)) out = out.replaceAll(secret, "[secret]");
-    const [origin, host] = this.#origins;
-    if (host !== undefined && out.includes(host))
-      out = out.replaceAll(origin!, ALIAS_SITE).replaceAll(host, "server.invalid");
+    for (const [origin, host] of this.#origins)
+      if (out.includes(host))
+        out = out.replaceAll(origin, ALIAS_SITE).replaceAll(host, "server.invalid");
     if (out.includes("@")) out = out.replace(EMAIL, (email) => this.email(email));
     if (out.includes("**"))
       out = out.replace(MENTION, (whole, open: string, name: string, close: string) => {
@@ -198,7 +222,10 @@ export class Sanitizer {
    */
   json(text: string): string {
     if (!this.enabled && !this.hashContent) return text;
-    if (this.enabled) eachNameField(text, (name) => this.name(name));
+    if (this.enabled) {
+      eachNameField(text, (name) => this.name(name));
+      eachRealmUrl(text, (url) => this.site(url));
+    }
     let out = text;
     if (this.hashContent)
       out = replaceContentFields(out, (content) =>

@@ -60,6 +60,10 @@ describe("bot record, then bot replay --diff", () => {
       expect(text).not.toContain(account.apiKey);
       expect(text).not.toContain(account.email);
     }
+    // The realm's own host, which its answers tell (realm_url) and the bot's address (loopback) is not.
+    expect(sandbox.realm.settings.host).not.toBe(new URL(sandbox.url).host);
+    expect(text).toContain('"realm_url":"https://server.invalid"');
+    expect(text).not.toContain(sandbox.realm.settings.host);
     const replay = await runBot(["replay", "--diff", "incident.jsonl"], {
       cwd: dir,
       timeoutMs: 30_000,

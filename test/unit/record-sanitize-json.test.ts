@@ -146,6 +146,43 @@ describe("Sanitizer.json", () => {
     expect(s.json(again)).toBe(again);
   });
 
+  it("learns the realm's own URL from an answer when the bot reaches the server by another address", () => {
+    // The bot is given an internal address; the registration tells the realm's public URL, which
+    // names the organization (and is in every avatar and upload link).
+    const register = {
+      result: "success",
+      realm_url: "https://chat.acme-corp.example",
+      realm_uri: "https://chat.acme-corp.example",
+      realm_icon_url: "https://chat.acme-corp.example/user_avatars/2/realm/icon.png",
+    };
+    const later = {
+      avatar_url: "https://chat.acme-corp.example/avatar/7",
+      note: "chat.acme-corp.example is up",
+    };
+    const expected = {
+      register: {
+        result: "success",
+        realm_url: "https://server.invalid",
+        realm_uri: "https://server.invalid",
+        realm_icon_url: "https://server.invalid/user_avatars/2/realm/icon.png",
+      },
+      later: { avatar_url: "https://server.invalid/avatar/7", note: "server.invalid is up" },
+    };
+    const options = { site: "http://zulip.internal:9991" };
+    const s = new Sanitizer(options);
+    expect(JSON.parse(s.json(JSON.stringify(register)))).toEqual(expected.register);
+    // A later batch, and the value walk, replace it too; the site is still replaced.
+    expect(JSON.parse(s.json(JSON.stringify(later)))).toEqual(expected.later);
+    expect(s.json(JSON.stringify({ link: "http://zulip.internal:9991/x" }))).toBe(
+      '{"link":"https://server.invalid/x"}',
+    );
+    const walk = new Sanitizer(options);
+    expect(walk.value(register)).toEqual(expected.register);
+    expect(walk.value(later)).toEqual(expected.later);
+    // Already sanitized: nothing to learn, nothing changes.
+    const again = JSON.stringify(expected.register);
+    expect(new Sanitizer(options).json(again)).toBe(again);
+  });
   it("tells escapes and names that fit outside strings apart", () => {
     expect(insideEscape(String.raw`a\nb`, 2)).toBe(1);
     expect(insideEscape(String.raw`a\\nb`, 3)).toBe(0);
