@@ -102,6 +102,12 @@ export function eachRealmUrl(text: string, found: (url: string) => void): void {
   for (const match of text.matchAll(REALM_URL_FIELD)) found(unescapeJson(match[1]!));
 }
 
+/** Calls `found` with the name of every mention (`@**Name**`, `@_**Name|12**`), as escaped in the text. */
+export function eachMentionName(text: string, found: (escapedName: string) => void): void {
+  if (!text.includes("**")) return;
+  for (const match of text.matchAll(MENTION)) found(match[2]!);
+}
+
 /** Calls `found` with every name field's value (unescaped), in order. */
 export function eachNameField(text: string, found: (name: string) => void): void {
   if (!text.includes('full_name":"')) return;

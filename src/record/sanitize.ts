@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { KEPT_HEADERS } from "./cassette.js";
 import {
+  eachMentionName,
   eachNameField,
   eachRealmUrl,
   escapeJson,
@@ -15,6 +16,7 @@ import {
   replaceLiterals,
   replaceMentions,
   replaceSecretFields,
+  unescapeJson,
 } from "./sanitize-json.js";
 
 export interface SanitizeOptions {
@@ -52,6 +54,8 @@ const CONTENT_KEYS = new Set([
 ]);
 /** A mention or quote of a person by name: `@**Name**`, `@_**Name|12**`. */
 const MENTION = /(@_?\*\*)([^*|]+)((?:\|\d+)?\*\*)/g;
+/** What `@**…**` names that is not a person: the wildcard mentions. */
+const WILDCARDS = new Set(["all", "everyone", "stream", "channel", "topic"]);
 /** Keys whose value says what a thing is (a cassette line's or an event's), never a name. */
 const KINDS = new Set<string | undefined>(["type", "method", "endpoint", ...KEPT_HEADERS]);
 /** Names shorter than this are not searched for inside text (they would hit ordinary words). */
@@ -167,6 +171,7 @@ export class Sanitizer {
     else if (value !== null && typeof value === "object")
       for (const [key, item] of Object.entries(value)) {
         if (NAME_KEYS.has(key) && typeof item === "string") this.name(item);
+        else if (typeof item === "string" && item.includes("**")) this.#mentioned(item);
         else if (REALM_URL_KEYS.has(key) && typeof item === "string") this.site(item);
         else if (typeof item === "object") this.#collectNames(item);
       }
@@ -191,6 +196,15 @@ export class Sanitizer {
     if (key !== undefined && SECRET_KEYS.has(key)) return value === "" ? value : "[secret]";
     if (key !== undefined && NAME_KEYS.has(key)) return this.name(value);
     return this.text(value);
+  }
+
+  /** A mention names a person (or a wildcard): learned as a name, as a sender's name is. */
+  #mentioned(text: string): void {
+    for (const match of text.matchAll(MENTION)) this.#person(match[2]!);
+  }
+
+  #person(name: string): void {
+    if (!WILDCARDS.has(name.toLowerCase())) this.name(name);
   }
 
   /** Free text: secrets scrubbed, emails and known names replaced. */
@@ -224,6 +238,7 @@ export class Sanitizer {
     if (!this.enabled && !this.hashContent) return text;
     if (this.enabled) {
       eachNameField(text, (name) => this.name(name));
+      eachMentionName(text, (escaped) => this.#person(unescapeJson(escaped)));
       eachRealmUrl(text, (url) => this.site(url));
     }
     let out = text;

@@ -146,6 +146,31 @@ describe("Sanitizer.json", () => {
     expect(s.json(again)).toBe(again);
   });
 
+  it("learns a name from a mention of it, not from a wildcard, so the name is replaced in the text around it too", () => {
+    // A message fetched at start: its sender is the bot, but it mentions someone not seen yet.
+    const fetched = {
+      messages: [
+        {
+          sender_full_name: "Topic Bot",
+          content: "@**Olivia Owner** asked; Olivia Owner waits. @**all** @_**topic**",
+        },
+        { sender_full_name: "Topic Bot", content: "silent @_**Zed Zeta|12** for Zed Zeta" },
+      ],
+    };
+    const expected = {
+      messages: [
+        {
+          sender_full_name: "User 1",
+          content: "@**User 2** asked; User 2 waits. @**all** @_**topic**",
+        },
+        { sender_full_name: "User 1", content: "silent @_**User 3|12** for User 3" },
+      ],
+    };
+    const { json, walk } = both(fetched);
+    expect(json).toEqual(expected);
+    expect(walk).toEqual(expected);
+  });
+
   it("learns the realm's own URL from an answer when the bot reaches the server by another address", () => {
     // The bot is given an internal address; the registration tells the realm's public URL, which
     // names the organization (and is in every avatar and upload link).
