@@ -96,23 +96,27 @@ export class Sanitizer {
     this.hashContent = options.hashContent ?? false;
     this.#secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
     for (const secret of this.#secrets) this.#literalAliases.set(escapeJson(secret), "[secret]");
-    if (options.site) this.site(options.site);
+    if (options.site) this.#addSite(new URL(options.site));
     else this.#literalsChanged();
   }
 
-  /**
-   * An address of the server, replaced from here on: the origin and its host alone (a realm's
-   * URL, an avatar's or an upload's link). The site the bot was given, and the realm URL an answer
-   * tells (`realm_url`, `realm_uri`), which differs when the bot reaches the server by another
-   * name (an internal address, a proxy).
-   */
-  site(address: string): void {
+  /** The realm URL an answer tells (`realm_url`, `realm_uri`), replaced from here on like the site. */
+  #learnSite(address: string): void {
     let url: URL;
     try {
       url = new URL(address);
     } catch {
       return;
     }
+    this.#addSite(url);
+  }
+
+  /**
+   * An address of the server, replaced from here on: the origin and its host alone (a realm's
+   * URL, an avatar's or an upload's link). The site the bot was given, and the realm URL, which
+   * differs when the bot reaches the server by another name (an internal address, a proxy).
+   */
+  #addSite(url: URL): void {
     if (
       url.origin === ALIAS_SITE ||
       url.host === "" ||
@@ -171,8 +175,8 @@ export class Sanitizer {
     else if (value !== null && typeof value === "object")
       for (const [key, item] of Object.entries(value)) {
         if (NAME_KEYS.has(key) && typeof item === "string") this.name(item);
+        else if (REALM_URL_KEYS.has(key) && typeof item === "string") this.#learnSite(item);
         else if (typeof item === "string" && item.includes("**")) this.#mentioned(item);
-        else if (REALM_URL_KEYS.has(key) && typeof item === "string") this.site(item);
         else if (typeof item === "object") this.#collectNames(item);
       }
   }
@@ -239,7 +243,7 @@ export class Sanitizer {
     if (this.enabled) {
       eachNameField(text, (name) => this.name(name));
       eachMentionName(text, (escaped) => this.#person(unescapeJson(escaped)));
-      eachRealmUrl(text, (url) => this.site(url));
+      eachRealmUrl(text, (url) => this.#learnSite(url));
     }
     let out = text;
     if (this.hashContent)
