@@ -7,11 +7,18 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { hostname } from "node:os";
 import { transform } from "esbuild";
-import type * as Topicbot from "../src/index.js";
-import type * as TopicbotClient from "../src/client/index.js";
 import type * as Floor from "./floor.js";
 import type { AnyEvent } from "../src/api/events.js";
-import { main, median, messageEvent, progress, startInMemoryBot, until, type Row } from "./lib.js";
+import {
+  builtTopicbot,
+  main,
+  median,
+  messageEvent,
+  progress,
+  startInMemoryBot,
+  until,
+  type Row,
+} from "./lib.js";
 
 declare module "../src/model/context-state.js" {
   /** What the bench's middleware marks on each message. */
@@ -100,26 +107,6 @@ function medians(rounds: Figures[]): Figures {
   };
 }
 
-/**
- * topicbot as users run it: the built package (`npm run bench` builds first), not the sources
- * through tsx, whose `keepNames` wraps every closure made in a `defineProperty` call.
- */
-async function builtTopicbot(): Promise<typeof Topicbot & typeof TopicbotClient> {
-  // File URLs, not the package name: tsx maps `topicbot` to the sources (tsconfig paths).
-  const main = new URL("../dist/bundle/index.js", import.meta.url).href;
-  const client = new URL("../dist/bundle/client.js", import.meta.url).href;
-  try {
-    return {
-      ...((await import(main)) as typeof Topicbot),
-      ...((await import(client)) as typeof TopicbotClient),
-    };
-  } catch (error) {
-    throw new Error("bench/dispatch.ts measures the build: run `npm run build` first", {
-      cause: error,
-    });
-  }
-}
-
 /** The floor compiled as the build compiles topicbot (plain JavaScript, no tsx wrappers). */
 async function builtFloor(): Promise<typeof Floor> {
   const source = await readFile(new URL("./floor.ts", import.meta.url), "utf8");
@@ -129,7 +116,7 @@ async function builtFloor(): Promise<typeof Floor> {
 
 /** topicbot: a started bot fed by a push source, three commands and one middleware. */
 async function topicbot(sink: string[]) {
-  const { arg, definePlugin, createBot, createClient } = await builtTopicbot();
+  const { arg, definePlugin, createBot, createClient } = await builtTopicbot("bench/dispatch.ts");
   let handled = 0;
   const plugin = definePlugin({
     name: "bench",

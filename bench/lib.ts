@@ -1,5 +1,8 @@
 // Benchmark helpers: results and their JSON hand-off, percentiles, memory; the in-memory bot comes from test/helpers.
 export { messageEvent, startInMemoryBot } from "../test/helpers/in-memory-bot.js";
+import { readFileSync } from "node:fs";
+import type * as Topicbot from "../src/index.js";
+import type * as TopicbotClient from "../src/client/index.js";
 
 /** One line of a result table: a figure, the baseline measured beside it, and how they compare. */
 export interface Row {
@@ -105,4 +108,47 @@ export async function compileToDist(name: string): Promise<string> {
   const out = fileURLToPath(new URL(`dist/bench/${name}.js`, root));
   await writeFile(out, code);
   return out;
+}
+
+const checkout = new URL("../", import.meta.url);
+
+/** Imports a file of the build, or says to build first (`bench` names the benchmark). */
+async function importBuilt<T>(file: string, bench: string): Promise<T> {
+  try {
+    return (await import(new URL(file, checkout).href)) as T;
+  } catch (error) {
+    throw new Error(`${bench} measures the build: run \`npm run build\` first`, { cause: error });
+  }
+}
+
+/**
+ * topicbot as users run it: the built package (`npm run bench` builds first), not the sources
+ * through tsx, whose `keepNames` wraps every closure made in a `defineProperty` call (and whose
+ * worker threads load tsx and its loader thread again). File URLs, not the package name: tsx maps
+ * `topicbot` to the sources (tsconfig paths).
+ */
+export async function builtTopicbot(
+  bench: string,
+): Promise<typeof Topicbot & typeof TopicbotClient> {
+  return {
+    ...(await importBuilt<typeof Topicbot>("dist/bundle/index.js", bench)),
+    ...(await importBuilt<typeof TopicbotClient>("dist/bundle/client.js", bench)),
+  };
+}
+
+/** An export of the build that no entry exports: the chunk holding `source` (through the build's metafile). */
+export async function builtInternal<T>(source: string, name: string, bench: string): Promise<T> {
+  let meta: { outputs: Record<string, { inputs: Record<string, unknown>; exports: string[] }> };
+  try {
+    meta = JSON.parse(
+      readFileSync(new URL("dist/bundle-meta.json", checkout), "utf8"),
+    ) as typeof meta;
+  } catch (error) {
+    throw new Error(`${bench} measures the build: run \`npm run build\` first`, { cause: error });
+  }
+  const chunk = Object.entries(meta.outputs).find(
+    ([, o]) => source in o.inputs && o.exports.includes(name),
+  )?.[0];
+  if (!chunk) throw new Error(`${bench}: no chunk of dist/bundle exports ${name} from ${source}`);
+  return (await importBuilt<Record<string, T>>(chunk, bench))[name]!;
 }

@@ -6,12 +6,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { createBot } from "../src/bot/bot.js";
-import type { definePlugin } from "../src/bot/plugin.js";
-import type { createClient } from "../src/client/client.js";
 import type { HttpResponse, RequestSender } from "../src/client/transport.js";
-import type { Recorder } from "../src/record/recorder.js";
-import { main, median, messageEvent, progress, startInMemoryBot, until } from "./lib.js";
+import type { Recorder as RecorderClass } from "../src/record/recorder.js";
+import {
+  builtInternal,
+  builtTopicbot,
+  main,
+  median,
+  messageEvent,
+  progress,
+  startInMemoryBot,
+  until,
+} from "./lib.js";
+
+const BENCH = "bench/record.ts";
 
 const WARMUP = 4_000;
 /** Timed commands per process: at 10,000 (~0.2 s of the main thread) one collection or compile moved a round by a tenth. */
@@ -37,44 +45,19 @@ interface Figures {
   bytes: number;
 }
 
-interface Build {
-  createBot: typeof createBot;
-  createClient: typeof createClient;
-  definePlugin: typeof definePlugin;
-  Recorder: typeof Recorder;
-}
-
 /**
- * topicbot as users run it: the built package (`npm run bench` builds first), whose recorder
- * starts its thread from the built file. From the sources, the thread would run through tsx and
- * start tsx's loader thread of its own: two more V8 isolates compiling and collecting beside the
- * bot's, which this benchmark measured until December 2026. The recorder is not exported; its
- * chunk is found through the build's metafile.
+ * topicbot as users run it: the built package, whose recorder starts its thread from the built
+ * file. From the sources, the thread would run through tsx and start tsx's loader thread of its
+ * own: two more V8 isolates compiling and collecting beside the bot's, which this benchmark
+ * measured until December 2026. The recorder is not exported; it comes from its chunk.
  */
-async function built(): Promise<Build> {
-  const root = new URL("../", import.meta.url);
-  try {
-    const meta = JSON.parse(readFileSync(new URL("dist/bundle-meta.json", root), "utf8")) as {
-      outputs: Record<string, { inputs: Record<string, unknown>; exports: string[] }>;
-    };
-    const chunk = Object.entries(meta.outputs).find(
-      ([, o]) => "src/record/recorder.ts" in o.inputs && o.exports.includes("Recorder"),
-    )?.[0];
-    if (!chunk) throw new Error("no chunk of dist/bundle holds src/record/recorder.ts");
-    const index = (await import(new URL("dist/bundle/index.js", root).href)) as Build;
-    const client = (await import(new URL("dist/bundle/client.js", root).href)) as Build;
-    const record = (await import(new URL(chunk, root).href)) as Build;
-    return {
-      createBot: index.createBot,
-      definePlugin: index.definePlugin,
-      createClient: client.createClient,
-      Recorder: record.Recorder,
-    };
-  } catch (error) {
-    throw new Error("bench/record.ts measures the build: run `npm run build` first", {
-      cause: error,
-    });
-  }
+async function built() {
+  const Recorder = await builtInternal<typeof RecorderClass>(
+    "src/record/recorder.ts",
+    "Recorder",
+    BENCH,
+  );
+  return { ...(await builtTopicbot(BENCH)), Recorder };
 }
 
 /**
